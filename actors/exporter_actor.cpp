@@ -1,0 +1,105 @@
+#include "actors/exporter_actor.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include "src/vectors_file.hpp"
+
+namespace gridvec {
+
+namespace {
+
+constexpr uint32_t block_words = 4096;
+constexpr auto shard_timeout = std::chrono::seconds(120);
+
+struct exporter_state {
+  vocabulary_ptr vocab;
+  std::vector<shard_handle> shards;
+  uint32_t dim = 0;
+  std::optional<vectors_writer> writer;
+  caf::typed_response_promise<uint64_t> done;
+  std::vector<float> block; // block_words x dim
+  static inline const char* name = "exporter";
+};
+
+using exporter_ptr = exporter_actor::stateful_pointer<exporter_state>;
+
+void export_block(exporter_ptr self, uint32_t begin) {
+  auto& st = self->state;
+  const uint32_t vocab_size = st.vocab->size();
+  if (begin >= vocab_size) {
+    if (auto s = st.writer->commit(); !s)
+      st.done.deliver(make_job_error(s.error()));
+    else
+      st.done.deliver(uint64_t{vocab_size});
+    st.writer.reset();
+    return;
+  }
+  const uint32_t end = std::min(vocab_size, begin + block_words);
+  st.block.resize(size_t{block_words} * st.dim);
+  auto pending = std::make_shared<size_t>(st.shards.size());
+  auto failed = std::make_shared<bool>(false);
+  for (const auto& shard : st.shards) {
+    const column_slice slice = shard.slice;
+    self->request(shard.lanes.front(), shard_timeout, rows_atom::value, begin, end)
+      .then(
+        [=](const wire_bytes& rows) {
+          auto& st = self->state;
+          if (*failed)
+            return;
+          const size_t want = size_t{end - begin} * slice.width * sizeof(float);
+          if (rows.size() != want) {
+            *failed = true;
+            st.writer.reset(); // removes the temporary file
+            st.done.deliver(make_job_error("shard sent a malformed block of vectors"));
+            return;
+          }
+          // Scatter the slice's columns into the full rows.
+          const auto* src = reinterpret_cast<const float*>(rows.data());
+          for (uint32_t w = 0; w < end - begin; ++w)
+            std::memcpy(st.block.data() + size_t{w} * st.dim + slice.first,
+                        src + size_t{w} * slice.width, slice.width * sizeof(float));
+          if (--*pending > 0)
+            return;
+          for (uint32_t w = begin; w < end; ++w)
+            st.writer->add(st.vocab->word(w), st.block.data() + size_t{w - begin} * st.dim);
+          export_block(self, end);
+        },
+        [=](caf::error& err) {
+          if (*failed)
+            return;
+          *failed = true;
+          self->state.writer.reset();
+          self->state.done.deliver(std::move(err));
+        });
+  }
+}
+
+exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab,
+                                                std::vector<shard_handle> shards, uint32_t dim) {
+  self->state.vocab = std::move(vocab);
+  self->state.shards = std::move(shards);
+  self->state.dim = dim;
+  return {
+    [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
+      auto& st = self->state;
+      auto writer = vectors_writer::create(path, binary, st.vocab->size(), st.dim);
+      if (!writer)
+        return make_job_error(writer.error());
+      st.writer.emplace(std::move(*writer));
+      st.done = self->make_response_promise<uint64_t>();
+      export_block(self, 0);
+      return st.done;
+    },
+  };
+}
+
+} // namespace
+
+exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab,
+                              std::vector<shard_handle> shards, uint32_t dim) {
+  return sys.spawn(exporter_behavior, std::move(vocab), std::move(shards), dim);
+}
+
+} // namespace gridvec

@@ -1,0 +1,33 @@
+#pragma once
+// A learner (seed 000, Figure 7): reads its part of the preprocessed corpus,
+// subsamples frequent words, forms minibatches with word2vec's random
+// window, and for each minibatch
+//   1. broadcasts dotprod (word ids + one seed) to every shard,
+//   2. sums the partial dot products and computes the update weights,
+//   3. broadcasts adjust (the same ids and seed + the weights).
+// Several minibatches are in flight at once so it never idles on a shard.
+#include <memory>
+#include <vector>
+
+#include "actors/protocol.hpp"
+
+namespace gridvec {
+
+struct learner_config {
+  uint32_t id = 0;
+  uint32_t window = 5;
+  uint32_t negatives = 5;
+  uint32_t minibatch_words = 256;
+  uint32_t in_flight = 4;
+  uint32_t iterations = 5;
+  bool cbow = false;
+  float start_alpha = 0.025f;
+  double sample = 1e-3;
+  uint64_t seed = 1;
+};
+
+/// `shards` holds one lane of every shard, in shard order.
+learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,
+                            std::vector<shard_actor> shards, coordinator_actor coordinator);
+
+} // namespace gridvec

@@ -1,0 +1,25 @@
+#include "actors/train_job.hpp"
+
+#include "actors/coordinator_actor.hpp"
+
+namespace gridvec {
+
+std::string error_text(const caf::error& err) {
+  const auto& ctx = err.context();
+  if (ctx.match_elements<std::string>())
+    return ctx.get_as<std::string>(0);
+  return to_string(err);
+}
+
+expected<job_summary> run_train_job(caf::actor_system& sys, const train_options& options) {
+  auto coordinator = spawn_coordinator(sys, options);
+  caf::scoped_actor self{sys};
+  std::optional<expected<job_summary>> result;
+  self->request(coordinator, caf::infinite, run_atom::value)
+    .receive([&](const job_summary& s) { result.emplace(s); },
+             [&](caf::error& err) { result.emplace(failure{error_text(err)}); });
+  self->send_exit(coordinator, caf::exit_reason::user_shutdown);
+  return std::move(*result);
+}
+
+} // namespace gridvec

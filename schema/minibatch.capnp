@@ -1,0 +1,50 @@
+# Wire format of gridvec's training traffic between learners and shards.
+#
+# One minibatch is a list of *examples*. Example i has an input set and an
+# output set; every (input set, output word) pair is one *positive pair* and
+# gets `negatives` noise words drawn on the shard from `seed`:
+#   skip-gram: inputs = {centre word},      outputs = context words
+#   CBOW:      inputs = context words,      outputs = {centre word}
+#              (the input vector is the mean of the context vectors)
+# Per positive pair the float layout of dot products and weights is
+#   [positive, negative_1, ..., negative_n]                 (n + 1 floats)
+# and pairs follow the order of examples, then of outputs within an example.
+# No vector crosses the wire here: only word ids, one seed, and n + 1 floats
+# per pair and shard (seed 000, section 5.2).
+@0xd29466dac5fb6589;
+
+$import "/capnp/c++.capnp".namespace("gridvec::wire");
+
+struct Minibatch {
+  seed @0 :UInt64;           # seeds the noise-word generator on every shard
+  negatives @1 :UInt32;      # noise words per positive pair (-negative)
+  meanInputs @2 :Bool;       # true for CBOW: the input is the mean of inputs
+  inputs @3 :List(UInt32);   # input word ids, examples concatenated
+  inputCounts @4 :List(UInt32);  # inputs per example; empty = one each
+  outputs @5 :List(UInt32);  # output word ids, examples concatenated
+  outputCounts @6 :List(UInt32); # outputs per example; empty = one each
+}
+
+# learner -> every shard
+struct DotprodRequest {
+  batch @0 :Minibatch;
+}
+
+# shard -> learner: this shard's partial dot products u_s . v_s
+struct DotprodReply {
+  shard @0 :UInt32;
+  dots @1 :List(Float32);    # (n + 1) per positive pair, layout above
+}
+
+# learner -> every shard: the same minibatch (negatives are regenerated from
+# the same seed) and one weight per dot product, alpha * (label - sigmoid(f)).
+struct AdjustRequest {
+  batch @0 :Minibatch;
+  weights @1 :List(Float32);
+}
+
+# shard -> learner: the update is applied
+struct AdjustReply {
+  shard @0 :UInt32;
+  pairs @1 :UInt32;          # positive pairs applied, for accounting
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what gridvec builds and tests with, all from Debian's packages:
+# CAF 0.17, Cap'n Proto 0.9, Boost, spdlog, Catch2, and gensim (the tests
+# load and score the vectors with the real gensim).
+set -euo pipefail
+packages=(build-essential cmake pkg-config libcaf-dev capnproto libcapnp-dev libboost-dev
+          libspdlog-dev catch2 python3 python3-gensim time)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,41 @@
+#pragma once
+// Walker's alias method (seed 001, section "alias method"): draws word ids
+// from an arbitrary discrete distribution in O(1) per draw with O(V) memory.
+// gridvec uses it for the noise distribution, unigram counts ^ 0.75.
+#include <cstdint>
+#include <vector>
+
+#include "src/rng.hpp"
+
+namespace gridvec {
+
+class alias_sampler {
+public:
+  alias_sampler() = default;
+
+  /// Builds the table for P(i) proportional to weights[i]. An empty or
+  /// all-zero weight vector yields a sampler that must not be drawn from.
+  explicit alias_sampler(const std::vector<double>& weights);
+
+  /// Noise distribution of word2vec: count ^ power.
+  static alias_sampler from_counts(const std::vector<uint64_t>& counts, double power = 0.75);
+
+  uint32_t draw(rng& r) const {
+    uint64_t x = r.next();
+    auto column = static_cast<uint32_t>(((x >> 32) * size()) >> 32);
+    auto coin = static_cast<uint32_t>(x);
+    return coin < threshold_[column] ? column : alias_[column];
+  }
+
+  uint32_t size() const { return static_cast<uint32_t>(threshold_.size()); }
+
+  /// The probability the table assigns to word i (for tests).
+  double probability(uint32_t i) const;
+
+private:
+  // Column i keeps i with probability threshold_[i] / 2^32, else alias_[i].
+  std::vector<uint32_t> threshold_;
+  std::vector<uint32_t> alias_;
+};
+
+} // namespace gridvec

@@ -1,0 +1,14 @@
+#pragma once
+// Subcommands of the gridvec binary.
+#include <string>
+#include <vector>
+
+namespace gridvec {
+
+int cli_train(const std::vector<std::string>& args);
+int cli_nearest(const std::vector<std::string>& args);
+
+/// Logs go to stderr (stdout is for results), one plain line each.
+void setup_logging();
+
+} // namespace gridvec

@@ -1,0 +1,149 @@
+#include "src/options.hpp"
+
+#include <charconv>
+#include <functional>
+#include <thread>
+
+namespace gridvec {
+
+namespace {
+
+using setter = std::function<status(train_options&, const std::string&)>;
+
+struct option_spec {
+  std::string name;
+  std::string value_name; // empty: takes no value (never, here: word2vec style)
+  std::string default_text;
+  std::string help;
+  setter set;
+};
+
+template <class T>
+status parse_number(const std::string& name, const std::string& text, T min, T max, T& out) {
+  T v{};
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty())
+    return failure{"option -" + name + " expects a number, got '" + text + "'"};
+  if (v < min || v > max)
+    return failure{"option -" + name + " must be between " + std::to_string(min) + " and " +
+                   std::to_string(max) + ", got " + text};
+  out = v;
+  return {};
+}
+
+template <class T>
+setter number(T train_options::*field, T min, T max, const char* name) {
+  return [=](train_options& o, const std::string& text) {
+    return parse_number<T>(name, text, min, max, o.*field);
+  };
+}
+
+setter flag(bool train_options::*field, const char* name) {
+  return [=](train_options& o, const std::string& text) -> status {
+    if (text == "0" || text == "1") {
+      o.*field = text == "1";
+      return {};
+    }
+    return failure{std::string{"option -"} + name + " expects 0 or 1, got '" + text + "'"};
+  };
+}
+
+setter text(std::string train_options::*field) {
+  return [=](train_options& o, const std::string& value) -> status {
+    o.*field = value;
+    return {};
+  };
+}
+
+const std::vector<option_spec>& specs() {
+  static const std::vector<option_spec> table = {
+    {"train", "FILE", "(required)", "training corpus: plain UTF-8 text, one sentence per line", text(&train_options::train)},
+    {"output", "FILE", "(required)", "where to write the word vectors (word2vec format)", text(&train_options::output)},
+    {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
+    {"window", "N", "5", "maximum distance between a word and its context words", number<uint32_t>(&train_options::window, 1, 1000, "window")},
+    {"negative", "N", "5", "noise words per positive pair (negative sampling)", number<uint32_t>(&train_options::negative, 1, 1000, "negative")},
+    {"sample", "T", "1e-3", "subsampling threshold of frequent words; 0 turns it off", number<double>(&train_options::sample, 0.0, 1.0, "sample")},
+    {"min-count", "N", "5", "drop words that occur fewer than N times", number<uint64_t>(&train_options::min_count, 1, UINT64_MAX, "min-count")},
+    {"iter", "N", "5", "training epochs over the corpus", number<uint32_t>(&train_options::iter, 1, 100000, "iter")},
+    {"alpha", "A", "0.025 (skip-gram), 0.05 (CBOW)", "starting learning rate, decayed linearly to alpha*1e-4", number<double>(&train_options::alpha, 1e-9, 10.0, "alpha")},
+    {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)", number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
+    {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
+    {"cbow", "0|1", "0", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
+    {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words", number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
+    {"shards", "S", "1", "column partitions of the vectors (shard actors)", number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
+    {"minibatch", "B", "32", "input words per minibatch sent to the shards (larger: fewer messages, staler updates)", number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
+    {"in-flight", "K", "4", "minibatches each learner keeps in flight", number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
+    {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)", number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
+    {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},
+    {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run", text(&train_options::work_dir)},
+    {"log-every", "SECONDS", "1 on a terminal, 10 otherwise", "seconds between progress reports", number<double>(&train_options::log_every, 0.01, 86400.0, "log-every")},
+  };
+  return table;
+}
+
+status validate(train_options& o) {
+  if (o.train.empty())
+    return failure{"missing -train FILE (the corpus); see gridvec train --help"};
+  if (o.output.empty())
+    return failure{"missing -output FILE (where vectors go); see gridvec train --help"};
+  if (o.shards > o.size)
+    return failure{"--shards " + std::to_string(o.shards) + " is more than the " +
+                   std::to_string(o.size) + " columns of -size: every shard needs a column"};
+  if (o.threads == 0)
+    o.threads = std::max(1u, std::thread::hardware_concurrency());
+  return {};
+}
+
+} // namespace
+
+expected<train_options> parse_train_options(const std::vector<std::string>& args) {
+  train_options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-')
+      return failure{"unexpected argument '" + arg + "'; options look like -size 100 (see gridvec train --help)"};
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::string value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    const option_spec* spec = nullptr;
+    for (const auto& s : specs())
+      if (s.name == name)
+        spec = &s;
+    if (!spec)
+      return failure{"unknown option '" + arg + "' (see gridvec train --help)"};
+    if (!has_value) {
+      if (i + 1 >= args.size())
+        return failure{"option -" + name + " needs a value (" + spec->value_name + ")"};
+      value = args[++i];
+    }
+    if (auto s = spec->set(o, value); !s)
+      return failure{s.error()};
+  }
+  if (auto s = validate(o); !s)
+    return failure{s.error()};
+  return o;
+}
+
+std::string train_help() {
+  std::string out =
+    "usage: gridvec train -train CORPUS -output VECTORS [options]\n\n"
+    "Trains word2vec embeddings (skip-gram or CBOW with negative sampling) in one\n"
+    "process, with the same actors and wire protocol as a gridvec cluster.\n\n"
+    "Options (one or two dashes; -name value or --name=value):\n";
+  for (const auto& s : specs()) {
+    std::string left = "  -" + s.name + " " + s.value_name;
+    if (left.size() < 26)
+      left.resize(26, ' ');
+    else
+      left += "\n" + std::string(26, ' ');
+    out += left + s.help + "\n" + std::string(26, ' ') + "default: " + s.default_text + "\n";
+  }
+  return out;
+}
+
+} // namespace gridvec

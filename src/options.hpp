@@ -1,0 +1,50 @@
+#pragma once
+// Every option of `gridvec train`, defined once with its default and a
+// one-line description; the parser, the validation and --help all read the
+// same table (options.cpp). Names follow the reference word2vec.c (-size,
+// -window, ...) so gridvec is a drop-in replacement; gridvec's own options
+// are long (--shards). Either spelling takes one or two dashes, and
+// --name=value works too.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/expected.hpp"
+
+namespace gridvec {
+
+struct train_options {
+  std::string train;          // corpus, one sentence per line
+  std::string output;         // vectors file
+  uint32_t size = 100;        // vector dimension d
+  uint32_t window = 5;
+  uint32_t negative = 5;
+  double sample = 1e-3;
+  uint64_t min_count = 5;
+  uint32_t iter = 5;
+  double alpha = 0;           // 0: 0.025 for skip-gram, 0.05 for CBOW
+  uint32_t threads = 0;       // 0: all cores
+  bool binary = false;
+  bool cbow = false;
+  uint64_t max_vocab = 0;     // 0: no limit
+  // gridvec's own
+  uint32_t shards = 1;
+  uint32_t minibatch = 32;    // input words per minibatch
+  uint32_t in_flight = 4;     // minibatches in flight per learner
+  uint64_t seed = 1;
+  std::string report;         // JSON summary path
+  std::string work_dir;       // preprocessed corpus; default: a temp dir
+  double log_every = 0;       // seconds between progress lines; 0: auto
+
+  float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
+};
+
+/// Parses `args` (without the program and subcommand names). Fails with one
+/// line on an unknown option, a missing or malformed value, or a value out
+/// of range.
+expected<train_options> parse_train_options(const std::vector<std::string>& args);
+
+/// The --help text: every option with its default and description.
+std::string train_help();
+
+} // namespace gridvec

@@ -1,0 +1,73 @@
+#include "src/report.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+#include "src/atomic_file.hpp"
+
+namespace gridvec {
+
+const char* message_kind_name(message_kind k) {
+  switch (k) {
+    case message_kind::dotprod_request: return "dotprod_request";
+    case message_kind::dotprod_reply: return "dotprod_reply";
+    case message_kind::adjust_request: return "adjust_request";
+    case message_kind::adjust_reply: return "adjust_reply";
+    default: return "unknown";
+  }
+}
+
+std::string to_json(const job_summary& s) {
+  char buf[2048];
+  std::string out = "{\n";
+  auto field = [&](const char* name, const char* fmt, auto value) {
+    std::snprintf(buf, sizeof buf, fmt, value);
+    out += std::string{"  \""} + name + "\": " + buf + ",\n";
+  };
+  field("raw_words", "%llu", static_cast<unsigned long long>(s.raw_words));
+  field("trained_words", "%llu", static_cast<unsigned long long>(s.trained_words));
+  field("processed_words", "%llu", static_cast<unsigned long long>(s.processed_words));
+  field("pairs", "%llu", static_cast<unsigned long long>(s.pairs));
+  field("iterations", "%u", s.iterations);
+  field("seconds", "%.3f", s.seconds);
+  field("training_seconds", "%.3f", s.training_seconds);
+  field("words_per_second", "%.1f", s.words_per_second());
+  field("vocab_size", "%llu", static_cast<unsigned long long>(s.vocab_size));
+  field("dim", "%u", s.dim);
+  field("shards", "%u", s.shards);
+  field("learners", "%u", s.learners);
+  field("peak_rss_bytes", "%llu", static_cast<unsigned long long>(s.peak_rss_bytes));
+  field("final_loss", "%.6f", s.final_loss);
+  out += "  \"messages\": {\n";
+  for (size_t i = 0; i < s.wire.messages.size(); ++i) {
+    const double trained = s.trained_words > 0 ? static_cast<double>(s.trained_words) : 1.0;
+    std::snprintf(buf, sizeof buf,
+                  "    \"%s\": {\"count\": %llu, \"bytes\": %llu, \"bytes_per_trained_word\": %.3f}%s\n",
+                  message_kind_name(static_cast<message_kind>(i)),
+                  static_cast<unsigned long long>(s.wire.messages[i]),
+                  static_cast<unsigned long long>(s.wire.bytes[i]),
+                  static_cast<double>(s.wire.bytes[i]) / trained,
+                  i + 1 < s.wire.messages.size() ? "," : "");
+    out += buf;
+  }
+  out += "  }\n}\n";
+  return out;
+}
+
+status write_report(const std::string& path, const job_summary& s) {
+  auto file = atomic_file::create(path);
+  if (!file)
+    return failure{file.error()};
+  std::string json = to_json(s);
+  std::fwrite(json.data(), 1, json.size(), file->stream());
+  return file->commit();
+}
+
+uint64_t peak_rss_bytes() {
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+}
+
+} // namespace gridvec

@@ -1,0 +1,61 @@
+#pragma once
+// What a finished job reports: the figures of --report (JSON) and of the
+// closing log line. Message accounting is per message kind, in encoded
+// (Cap'n Proto) bytes, so it can be checked against seed 000's formula (7).
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "src/expected.hpp"
+
+namespace gridvec {
+
+enum class message_kind : int { dotprod_request, dotprod_reply, adjust_request, adjust_reply, count };
+
+const char* message_kind_name(message_kind k);
+
+struct traffic {
+  std::array<uint64_t, static_cast<size_t>(message_kind::count)> messages{};
+  std::array<uint64_t, static_cast<size_t>(message_kind::count)> bytes{};
+  void add(message_kind k, uint64_t n) {
+    messages[static_cast<size_t>(k)] += 1;
+    bytes[static_cast<size_t>(k)] += n;
+  }
+  void merge(const traffic& o) {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      messages[i] += o.messages[i];
+      bytes[i] += o.bytes[i];
+    }
+  }
+};
+
+struct job_summary {
+  uint64_t raw_words = 0;       // tokens in the corpus (one pass)
+  uint64_t trained_words = 0;   // input words after subsampling, all epochs
+  uint64_t processed_words = 0; // in-vocabulary words read, all epochs
+  uint64_t pairs = 0;           // positive pairs trained
+  double seconds = 0;           // whole run, wall clock
+  double training_seconds = 0;  // training phase only
+  uint64_t vocab_size = 0;
+  uint64_t peak_rss_bytes = 0;
+  double final_loss = 0;        // mean SGNS loss per positive pair, last stretch
+  uint32_t shards = 0;
+  uint32_t learners = 0;
+  uint32_t dim = 0;
+  uint32_t iterations = 0;
+  traffic wire;
+
+  /// Corpus words per second over the whole run, as peers count them:
+  /// raw_words * iterations / seconds.
+  double words_per_second() const {
+    return seconds > 0 ? static_cast<double>(raw_words) * iterations / seconds : 0;
+  }
+};
+
+std::string to_json(const job_summary& s);
+status write_report(const std::string& path, const job_summary& s);
+
+/// Peak resident set size of this process so far.
+uint64_t peak_rss_bytes();
+
+} // namespace gridvec

@@ -1,0 +1,83 @@
+#pragma once
+// One shard's part of the model: columns [first, first + width) of the input
+// vectors u and output vectors v of every vocabulary word, as flat float
+// arrays indexed by word id (seed 000, section 5). It computes the shard's
+// side of the two training RPCs (seed 000, Figures 5 and 6):
+//   dotprod: partial dot products u_s . v_s for every positive pair and
+//            every noise word, noise words drawn from the request's seed;
+//   adjust:  regenerates the same noise words and adds the weighted partial
+//            vectors, all updates of the call applied at its end.
+// Several callers may run dotprod/adjust at once without locks (Hogwild),
+// each with its own adjust_scratch.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "src/alias_sampler.hpp"
+#include "src/expected.hpp"
+#include "src/minibatch.hpp"
+#include "src/sparse_delta.hpp"
+
+namespace gridvec {
+
+/// Which columns shard `index` of `count` holds for dimension `dim`:
+/// [index·dim/count, (index+1)·dim/count).
+struct column_slice {
+  uint32_t first = 0;
+  uint32_t width = 0;
+  static column_slice of(uint32_t index, uint32_t count, uint32_t dim) {
+    uint32_t a = static_cast<uint32_t>(uint64_t{index} * dim / count);
+    uint32_t b = static_cast<uint32_t>(uint64_t{index + 1} * dim / count);
+    return {a, b - a};
+  }
+};
+
+/// Per-caller buffers for adjust, reused across calls.
+struct adjust_scratch {
+  explicit adjust_scratch(uint32_t width) : du(width), dv(width), row(width), hidden(width) {}
+  sparse_delta du, dv;
+  std::vector<float> row, hidden;
+};
+
+class shard_store {
+public:
+  /// u is initialised as word2vec.c does, (uniform - 0.5) / dim, from a hash
+  /// of (seed, word, global column), so every sharding gets the same start;
+  /// v starts at zero.
+  shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
+              std::shared_ptr<const alias_sampler> noise);
+
+  column_slice slice() const { return slice_; }
+  uint32_t vocab_size() const { return vocab_size_; }
+  uint64_t bytes() const { return 2ull * vocab_size_ * slice_.width * sizeof(float); }
+
+  /// Checks ids and shape against this store: the message came from outside.
+  status validate(const minibatch& mb) const;
+
+  /// Writes mb.dot_count() partial dot products to `dots`.
+  void dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden) const;
+
+  /// Applies weights (one per dot product, layout of dotprod).
+  void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch);
+
+  /// Copies the slice of input vectors of words [begin, end), row-major.
+  void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
+
+  float* input_row(uint32_t w) { return u_.get() + size_t{w} * slice_.width; }
+  float* output_row(uint32_t w) { return v_.get() + size_t{w} * slice_.width; }
+  const float* input_row(uint32_t w) const { return u_.get() + size_t{w} * slice_.width; }
+  const float* output_row(uint32_t w) const { return v_.get() + size_t{w} * slice_.width; }
+
+private:
+  template <class OnPair>
+  void for_each_pair(const minibatch& mb, std::vector<float>& hidden, OnPair&& on_pair) const;
+  uint32_t draw_negative(rng& r, uint32_t positive) const;
+
+  column_slice slice_;
+  uint32_t dim_;
+  uint32_t vocab_size_;
+  std::shared_ptr<const alias_sampler> noise_;
+  std::unique_ptr<float[]> u_, v_;
+};
+
+} // namespace gridvec

@@ -1,0 +1,91 @@
+#include "src/vectors_file.hpp"
+
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace gridvec {
+
+expected<vectors_writer> vectors_writer::create(const std::string& path, bool binary,
+                                                uint64_t count, uint32_t dim) {
+  auto file = atomic_file::create(path);
+  if (!file)
+    return failure{file.error()};
+  std::fprintf(file->stream(), "%llu %u\n", static_cast<unsigned long long>(count), dim);
+  return vectors_writer{std::move(*file), binary, dim};
+}
+
+void vectors_writer::add(const std::string& word, const float* vec) {
+  line_.assign(word);
+  line_.push_back(' ');
+  if (binary_) {
+    line_.append(reinterpret_cast<const char*>(vec), dim_ * sizeof(float));
+  } else {
+    char buf[32];
+    for (uint32_t j = 0; j < dim_; ++j) {
+      auto r = std::to_chars(buf, buf + sizeof buf, vec[j]);
+      line_.append(buf, r.ptr);
+      if (j + 1 < dim_)
+        line_.push_back(' ');
+    }
+  }
+  line_.push_back('\n');
+  std::fwrite(line_.data(), 1, line_.size(), file_.stream());
+}
+
+status vectors_writer::commit() {
+  return file_.commit();
+}
+
+expected<embedding_table> read_vectors(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return failure{"cannot read vectors " + path};
+  std::string header;
+  std::getline(in, header);
+  std::istringstream hs(header);
+  uint64_t count = 0;
+  embedding_table t;
+  if (!(hs >> count >> t.dim) || t.dim == 0)
+    return failure{path + " is not a word2vec vectors file (bad header)"};
+  auto bad = [&](uint64_t row) {
+    return failure{path + ": malformed vector at row " + std::to_string(row + 1)};
+  };
+  // Binary rows carry raw floats after "word "; text rows are printable.
+  bool binary = false;
+  {
+    auto start = in.tellg();
+    std::string word;
+    in >> word;
+    in.get();
+    char probe[4];
+    in.read(probe, 4);
+    for (char c : probe)
+      if (!(c == '-' || c == '.' || c == 'e' || c == '+' || c == ' ' || (c >= '0' && c <= '9')))
+        binary = true;
+    in.clear();
+    in.seekg(start);
+  }
+  t.words.reserve(count);
+  t.data.resize(count * t.dim);
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string word;
+    if (!(in >> word))
+      return bad(i);
+    in.get();
+    float* dst = t.data.data() + i * t.dim;
+    if (binary) {
+      if (!in.read(reinterpret_cast<char*>(dst), t.dim * sizeof(float)))
+        return bad(i);
+    } else {
+      for (uint32_t j = 0; j < t.dim; ++j)
+        if (!(in >> dst[j]))
+          return bad(i);
+    }
+    t.words.push_back(std::move(word));
+  }
+  return t;
+}
+
+} // namespace gridvec

@@ -1,0 +1,224 @@
+// Actor-protocol tests: real actors in a real actor system, talking with
+// real Cap'n Proto bytes; and the whole train job end to end in-process.
+#include <catch2/catch.hpp>
+
+#include <caf/all.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "actors/shard_actor.hpp"
+#include "actors/train_job.hpp"
+#include "src/vectors_file.hpp"
+
+using namespace gridvec;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    std::string t = (fs::temp_directory_path() / "gridvec-actors-XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~temp_dir() { fs::remove_all(path); }
+};
+
+vocabulary small_vocab(uint32_t n) {
+  word_counts c;
+  for (uint32_t w = 0; w < n; ++w)
+    for (uint32_t k = 0; k <= n - w; ++k)
+      c.add("w" + std::to_string(w));
+  return *vocabulary::build(c, 1, 0);
+}
+
+minibatch sample_batch() {
+  minibatch mb;
+  mb.seed = 42;
+  mb.negatives = 3;
+  mb.inputs = {1, 2};
+  mb.outputs = {3, 4, 5, 0};
+  mb.output_counts = {3, 1};
+  return mb;
+}
+
+// A corpus with structure: two topics whose words co-occur.
+void write_topic_corpus(const fs::path& file, int lines) {
+  std::ofstream out(file);
+  rng r(7);
+  for (int i = 0; i < lines; ++i) {
+    int topic = static_cast<int>(r.below(2));
+    for (int k = 0; k < 12; ++k)
+      out << (topic ? "sea" : "sky") << r.below(20) << ' ';
+    out << '\n';
+  }
+}
+
+template <class T>
+T request_value(caf::scoped_actor& self, const shard_actor& a, T /*tag*/, caf::message msg,
+                std::string* error = nullptr) {
+  T out{};
+  self->request(caf::actor_cast<caf::actor>(a), std::chrono::seconds(10), std::move(msg))
+    .receive([&](T& x) { out = std::move(x); },
+             [&](caf::error& e) {
+               if (error)
+                 *error = error_text(e);
+             });
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto vocab = small_vocab(8);
+  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto handle = spawn_shard(sys, 0, 2, 10, vocab, 5, noise, 2);
+  REQUIRE(handle.lanes.size() == 2);
+  REQUIRE(handle.slice.width == 5);
+
+  shard_store reference(column_slice::of(0, 2, 10), 10, vocab.size(), 5, noise);
+  auto mb = sample_batch();
+  std::vector<float> expected(mb.dot_count()), hidden;
+  reference.dotprod(mb, expected.data(), hidden);
+
+  auto reply = request_value(self, handle.lanes[1], wire_bytes{},
+                             caf::make_message(dotprod_atom::value, encode_dotprod_request(mb)));
+  uint32_t shard = 99;
+  std::vector<float> dots;
+  REQUIRE(decode_dotprod_reply(reply, shard, dots));
+  CHECK(shard == 0);
+  REQUIRE(dots.size() == expected.size());
+  for (size_t i = 0; i < dots.size(); ++i)
+    CHECK(dots[i] == Approx(expected[i]));
+  for (auto& lane : handle.lanes)
+    self->send_exit(lane, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("shard lanes turn bad messages into error replies", "[actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto vocab = small_vocab(8);
+  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto handle = spawn_shard(sys, 0, 1, 4, vocab, 5, noise, 1);
+  auto lane = handle.lanes[0];
+
+  std::string error;
+  wire_bytes garbage(64, '\x7f');
+  request_value(self, lane, wire_bytes{}, caf::make_message(dotprod_atom::value, garbage), &error);
+  CHECK(error.find("malformed") != std::string::npos);
+
+  auto mb = sample_batch();
+  mb.outputs[0] = 1000; // beyond the vocabulary
+  error.clear();
+  request_value(self, lane, wire_bytes{}, caf::make_message(dotprod_atom::value, encode_dotprod_request(mb)), &error);
+  CHECK(error.find("out of range") != std::string::npos);
+
+  mb = sample_batch();
+  std::vector<float> too_few(3, 0.1f);
+  error.clear();
+  request_value(self, lane, wire_bytes{},
+                caf::make_message(adjust_atom::value, encode_adjust_request(mb, too_few.data(), too_few.size())),
+                &error);
+  CHECK(error.find("weights") != std::string::npos);
+
+  error.clear();
+  request_value(self, lane, wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{100}), &error);
+  CHECK(error.find("outside") != std::string::npos);
+
+  // The lane survived all of it.
+  auto rows = request_value(self, lane, wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{2}));
+  CHECK(rows.size() == 2 * 4 * sizeof(float));
+  self->send_exit(lane, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a whole training job runs in one process and exports every word", "[actors][e2e]") {
+  temp_dir dir;
+  write_topic_corpus(dir.path / "corpus.txt", 3000);
+  for (uint32_t shards : {1u, 3u}) {
+    for (bool cbow : {false, true}) {
+      CAPTURE(shards, cbow);
+      train_options o;
+      o.train = (dir.path / "corpus.txt").string();
+      o.output = (dir.path / "vectors.bin").string();
+      o.report = (dir.path / "report.json").string();
+      o.size = 12;
+      o.iter = 2;
+      o.threads = 2;
+      o.shards = shards;
+      o.cbow = cbow;
+      o.binary = true;
+      o.min_count = 1;
+      o.log_every = 1000;
+      caf::actor_system_config cfg;
+      cfg.set("scheduler.max-threads", size_t{2});
+      caf::actor_system sys{cfg};
+      auto summary = run_train_job(sys, o);
+      REQUIRE(summary);
+      CHECK(summary->vocab_size == 40);
+      CHECK(summary->raw_words == 3000 * 12);
+      CHECK(summary->processed_words == 2 * 3000 * 12);
+      CHECK(summary->trained_words > 0);
+      CHECK(summary->wire.messages[0] == summary->wire.messages[1]);
+      CHECK(summary->wire.messages[0] % shards == 0);
+      auto table = read_vectors(o.output);
+      REQUIRE(table);
+      CHECK(table->words.size() == 40);
+      CHECK(table->dim == 12);
+      CHECK(fs::exists(o.report));
+      // Words of one topic end up closer to each other than to the other's.
+      auto cosine = [&](const std::string& a, const std::string& b) {
+        auto ia = std::find(table->words.begin(), table->words.end(), a) - table->words.begin();
+        auto ib = std::find(table->words.begin(), table->words.end(), b) - table->words.begin();
+        const float* x = table->row(static_cast<size_t>(ia));
+        const float* y = table->row(static_cast<size_t>(ib));
+        double xy = 0, xx = 0, yy = 0;
+        for (uint32_t j = 0; j < table->dim; ++j) {
+          xy += x[j] * y[j];
+          xx += x[j] * x[j];
+          yy += y[j] * y[j];
+        }
+        return xy / std::sqrt(xx * yy);
+      };
+      double same = 0, across = 0;
+      for (int i = 0; i < 10; ++i) {
+        same += cosine("sea" + std::to_string(i), "sea" + std::to_string(i + 10));
+        across += cosine("sea" + std::to_string(i), "sky" + std::to_string(i));
+      }
+      CHECK(same > across + 1.0);
+    }
+  }
+}
+
+TEST_CASE("a failing job leaves an existing output file untouched", "[actors][e2e]") {
+  temp_dir dir;
+  {
+    std::ofstream(dir.path / "corpus.txt") << "a b c\nnot\x01\xff utf8\n";
+    std::ofstream(dir.path / "vectors.txt") << "precious\n";
+  }
+  train_options o;
+  o.train = (dir.path / "corpus.txt").string();
+  o.output = (dir.path / "vectors.txt").string();
+  o.threads = 2;
+  o.min_count = 1;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto summary = run_train_job(sys, o);
+  REQUIRE_FALSE(summary);
+  CHECK(summary.error().find("UTF-8") != std::string::npos);
+  std::ifstream in(dir.path / "vectors.txt");
+  std::string content;
+  std::getline(in, content);
+  CHECK(content == "precious");
+  size_t files = 0;
+  for ([[maybe_unused]] auto& e : fs::directory_iterator(dir.path))
+    ++files;
+  CHECK(files == 2); // no temporary left behind
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# End to end: bad input of every kind gets one clear error line, a non-zero
+# exit, no crash and no output file; an existing output survives a failed
+# run; binary output loads in gensim; --help documents every option.
+# Usage: e2e_cli.sh GRIDVEC_BINARY
+set -uo pipefail
+gridvec=$1
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0
+
+# expect_error NAME EXPECTED_SUBSTRING -- ARGS...
+expect_error() {
+  local name=$1 want=$2; shift 3
+  rm -f out.txt
+  timeout 120 "$gridvec" "$@" > stdout.txt 2> stderr.txt
+  local code=$?
+  local errline
+  errline=$(grep -v '^\[' stderr.txt || true) # drop progress/log lines
+  if [ $code -eq 0 ] || [ $code -ge 124 ]; then
+    echo "FAIL $name: exit $code"; fails=$((fails+1))
+  elif [ "$(printf '%s\n' "$errline" | grep -c .)" != 1 ]; then
+    echo "FAIL $name: expected one error line, got:"; cat stderr.txt; fails=$((fails+1))
+  elif ! grep -q -- "$want" <<<"$errline"; then
+    echo "FAIL $name: '$errline' does not mention '$want'"; fails=$((fails+1))
+  elif ls out.txt* >/dev/null 2>&1; then
+    echo "FAIL $name: left an output file"; fails=$((fails+1))
+  else
+    echo "ok   $name: $errline"
+  fi
+}
+
+for i in $(seq 1 300); do echo "the cat sat on the mat with the dog and the bird $i"; done > good.txt
+: > empty.txt
+printf '   \n\t\n' > blank.txt
+head -c 200000 /dev/urandom > garbage.bin
+printf 'good words\ncaf\xc3\x28 bad\n' > badutf.txt
+head -c 100000000 /dev/zero | tr '\0' 'x' > oneword.txt   # one 100 MB "word"
+
+expect_error missing-corpus "cannot read corpus" -- train -train nope.txt -output out.txt
+expect_error empty-corpus "is empty" -- train -train empty.txt -output out.txt
+expect_error blank-corpus "no words" -- train -train blank.txt -output out.txt
+expect_error binary-garbage "corpus garbage.bin has" -- train -train garbage.bin -output out.txt
+expect_error invalid-utf8 "invalid UTF-8" -- train -train badutf.txt -output out.txt
+expect_error 100mb-line "longer than" -- train -train oneword.txt -output out.txt
+expect_error empty-vocab "min-count" -- train -train good.txt -output out.txt -min-count 100000
+expect_error unknown-flag "unknown option" -- train -train good.txt -output out.txt -hs 1
+expect_error bad-number "-size" -- train -train good.txt -output out.txt -size ten
+expect_error missing-value "needs a value" -- train -train good.txt -output out.txt -size
+expect_error bad-flag-value "-cbow" -- train -train good.txt -output out.txt -cbow 3
+expect_error no-output "missing -output" -- train -train good.txt
+expect_error unwritable-output "cannot write" -- train -train good.txt -output /nonexistent/dir/out.txt
+expect_error output-is-dir "directory" -- train -train good.txt -output "$work"
+expect_error too-many-shards "shards" -- train -train good.txt -output out.txt -size 4 --shards 5
+expect_error unknown-command "unknown command" -- frobnicate
+
+# A failed run leaves an existing output untouched.
+echo precious > keep.txt
+"$gridvec" train -train badutf.txt -output keep.txt 2>/dev/null
+if [ "$(cat keep.txt)" != precious ] || ls keep.txt.tmp* >/dev/null 2>&1; then
+  echo "FAIL existing output damaged by a failed run"; fails=$((fails+1))
+else
+  echo "ok   existing output kept"
+fi
+
+# A 100 MB line of real words is not an error: it is split into sentences
+# of 1000 words and trained with bounded memory.
+python3 -c "
+import random; random.seed(1); w=['w%d'%i for i in range(30)]
+print(' '.join(random.choice(w) for _ in range(2_000_000)))" > longline.txt
+if "$gridvec" train -train longline.txt -output long.txt -size 8 -iter 1 -threads 2 2>/dev/null \
+   && [ "$(head -1 long.txt)" = "30 8" ]; then
+  echo "ok   long line trains"
+else
+  echo "FAIL long line"; fails=$((fails+1))
+fi
+
+# Binary output is loadable by gensim; --help lists every option with defaults.
+"$gridvec" train -train good.txt -output vec.bin -binary 1 -size 16 -min-count 1 -iter 2 -threads 2 2>/dev/null
+if /usr/bin/python3 -c "
+import sys
+from gensim.models import KeyedVectors
+kv = KeyedVectors.load_word2vec_format('vec.bin', binary=True)
+assert kv.vector_size == 16 and 'cat' in kv.key_to_index, kv
+"; then echo "ok   binary loads in gensim"; else echo "FAIL binary output"; fails=$((fails+1)); fi
+help=$("$gridvec" train --help)
+for opt in train output size window negative sample min-count iter alpha threads binary cbow max-vocab shards minibatch report; do
+  grep -q -- "-$opt " <<<"$help" || { echo "FAIL --help lacks -$opt"; fails=$((fails+1)); }
+done
+[ "$(grep -c 'default:' <<<"$help")" -ge 16 ] || { echo "FAIL --help lacks defaults"; fails=$((fails+1)); }
+
+echo "$fails failures"
+[ $fails -eq 0 ]

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# End to end: `gridvec train` on the real dev corpus (a small configuration),
+# vectors loaded by the real gensim, scored on WordSim-353 and the analogy
+# set against a floor that word2vec.c passes with the same flags
+# (scripts/bench) and random vectors fail (checked here too).
+# Usage: e2e_quality.sh GRIDVEC_BINARY SHARDS [extra gridvec flags]
+set -euo pipefail
+gridvec=$1; shards=$2; shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../../shared/data
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+zcat "$data/dev-corpus.txt.gz" > "$work/corpus.txt"
+floor_analogy=0.004
+floor_wordsim=0.17
+
+"$gridvec" train -train "$work/corpus.txt" -output "$work/vectors.txt" -size 50 -window 5 \
+  -negative 5 -sample 1e-4 -min-count 5 -iter 3 -threads 2 --shards "$shards" \
+  --report "$work/report.json" "$@"
+/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" \
+  --floor-analogy $floor_analogy --floor-wordsim $floor_wordsim
+
+# The report has the promised fields.
+/usr/bin/python3 - "$work/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ["raw_words", "trained_words", "seconds", "words_per_second", "vocab_size",
+          "peak_rss_bytes", "final_loss", "messages"]:
+    assert k in r, k
+assert r["raw_words"] == 1006227, r["raw_words"]
+assert 0 < r["final_loss"] < 5, r["final_loss"]
+for kind in ["dotprod_request", "dotprod_reply", "adjust_request", "adjust_reply"]:
+    assert r["messages"][kind]["count"] > 0 and r["messages"][kind]["bytes"] > 0, kind
+print("report ok:", r["words_per_second"], "words/s")
+PY
+
+# The same floor rejects random vectors of the same vocabulary.
+/usr/bin/python3 - "$work/vectors.txt" "$work/random.txt" <<'PY'
+import random, sys
+random.seed(3)
+lines = open(sys.argv[1]).read().splitlines()
+n, d = map(int, lines[0].split())
+with open(sys.argv[2], "w") as f:
+    f.write(f"{n} {d}\n")
+    for line in lines[1:]:
+        f.write(line.split(" ", 1)[0] + " " + " ".join(f"{random.gauss(0, 1):.4f}" for _ in range(d)) + "\n")
+PY
+if /usr/bin/python3 "$here/../scripts/eval.py" "$work/random.txt" \
+     --floor-analogy $floor_analogy --floor-wordsim $floor_wordsim; then
+  echo "random vectors passed the quality floor: the floor is meaningless" >&2
+  exit 1
+fi
+echo "quality floor holds for shards=$shards"
