@@ -15,7 +15,7 @@ constexpr auto shard_timeout = std::chrono::seconds(120);
 
 struct exporter_state {
   vocabulary_ptr vocab;
-  std::vector<shard_handle> shards;
+  std::vector<shard_info> shards;
   uint32_t dim = 0;
   std::optional<vectors_writer> writer;
   caf::typed_response_promise<uint64_t> done;
@@ -41,7 +41,7 @@ void export_block(exporter_ptr self, uint32_t begin) {
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
   for (const auto& shard : st.shards) {
-    const column_slice slice = shard.slice;
+    const column_slice slice{shard.first, shard.width};
     self->request(shard.lanes.front(), shard_timeout, rows_atom::value, begin, end)
       .then(
         [=](const wire_bytes& rows) {
@@ -77,7 +77,7 @@ void export_block(exporter_ptr self, uint32_t begin) {
 }
 
 exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab,
-                                                std::vector<shard_handle> shards, uint32_t dim) {
+                                                std::vector<shard_info> shards, uint32_t dim) {
   self->state.vocab = std::move(vocab);
   self->state.shards = std::move(shards);
   self->state.dim = dim;
@@ -98,7 +98,7 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
 } // namespace
 
 exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab,
-                              std::vector<shard_handle> shards, uint32_t dim) {
+                              std::vector<shard_info> shards, uint32_t dim) {
   return sys.spawn(exporter_behavior, std::move(vocab), std::move(shards), dim);
 }
 

@@ -8,6 +8,6 @@
 namespace gridvec {
 
 exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab,
-                              std::vector<shard_handle> shards, uint32_t dim);
+                              std::vector<shard_info> shards, uint32_t dim);
 
 } // namespace gridvec

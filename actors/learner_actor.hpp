@@ -13,18 +13,6 @@
 
 namespace gridvec {
 
-struct learner_config {
-  uint32_t id = 0;
-  uint32_t window = 5;
-  uint32_t negatives = 5;
-  uint32_t minibatch_words = 256;
-  uint32_t in_flight = 4;
-  uint32_t iterations = 5;
-  bool cbow = false;
-  float start_alpha = 0.025f;
-  double sample = 1e-3;
-  uint64_t seed = 1;
-};
 
 /// `shards` holds one lane of every shard, in shard order.
 learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,

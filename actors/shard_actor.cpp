@@ -64,13 +64,15 @@ shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index,
   return sys.spawn(lane_behavior, index, std::move(store));
 }
 
-shard_handle spawn_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim,
-                         const vocabulary& vocab, uint64_t seed,
-                         std::shared_ptr<const alias_sampler> noise, uint32_t lanes) {
-  shard_handle h;
+shard_info spawn_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim,
+                       const vocabulary& vocab, uint64_t seed,
+                       std::shared_ptr<const alias_sampler> noise, uint32_t lanes) {
+  shard_info h;
   h.index = index;
-  h.slice = column_slice::of(index, count, dim);
-  auto store = std::make_shared<shard_store>(h.slice, dim, vocab.size(), seed, std::move(noise));
+  auto slice = column_slice::of(index, count, dim);
+  h.first = slice.first;
+  h.width = slice.width;
+  auto store = std::make_shared<shard_store>(slice, dim, vocab.size(), seed, std::move(noise));
   for (uint32_t i = 0; i < lanes; ++i)
     h.lanes.push_back(spawn_shard_lane(sys, index, store));
   return h;

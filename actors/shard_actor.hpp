@@ -9,15 +9,8 @@
 
 namespace gridvec {
 
-/// A shard as its users see it: its columns and the lanes serving them.
-struct shard_handle {
-  uint32_t index = 0;
-  column_slice slice;
-  std::vector<shard_actor> lanes;
-};
-
 /// Creates the store of shard `index` of `count` and `lanes` actors on it.
-shard_handle spawn_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim,
+shard_info spawn_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim,
                          const vocabulary& vocab, uint64_t seed,
                          std::shared_ptr<const alias_sampler> noise, uint32_t lanes);
 

@@ -1,6 +1,9 @@
 #include "actors/vocabulary_actor.hpp"
 
-#include <chrono>
+#include <sys/stat.h>
+
+#include <map>
+#include <mutex>
 
 #include "src/text_corpus.hpp"
 
@@ -10,15 +13,13 @@ namespace {
 
 count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self) {
   return {
-    [self](count_atom, const std::string& path, uint64_t begin,
-           uint64_t end) -> caf::result<word_counts_ptr> {
-      auto counts = std::make_shared<word_counts>();
+    [](count_atom, const std::string& path, uint64_t begin, uint64_t end) -> caf::result<count_table> {
+      word_counts counts;
       corpus_scanner scanner{path};
-      auto s = scanner.scan({begin, end}, [&](std::string_view w) { counts->add(w); }, [] {});
-      self->quit();
+      auto s = scanner.scan({begin, end}, [&](std::string_view w) { counts.add(w); }, [] {});
       if (!s)
         return make_job_error(s.error());
-      return word_counts_ptr{std::move(counts)};
+      return counts.to_table();
     },
   };
 }
@@ -28,46 +29,24 @@ struct vocabulary_state {
   static inline const char* name = "vocabulary";
 };
 
-// Counting a part can take minutes on a large corpus.
-constexpr auto count_timeout = std::chrono::seconds(24 * 3600);
-
 vocabulary_actor::behavior_type
 vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
   return {
-    [self](count_atom, const std::string& path, uint32_t parts) -> caf::result<corpus_stats> {
-      auto ranges = split_corpus(path, parts);
-      if (!ranges)
-        return make_job_error(ranges.error());
-      auto rp = self->make_response_promise<corpus_stats>();
-      auto pending = std::make_shared<size_t>(ranges->size());
-      auto failed = std::make_shared<bool>(false);
-      self->state.merged = word_counts{};
-      for (const auto& r : *ranges) {
-        auto worker = spawn_count_worker(self->system());
-        self->request(worker, count_timeout, count_atom::value, path, r.begin, r.end)
-          .then(
-            [=](const word_counts_ptr& counts) mutable {
-              if (*failed)
-                return;
-              self->state.merged.merge(*counts);
-              if (--*pending == 0)
-                rp.deliver(corpus_stats{self->state.merged.total(), self->state.merged.distinct()});
-            },
-            [=](caf::error& err) mutable {
-              if (!*failed) {
-                *failed = true;
-                rp.deliver(std::move(err));
-              }
-            });
-      }
-      return rp;
+    [self](merge_atom, const count_table& part) -> uint64_t {
+      self->state.merged.merge(part);
+      return self->state.merged.distinct();
     },
-    [self](build_atom, uint64_t min_count, uint64_t max_size) -> caf::result<vocabulary_ptr> {
-      auto v = vocabulary::build(self->state.merged, min_count, max_size);
+    [self](build_atom, uint64_t min_count, uint64_t max_size,
+           const std::string& path) -> caf::result<vocabulary_info> {
+      auto& merged = self->state.merged;
+      auto v = vocabulary::build(merged, min_count, max_size);
       if (!v)
         return make_job_error(v.error());
-      self->state.merged = word_counts{}; // the counts are not needed again
-      return vocabulary_ptr{std::make_shared<const vocabulary>(std::move(*v))};
+      if (auto s = v->save(path); !s)
+        return make_job_error(s.error());
+      vocabulary_info info{path, v->size(), v->train_words(), merged.total(), merged.distinct()};
+      merged = word_counts{}; // the counts are not needed again
+      return info;
     },
   };
 }
@@ -80,6 +59,26 @@ count_worker_actor spawn_count_worker(caf::actor_system& sys) {
 
 vocabulary_actor spawn_vocabulary(caf::actor_system& sys) {
   return sys.spawn(vocabulary_behavior);
+}
+
+expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<const vocabulary>> loaded;
+  std::lock_guard<std::mutex> guard{mutex};
+  // Keyed by path and file identity, so a rewritten file is loaded afresh.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return failure{"cannot read vocabulary " + path};
+  std::string key = path + '|' + std::to_string(st.st_ino) + '|' + std::to_string(st.st_mtim.tv_sec) +
+                    '.' + std::to_string(st.st_mtim.tv_nsec) + '|' + std::to_string(st.st_size);
+  if (auto p = loaded[key].lock())
+    return vocabulary_ptr{p};
+  auto v = vocabulary::load(path);
+  if (!v)
+    return failure{v.error()};
+  auto p = std::make_shared<const vocabulary>(std::move(*v));
+  loaded[key] = p;
+  return vocabulary_ptr{p};
 }
 
 } // namespace gridvec

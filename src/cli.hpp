@@ -7,6 +7,8 @@ namespace gridvec {
 
 int cli_train(const std::vector<std::string>& args);
 int cli_nearest(const std::vector<std::string>& args);
+int cli_node(const std::vector<std::string>& args);
+int cli_submit(const std::vector<std::string>& args);
 
 /// Logs go to stderr (stdout is for results), one plain line each.
 void setup_logging();

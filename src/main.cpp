@@ -12,7 +12,9 @@ const char* usage =
   "usage: gridvec COMMAND [options]\n\n"
   "commands:\n"
   "  train     train word vectors on a text corpus in this process\n"
-  "  nearest   print the nearest neighbours of words in a vectors file\n\n"
+  "  nearest   print the nearest neighbours of words in a vectors file\n"
+  "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
+  "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n\n"
   "`gridvec COMMAND --help` describes a command's options.\n";
 
 } // namespace
@@ -33,6 +35,10 @@ int main(int argc, char** argv) {
     return gridvec::cli_train(args);
   if (command == "nearest")
     return gridvec::cli_nearest(args);
+  if (command == "node")
+    return gridvec::cli_node(args);
+  if (command == "submit")
+    return gridvec::cli_submit(args);
   std::fprintf(stderr, "gridvec: unknown command '%s' (try gridvec --help)\n", command.c_str());
   return 2;
 }

@@ -35,6 +35,7 @@ struct train_options {
   std::string report;         // JSON summary path
   std::string work_dir;       // preprocessed corpus; default: a temp dir
   double log_every = 0;       // seconds between progress lines; 0: auto
+  bool stop_cluster = false;  // gridvec submit: stop every node once the job is done
 
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
 };

@@ -51,7 +51,27 @@ std::string to_json(const job_summary& s) {
                   i + 1 < s.wire.messages.size() ? "," : "");
     out += buf;
   }
-  out += "  }\n}\n";
+  out += s.nodes.empty() ? "  }\n" : "  },\n  \"nodes\": {\n";
+  for (size_t n = 0; n < s.nodes.size(); ++n) {
+    const auto& node = s.nodes[n];
+    out += "    \"" + node.node + "\": {";
+    for (int dir = 0; dir < 2; ++dir) {
+      const traffic& t = dir == 0 ? node.sent : node.received;
+      out += dir == 0 ? "\"sent\": {" : ", \"received\": {";
+      uint64_t total = 0;
+      for (size_t i = 0; i < t.bytes.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "\"%s\": %llu, ", message_kind_name(static_cast<message_kind>(i)),
+                      static_cast<unsigned long long>(t.bytes[i]));
+        out += buf;
+        total += t.bytes[i];
+      }
+      out += "\"total\": " + std::to_string(total) + "}";
+    }
+    out += n + 1 < s.nodes.size() ? "},\n" : "}\n";
+  }
+  if (!s.nodes.empty())
+    out += "  }\n";
+  out += "}\n";
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "src/expected.hpp"
 
@@ -29,6 +30,13 @@ struct traffic {
   }
 };
 
+/// Training traffic of one node of a cluster, in encoded bytes.
+struct node_traffic {
+  std::string node;
+  traffic sent;
+  traffic received;
+};
+
 struct job_summary {
   uint64_t raw_words = 0;       // tokens in the corpus (one pass)
   uint64_t trained_words = 0;   // input words after subsampling, all epochs
@@ -44,6 +52,7 @@ struct job_summary {
   uint32_t dim = 0;
   uint32_t iterations = 0;
   traffic wire;
+  std::vector<node_traffic> nodes; // cluster jobs only
 
   /// Corpus words per second over the whole run, as peers count them:
   /// raw_words * iterations / seconds.

@@ -1,8 +1,11 @@
 #include "src/vocabulary.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <numeric>
+#include <fstream>
+
+#include "src/atomic_file.hpp"
 
 namespace gridvec {
 
@@ -26,6 +29,75 @@ void word_counts::merge(const word_counts& other) {
   total_ += other.total_;
 }
 
+void word_counts::merge(const count_table& table) {
+  for (size_t i = 0; i < table.words.size() && i < table.counts.size(); ++i) {
+    auto it = counts_.find(std::string_view{table.words[i]});
+    if (it == counts_.end())
+      counts_.emplace(table.words[i], table.counts[i]);
+    else
+      it->second += table.counts[i];
+  }
+  total_ += table.total;
+}
+
+count_table word_counts::to_table() const {
+  count_table t;
+  t.words.reserve(counts_.size());
+  t.counts.reserve(counts_.size());
+  for (const auto& [word, n] : counts_) {
+    t.words.push_back(word);
+    t.counts.push_back(n);
+  }
+  t.total = total_;
+  return t;
+}
+
+void vocabulary::add_word(std::string word, uint64_t count) {
+  ids_.emplace(word, static_cast<uint32_t>(words_.size()));
+  words_.push_back(std::move(word));
+  counts_.push_back(count);
+  train_words_ += count;
+}
+
+status vocabulary::save(const std::string& path) const {
+  auto file = atomic_file::create(path);
+  if (!file)
+    return failure{file.error()};
+  std::FILE* f = file->stream();
+  std::fprintf(f, "gridvec-vocabulary 1 %u %llu\n", size(),
+               static_cast<unsigned long long>(train_words_));
+  for (uint32_t id = 0; id < size(); ++id)
+    std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(counts_[id]), words_[id].c_str());
+  return file->commit();
+}
+
+expected<vocabulary> vocabulary::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return failure{"cannot read vocabulary " + path};
+  std::string magic;
+  int version = 0;
+  uint64_t size = 0, train_words = 0;
+  if (!(in >> magic >> version >> size >> train_words) || magic != "gridvec-vocabulary" || version != 1)
+    return failure{path + " is not a gridvec vocabulary file"};
+  vocabulary v;
+  v.words_.reserve(size);
+  v.counts_.reserve(size);
+  v.ids_.reserve(size);
+  for (uint64_t i = 0; i < size; ++i) {
+    uint64_t count = 0;
+    std::string word;
+    if (!(in >> count >> word) || count == 0)
+      return failure{path + ": malformed entry " + std::to_string(i + 1)};
+    if (v.ids_.count(word))
+      return failure{path + ": word '" + word + "' appears twice"};
+    v.add_word(std::move(word), count);
+  }
+  if (v.train_words_ != train_words)
+    return failure{path + ": counts do not add up to the header's total (truncated file?)"};
+  return v;
+}
+
 expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_count,
                                        uint64_t max_size) {
   if (counts.total() == 0)
@@ -46,12 +118,8 @@ expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_c
   v.words_.reserve(kept.size());
   v.counts_.reserve(kept.size());
   v.ids_.reserve(kept.size());
-  for (const auto& [word, n] : kept) {
-    v.ids_.emplace(*word, static_cast<uint32_t>(v.words_.size()));
-    v.words_.push_back(*word);
-    v.counts_.push_back(n);
-    v.train_words_ += n;
-  }
+  for (const auto& [word, n] : kept)
+    v.add_word(*word, n);
   return v;
 }
 

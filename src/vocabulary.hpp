@@ -21,6 +21,13 @@ struct string_hash {
   size_t operator()(std::string_view s) const { return word_key(s); }
 };
 
+/// Counts in a form that can be sent between nodes.
+struct count_table {
+  std::vector<std::string> words;
+  std::vector<uint64_t> counts;
+  uint64_t total = 0; // tokens seen, including every repetition
+};
+
 /// Word -> occurrences, for one corpus part or merged over many.
 class word_counts {
 public:
@@ -33,6 +40,8 @@ public:
     ++total_;
   }
   void merge(const word_counts& other);
+  void merge(const count_table& table);
+  count_table to_table() const;
 
   uint64_t total() const { return total_; }
   size_t distinct() const { return counts_.size(); }
@@ -58,12 +67,20 @@ public:
   /// Occurrences of vocabulary words in the corpus (word2vec's train_words).
   uint64_t train_words() const { return train_words_; }
 
+  /// Saves as text, atomically: a header line
+  ///   "gridvec-vocabulary 1 SIZE TRAIN_WORDS"
+  /// then one "COUNT WORD" line per word in id order.
+  status save(const std::string& path) const;
+  static expected<vocabulary> load(const std::string& path);
+
   uint32_t id_of(std::string_view word) const {
     auto it = ids_.find(word);
     return it == ids_.end() ? npos : it->second;
   }
 
 private:
+  void add_word(std::string word, uint64_t count);
+
   std::vector<std::string> words_;
   std::vector<uint64_t> counts_;
   std::unordered_map<std::string, uint32_t, string_hash, std::equal_to<>> ids_;

@@ -81,7 +81,7 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto handle = spawn_shard(sys, 0, 2, 10, vocab, 5, noise, 2);
   REQUIRE(handle.lanes.size() == 2);
-  REQUIRE(handle.slice.width == 5);
+  REQUIRE(handle.width == 5);
 
   shard_store reference(column_slice::of(0, 2, 10), 10, vocab.size(), 5, noise);
   auto mb = sample_batch();

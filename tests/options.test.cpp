@@ -1,1 +1,218 @@
 #include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "src/options.hpp"
+#include "tests/test_util.hpp"
+
+using namespace gridvec;
+using gridvec::test::contains;
+
+namespace {
+
+using args_t = std::vector<std::string>;
+
+args_t with_required(args_t extra) {
+  args_t a{"-train", "corpus.txt", "-output", "vectors.bin"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+// Parsing must fail with one line that names `option`.
+void expect_failure(const args_t& args, const std::string& option) {
+  std::string joined;
+  for (const auto& a : args)
+    joined += a + " ";
+  INFO("args: " << joined);
+  auto o = parse_train_options(args);
+  CHECK_FALSE(o);
+  if (o)
+    return;
+  INFO("error: " << o.error());
+  CHECK_FALSE(o.error().empty());
+  CHECK_FALSE(contains(o.error(), "\n"));
+  CHECK(contains(o.error(), option));
+}
+
+const std::vector<std::string> all_options{
+  "train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads",
+  "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "seed", "report", "work-dir",
+  "log-every"};
+
+} // namespace
+
+TEST_CASE("options: word2vec-style flags", "[options]") {
+  auto o = parse_train_options({"-train", "text8", "-output", "vec.bin", "-size", "300", "-cbow", "1",
+                                "-binary", "1", "-sample", "1e-4", "-window", "8", "-negative", "25",
+                                "-iter", "15", "-min-count", "3", "-alpha", "0.05", "-threads", "4",
+                                "-max-vocab", "100000"});
+  REQUIRE(o);
+  CHECK(o->train == "text8");
+  CHECK(o->output == "vec.bin");
+  CHECK(o->size == 300u);
+  CHECK(o->cbow);
+  CHECK(o->binary);
+  CHECK(o->sample == 1e-4);
+  CHECK(o->window == 8u);
+  CHECK(o->negative == 25u);
+  CHECK(o->iter == 15u);
+  CHECK(o->min_count == 3u);
+  CHECK(o->alpha == 0.05);
+  CHECK(o->start_alpha() == 0.05f);
+  CHECK(o->threads == 4u);
+  CHECK(o->max_vocab == 100000u);
+}
+
+TEST_CASE("options: gridvec's own options and the other spellings", "[options]") {
+  auto o = parse_train_options({"--train=c.txt", "--output", "out.txt", "--shards", "4", "--minibatch", "64",
+                                "--in-flight=8", "--seed", "18446744073709551615", "--report", "r.json",
+                                "-work-dir", "/tmp/w", "--log-every=2.5", "--size=40", "-window=3",
+                                "--cbow", "0", "-sample", "0"});
+  REQUIRE(o);
+  CHECK(o->train == "c.txt");
+  CHECK(o->output == "out.txt");
+  CHECK(o->shards == 4u);
+  CHECK(o->minibatch == 64u);
+  CHECK(o->in_flight == 8u);
+  CHECK(o->seed == 18446744073709551615ull);
+  CHECK(o->report == "r.json");
+  CHECK(o->work_dir == "/tmp/w");
+  CHECK(o->log_every == 2.5);
+  CHECK(o->size == 40u);
+  CHECK(o->window == 3u);
+  CHECK_FALSE(o->cbow);
+  CHECK(o->sample == 0.0);
+
+  // A later occurrence wins; a value may contain '='.
+  auto p = parse_train_options(with_required({"-size", "10", "-size", "20", "--report=a=b.json"}));
+  REQUIRE(p);
+  CHECK(p->size == 20u);
+  CHECK(p->report == "a=b.json");
+
+  // --shards may equal -size.
+  auto q = parse_train_options(with_required({"-size", "8", "--shards", "8"}));
+  REQUIRE(q);
+  CHECK(q->shards == 8u);
+}
+
+TEST_CASE("options: defaults when absent", "[options]") {
+  auto o = parse_train_options(with_required({}));
+  REQUIRE(o);
+  CHECK(o->train == "corpus.txt");
+  CHECK(o->output == "vectors.bin");
+  CHECK(o->size == 100u);
+  CHECK(o->window == 5u);
+  CHECK(o->negative == 5u);
+  CHECK(o->sample == 1e-3);
+  CHECK(o->min_count == 5u);
+  CHECK(o->iter == 5u);
+  CHECK(o->alpha == 0.0);
+  CHECK(o->start_alpha() == 0.025f);
+  CHECK(o->threads >= 1u); // all cores
+  CHECK_FALSE(o->binary);
+  CHECK_FALSE(o->cbow);
+  CHECK(o->max_vocab == 0u);
+  CHECK(o->shards == 1u);
+  CHECK(o->minibatch == 32u);
+  CHECK(o->in_flight == 4u);
+  CHECK(o->seed == 1u);
+  CHECK(o->report.empty());
+  CHECK(o->work_dir.empty());
+  CHECK(o->log_every == 0.0);
+
+  auto c = parse_train_options(with_required({"-cbow", "1"}));
+  REQUIRE(c);
+  CHECK(c->start_alpha() == 0.05f); // CBOW's default learning rate
+}
+
+TEST_CASE("options: failures name the option in one line", "[options]") {
+  SECTION("unknown option") {
+    expect_failure(with_required({"-sizee", "10"}), "sizee");
+    expect_failure(with_required({"--hs", "1"}), "hs");
+    expect_failure(with_required({"--", "1"}), "--");
+  }
+  SECTION("stray argument") {
+    expect_failure(with_required({"corpus2.txt"}), "corpus2.txt");
+    expect_failure(with_required({"-"}), "-");
+  }
+  SECTION("missing value") {
+    expect_failure(with_required({"-size"}), "size");
+    expect_failure({"-output", "v.txt", "-train"}, "train");
+    expect_failure(with_required({"--shards"}), "shards");
+  }
+  SECTION("malformed numbers") {
+    expect_failure(with_required({"-size", "abc"}), "size");
+    expect_failure(with_required({"-size", "-5"}), "size");
+    expect_failure(with_required({"-size", "1e99"}), "size");
+    expect_failure(with_required({"-size", "1.5"}), "size");
+    expect_failure(with_required({"-size", "12x"}), "size");
+    expect_failure(with_required({"-size", " 12"}), "size");
+    expect_failure(with_required({"-size", "+12"}), "size");
+    expect_failure(with_required({"--size="}), "size");
+    expect_failure(with_required({"-window", "99999999999999999999"}), "window");
+    expect_failure(with_required({"-sample", "abc"}), "sample");
+    expect_failure(with_required({"-alpha", "0.0.1"}), "alpha");
+    expect_failure(with_required({"-min-count", "-1"}), "min-count");
+    expect_failure(with_required({"-seed", "18446744073709551616"}), "seed");
+    expect_failure(with_required({"--minibatch", "lots"}), "minibatch");
+  }
+  SECTION("not-a-number is not a number") {
+    expect_failure(with_required({"-sample", "nan"}), "sample");
+    expect_failure(with_required({"-alpha", "nan"}), "alpha");
+    expect_failure(with_required({"--log-every", "nan"}), "log-every");
+  }
+  SECTION("values out of range") {
+    expect_failure(with_required({"-size", "0"}), "size");
+    expect_failure(with_required({"-size", "10001"}), "size");
+    expect_failure(with_required({"-window", "0"}), "window");
+    expect_failure(with_required({"-negative", "0"}), "negative");
+    expect_failure(with_required({"-sample", "1.5"}), "sample");
+    expect_failure(with_required({"-sample", "-0.001"}), "sample");
+    expect_failure(with_required({"-sample", "inf"}), "sample");
+    expect_failure(with_required({"-min-count", "0"}), "min-count");
+    expect_failure(with_required({"-iter", "0"}), "iter");
+    expect_failure(with_required({"-alpha", "0"}), "alpha");
+    expect_failure(with_required({"-alpha", "-0.1"}), "alpha");
+    expect_failure(with_required({"-threads", "0"}), "threads");
+    expect_failure(with_required({"--shards", "0"}), "shards");
+    expect_failure(with_required({"--minibatch", "0"}), "minibatch");
+    expect_failure(with_required({"--in-flight", "0"}), "in-flight");
+    expect_failure(with_required({"--log-every", "0"}), "log-every");
+  }
+  SECTION("flags take 0 or 1") {
+    expect_failure(with_required({"-cbow", "2"}), "cbow");
+    expect_failure(with_required({"-binary", "yes"}), "binary");
+    expect_failure(with_required({"-cbow", ""}), "cbow");
+  }
+  SECTION("required options") {
+    expect_failure({"-output", "v.txt"}, "-train");
+    expect_failure({"-train", "c.txt"}, "-output");
+    expect_failure({}, "-train");
+  }
+  SECTION("more shards than columns") {
+    expect_failure(with_required({"-size", "10", "--shards", "11"}), "shards");
+    expect_failure(with_required({"--shards", "101"}), "shards"); // default -size 100
+  }
+}
+
+TEST_CASE("options: train_help lists every option with its default", "[options]") {
+  const auto help = train_help();
+  for (const auto& name : all_options) {
+    INFO("option " << name);
+    CHECK(contains(help, "-" + name + " "));
+  }
+  CHECK(contains(help, "default"));
+  size_t defaults = 0;
+  for (size_t p = help.find("default:"); p != std::string::npos; p = help.find("default:", p + 1))
+    ++defaults;
+  CHECK(defaults >= all_options.size()); // one "default:" per option
+  // Every option the help shows is accepted by the parser.
+  for (const auto& name : all_options) {
+    if (name == "train" || name == "output")
+      continue;
+    auto o = parse_train_options(with_required({"-" + name}));
+    REQUIRE_FALSE(o);
+    CHECK_FALSE(contains(o.error(), "unknown"));
+  }
+}

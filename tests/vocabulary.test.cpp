@@ -1,1 +1,211 @@
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "src/vocabulary.hpp"
+#include "tests/test_util.hpp"
+
+using namespace gridvec;
+using gridvec::test::contains;
+
+namespace {
+
+void add_n(word_counts& c, const std::string& w, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i)
+    c.add(w);
+}
+
+uint64_t count_of(const word_counts& c, const std::string& w) {
+  auto it = c.map().find(w);
+  return it == c.map().end() ? 0 : it->second;
+}
+
+} // namespace
+
+TEST_CASE("word_counts: counting and merging", "[vocabulary]") {
+  word_counts a, b;
+  for (const char* w : {"the", "cat", "the", "sat", "the"})
+    a.add(w);
+  for (const char* w : {"the", "dog", "dog", "the", "dog", "dog"})
+    b.add(w);
+  CHECK(a.total() == 5u);
+  CHECK(a.distinct() == 3u);
+  CHECK(count_of(a, "the") == 3u);
+  CHECK(count_of(b, "dog") == 4u);
+
+  word_counts merged = a;
+  merged.merge(b);
+  CHECK(merged.total() == 11u);
+  CHECK(merged.distinct() == 4u);
+  CHECK(count_of(merged, "the") == 5u);
+  CHECK(count_of(merged, "cat") == 1u);
+  CHECK(count_of(merged, "sat") == 1u);
+  CHECK(count_of(merged, "dog") == 4u);
+  // The argument is left as it was.
+  CHECK(b.total() == 6u);
+  CHECK(count_of(b, "the") == 2u);
+
+  // Merging is order-independent.
+  word_counts other = b;
+  other.merge(a);
+  CHECK(other.total() == merged.total());
+  for (const auto& [w, n] : merged.map())
+    CHECK(count_of(other, w) == n);
+
+  // Merging an empty count changes nothing.
+  merged.merge(word_counts{});
+  CHECK(merged.total() == 11u);
+  CHECK(merged.distinct() == 4u);
+}
+
+TEST_CASE("word_counts: words are byte strings", "[vocabulary]") {
+  word_counts c;
+  c.add("Straße");
+  c.add("strasse");
+  c.add("Straße");
+  c.add(std::string_view{"Straßen"}.substr(0, 7)); // "Straße" as a view into a longer string
+  CHECK(c.distinct() == 2u);
+  CHECK(count_of(c, "Straße") == 3u);
+  CHECK(word_key("a") != word_key("b"));
+  CHECK(word_key("") == 0xcbf29ce484222325ull); // FNV-1a offset basis
+}
+
+TEST_CASE("vocabulary: build orders by count, then bytewise", "[vocabulary]") {
+  word_counts c;
+  add_n(c, "b", 3);
+  add_n(c, "a", 3);
+  add_n(c, "ab", 3);
+  add_n(c, "Z", 3);
+  add_n(c, "\xc3\xa9t\xc3\xa9", 3); // "été": bytes above 0x7F sort after ASCII
+  add_n(c, "z", 3);
+  add_n(c, "top", 10);
+  add_n(c, "mid", 5);
+  add_n(c, "rare", 1);
+
+  auto v = vocabulary::build(c, 1, 0);
+  REQUIRE(v);
+  const std::vector<std::string> expect{"top", "mid", "Z", "a", "ab", "b", "z", "\xc3\xa9t\xc3\xa9", "rare"};
+  REQUIRE(v->size() == expect.size());
+  for (uint32_t i = 0; i < v->size(); ++i) {
+    CHECK(v->word(i) == expect[i]);
+    CHECK(v->id_of(expect[i]) == i);
+    CHECK(v->count(i) == count_of(c, expect[i]));
+  }
+  CHECK(v->counts().size() == expect.size());
+  CHECK(v->train_words() == c.total());
+  CHECK(v->id_of("nope") == vocabulary::npos);
+  CHECK(v->id_of("") == vocabulary::npos);
+  CHECK(v->id_of("to") == vocabulary::npos); // a prefix of a word
+}
+
+TEST_CASE("vocabulary: min_count and max_size", "[vocabulary]") {
+  word_counts c;
+  add_n(c, "w10", 10);
+  add_n(c, "w7", 7);
+  add_n(c, "w5a", 5);
+  add_n(c, "w5b", 5);
+  add_n(c, "w4", 4);
+  add_n(c, "w1", 1);
+
+  SECTION("min_count keeps words with count >= min_count") {
+    auto v = vocabulary::build(c, 5, 0);
+    REQUIRE(v);
+    REQUIRE(v->size() == 4u);
+    CHECK(v->word(0) == "w10");
+    CHECK(v->word(1) == "w7");
+    CHECK(v->word(2) == "w5a");
+    CHECK(v->word(3) == "w5b");
+    CHECK(v->id_of("w4") == vocabulary::npos);
+    CHECK(v->id_of("w1") == vocabulary::npos);
+    CHECK(v->train_words() == 27u); // 10 + 7 + 5 + 5, not the corpus total 32
+  }
+
+  SECTION("max_size keeps the most frequent") {
+    auto v = vocabulary::build(c, 1, 3);
+    REQUIRE(v);
+    REQUIRE(v->size() == 3u);
+    CHECK(v->word(2) == "w5a"); // tie with w5b broken bytewise
+    CHECK(v->id_of("w5b") == vocabulary::npos);
+    CHECK(v->train_words() == 22u);
+  }
+
+  SECTION("both") {
+    auto v = vocabulary::build(c, 7, 10);
+    REQUIRE(v);
+    CHECK(v->size() == 2u);
+    CHECK(v->train_words() == 17u);
+  }
+
+  SECTION("max_size 0 means no limit") {
+    auto v = vocabulary::build(c, 1, 0);
+    REQUIRE(v);
+    CHECK(v->size() == 6u);
+    CHECK(v->train_words() == c.total());
+  }
+}
+
+TEST_CASE("vocabulary: failures", "[vocabulary]") {
+  SECTION("empty corpus") {
+    auto v = vocabulary::build(word_counts{}, 5, 0);
+    REQUIRE_FALSE(v);
+    INFO(v.error());
+    CHECK(contains(v.error(), "no words"));
+  }
+  SECTION("no word reaches min-count") {
+    word_counts c;
+    add_n(c, "a", 4);
+    add_n(c, "b", 2);
+    auto v = vocabulary::build(c, 5, 0);
+    REQUIRE_FALSE(v);
+    INFO(v.error());
+    CHECK(contains(v.error(), "min-count"));
+    CHECK(contains(v.error(), "5"));
+    CHECK_FALSE(contains(v.error(), "\n"));
+  }
+}
+
+TEST_CASE("subsampler: word2vec.c's keep probability", "[vocabulary]") {
+  word_counts c;
+  add_n(c, "huge", 50'000);
+  add_n(c, "big", 20'000);
+  add_n(c, "medium", 1'000);
+  add_n(c, "small", 100);
+  add_n(c, "tiny", 3);
+  auto v = vocabulary::build(c, 1, 0);
+  REQUIRE(v);
+  const double n = static_cast<double>(v->train_words());
+
+  for (double t : {1e-3, 1e-4, 1e-5}) {
+    subsampler s(*v, t);
+    for (uint32_t id = 0; id < v->size(); ++id) {
+      const double cnt = static_cast<double>(v->count(id));
+      const double expect = std::min(1.0, (std::sqrt(cnt / (t * n)) + 1.0) * t * n / cnt);
+      INFO("sample " << t << ", word " << v->word(id));
+      CHECK(std::abs(s.keep_probability(id) - expect) <= 1.0 / 4294967296.0 + 1e-12);
+      CHECK(s.threshold(id) <= 4294967296ull);
+    }
+  }
+  // Concrete values for -sample 1e-3 (t·N = 71.103): the most frequent word
+  // is mostly dropped, rare words are always kept.
+  subsampler s(*v, 1e-3);
+  CHECK(s.keep_probability(v->id_of("huge")) < 0.05);
+  CHECK(s.keep_probability(v->id_of("huge")) < s.keep_probability(v->id_of("big")));
+  CHECK(s.keep_probability(v->id_of("small")) == 1.0);
+  CHECK(s.threshold(v->id_of("tiny")) == 4294967296ull);
+}
+
+TEST_CASE("subsampler: sample 0 keeps everything", "[vocabulary]") {
+  word_counts c;
+  add_n(c, "a", 100'000);
+  add_n(c, "b", 10);
+  auto v = vocabulary::build(c, 1, 0);
+  REQUIRE(v);
+  subsampler s(*v, 0.0);
+  for (uint32_t id = 0; id < v->size(); ++id) {
+    CHECK(s.keep_probability(id) == 1.0);
+    // Any 32-bit random number is below the threshold.
+    CHECK(s.threshold(id) > 0xFFFFFFFFull);
+  }
+}

@@ -1,0 +1,26 @@
+#include "actors/message_types.hpp"
+
+#include "actors/protocol.hpp"
+
+namespace gridvec {
+
+void register_message_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<count_table>("gridvec::count_table");
+  cfg.add_message_type<vocabulary_info>("gridvec::vocabulary_info");
+  cfg.add_message_type<learner_config>("gridvec::learner_config");
+  cfg.add_message_type<learner_progress>("gridvec::learner_progress");
+  cfg.add_message_type<shard_info>("gridvec::shard_info");
+  cfg.add_message_type<node_status>("gridvec::node_status");
+  cfg.add_message_type<job_summary>("gridvec::job_summary");
+  cfg.add_message_type<train_options>("gridvec::train_options");
+  cfg.add_message_type<shard_actor>("gridvec::shard_actor");
+  cfg.add_message_type<learner_actor>("gridvec::learner_actor");
+  cfg.add_message_type<count_worker_actor>("gridvec::count_worker_actor");
+  cfg.add_message_type<vocabulary_actor>("gridvec::vocabulary_actor");
+  cfg.add_message_type<exporter_actor>("gridvec::exporter_actor");
+  cfg.add_message_type<coordinator_actor>("gridvec::coordinator_actor");
+  cfg.add_message_type<node_actor>("gridvec::node_actor");
+  cfg.add_message_type<std::vector<uint16_t>>("std::vector<uint16_t>");
+}
+
+} // namespace gridvec

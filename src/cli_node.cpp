@@ -1,0 +1,123 @@
+// gridvec node: one process of a cluster. Reads the cluster config, hosts
+// the node actor on its host:port and serves jobs until it is told to stop
+// (the job ended) or gets SIGINT/SIGTERM.
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <csignal>
+#include <thread>
+
+#include "actors/message_types.hpp"
+#include "actors/node_actor.hpp"
+#include "src/cli.hpp"
+#include "src/cluster_config.hpp"
+
+namespace gridvec {
+
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+void on_stop_signal(int) {
+  stop_requested.store(true);
+}
+
+std::string roles_text(const node_spec& spec) {
+  std::string out;
+  for (auto r : spec.roles)
+    out += (out.empty() ? "" : " ") + to_string(r);
+  return out;
+}
+
+} // namespace
+
+void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
+  register_message_types(cfg);
+  cfg.load<caf::io::middleman>();
+  cfg.set("scheduler.max-threads", size_t{std::max(2u, std::thread::hardware_concurrency())});
+  // A hung peer is noticed through missed heartbeats, a dead one at once.
+  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms)});
+  cfg.set("middleman.connection-timeout",
+          caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 5)});
+  cfg.set("middleman.app-identifiers", std::vector<std::string>{"gridvec-0.1"});
+}
+
+int cli_node(const std::vector<std::string>& args) {
+  std::string config_path, name;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") {
+      std::puts("usage: gridvec node --config CLUSTER.conf --name NODE\n"
+                "Starts the node NAME of the cluster config (see docs/cluster-config.md) and\n"
+                "serves jobs until the job ends or SIGINT/SIGTERM.");
+      return 0;
+    }
+    if ((args[i] == "--config" || args[i] == "-config") && i + 1 < args.size())
+      config_path = args[++i];
+    else if ((args[i] == "--name" || args[i] == "-name") && i + 1 < args.size())
+      name = args[++i];
+    else {
+      std::fprintf(stderr, "gridvec node: unexpected argument '%s' (usage: gridvec node --config FILE --name NODE)\n",
+                   args[i].c_str());
+      return 2;
+    }
+  }
+  if (config_path.empty() || name.empty()) {
+    std::fprintf(stderr, "gridvec node: usage: gridvec node --config FILE --name NODE\n");
+    return 2;
+  }
+  auto cluster = load_cluster_config(config_path);
+  if (!cluster) {
+    std::fprintf(stderr, "gridvec node: %s\n", cluster.error().c_str());
+    return 2;
+  }
+  const node_spec* spec = cluster->find(name);
+  if (!spec) {
+    std::string names;
+    for (const auto& n : cluster->nodes)
+      names += (names.empty() ? "" : ", ") + n.name;
+    std::fprintf(stderr, "gridvec node: there is no node '%s' in %s (its nodes: %s)\n", name.c_str(),
+                 config_path.c_str(), names.c_str());
+    return 2;
+  }
+  setup_logging();
+  caf::actor_system_config cfg;
+  configure_cluster_system(cfg, *cluster);
+  caf::actor_system sys{cfg};
+  std::optional<cluster_config> coordinates;
+  if (spec->has(node_role::coordinator))
+    coordinates = *cluster;
+  auto node = spawn_node(sys, name, roles_text(*spec), coordinates);
+  auto port = sys.middleman().publish(node, spec->port, spec->host.c_str(), true);
+  if (!port) {
+    std::fprintf(stderr, "gridvec node: node %s cannot listen on %s:%u: %s\n", name.c_str(),
+                 spec->host.c_str(), spec->port, sys.render(port.error()).c_str());
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+    return 1;
+  }
+  spdlog::info("node {} listening on {}:{} ({})", name, spec->host, *port, roles_text(*spec));
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  {
+    caf::scoped_actor self{sys};
+    self->monitor(node);
+    bool running = true;
+    bool stop_sent = false;
+    while (running) {
+      self->receive([&](caf::down_msg&) { running = false; },
+                    caf::after(std::chrono::milliseconds(100)) >> [&] {
+                      if (stop_requested.load() && !stop_sent) {
+                        spdlog::info("node {}: signal received", name);
+                        self->send(node, stop_atom::value);
+                        stop_sent = true;
+                      }
+                    });
+    }
+  }
+  sys.middleman().close(*port);
+  spdlog::info("node {} stopped", name);
+  return 0;
+}
+
+} // namespace gridvec
