@@ -1,32 +1,49 @@
 #pragma once
-// The cluster config file: one file lists every node of a cluster, and
-// every process of it (`gridvec node`, `gridvec submit`, `gridvec shell`)
-// reads the same file. Format (docs/cluster-config.md):
+// The cluster config file: one file lists every node (OS process) of a
+// cluster, and every process of it (`gridvec node`, `gridvec submit`) reads
+// the same file, so they all agree on who is where and does what.
+// Full description: docs/cluster-config.md. Format:
 //
-//   # comments start with '#', also after a value
+//   # comment lines start with '#'; blank lines are ignored;
+//   # a '#' after a value starts a comment too
 //   [cluster]
-//   heartbeat-ms = 1000          # optional (default 1000)
-//   connect-timeout-ms = 5000    # optional (default 5000)
+//   heartbeat-ms = 1000          # optional; how often nodes check each other (default 1000)
+//   connect-timeout-ms = 5000    # optional; how long to wait for a node to answer (default 5000)
 //
-//   [node coord]                 # NAME: letters, digits, '_', '.', '-'
+//   [node coord]                 # one section per node: [node NAME], NAME = [A-Za-z0-9_.-]+
 //   host = 127.0.0.1
 //   port = 7700                  # 1..65535
-//   roles = coordinator, vocabulary, exporter
+//   roles = coordinator, vocabulary, exporter   # comma and/or space separated
 //
 //   [node shard-a]
 //   host = 127.0.0.1
 //   port = 7701
 //   roles = shard
-//   shards = 1                   # shard actors here (role shard only)
+//   shards = 1                   # shard actors on this node; required >= 1 iff role shard
 //
 //   [node learn-a]
-//   ...
+//   host = 127.0.0.1
+//   port = 7703
 //   roles = learner
-//   learners = 2                 # learner actors here (role learner only)
-//   standby = false              # a spare used only when a node fails
+//   learners = 2                 # learner actors on this node; required >= 1 iff role learner
 //
-// Parsing is strict: an unknown key, a duplicate node, a missing role or a
-// bad port is one error line "FILE:LINE: what is wrong".
+//   [node spare]
+//   host = 127.0.0.1
+//   port = 7705
+//   roles = shard
+//   shards = 1
+//   standby = true               # optional, default false: a spare used only when
+//                                # another node fails (its roles must then be just shard)
+//
+// Roles: coordinator, vocabulary, shard, learner, exporter. A cluster has
+// exactly one coordinator, and at least one (non-standby) node with each of
+// the other roles. CRLF line endings are accepted.
+//
+// Parsing is strict, because a typo in a cluster config would otherwise
+// surface minutes later as a node that nobody connects to: an unknown key, a
+// duplicate node or endpoint, a missing role or a bad port is a failure of
+// one line "SOURCE:LINE: what is wrong" (just "SOURCE: ..." when the problem
+// is the cluster as a whole, such as "no node has role coordinator").
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,17 +55,18 @@ namespace gridvec {
 
 enum class node_role { coordinator, vocabulary, shard, learner, exporter };
 
+/// The role's name as written in the config ("coordinator", ...).
 std::string to_string(node_role r);
 
 struct node_spec {
   std::string name;
   std::string host;
   uint16_t port = 0;
-  std::vector<node_role> roles;
-  uint32_t shards = 0;
-  uint32_t learners = 0;
-  bool standby = false;
-  int line = 0; // of its [node NAME] header
+  std::vector<node_role> roles; // in the order written, without repeats
+  uint32_t shards = 0;          // > 0 iff has(node_role::shard)
+  uint32_t learners = 0;        // > 0 iff has(node_role::learner)
+  bool standby = false;         // then roles == {shard}
+  int line = 0;                 // of its [node NAME] header, for messages
 
   bool has(node_role r) const;
 };
@@ -56,17 +74,27 @@ struct node_spec {
 struct cluster_config {
   uint32_t heartbeat_ms = 1000;
   uint32_t connect_timeout_ms = 5000;
-  std::vector<node_spec> nodes;
-  std::string source;
+  std::vector<node_spec> nodes; // in file order
+  std::string source;           // file name, for messages
 
+  /// The node called `name`, or nullptr.
   const node_spec* find(std::string_view name) const;
+  /// The one coordinator node; a parsed config always has exactly one.
   const node_spec& coordinator() const;
-  uint32_t total_shards() const;   // of non-standby nodes
+  /// Shard actors over all non-standby nodes.
+  uint32_t total_shards() const;
+  /// Learner actors over all nodes (standby nodes never have learners).
   uint32_t total_learners() const;
+  /// Every node with role `r`, standby ones included, in file order.
   std::vector<const node_spec*> with_role(node_role r) const;
 };
 
+/// Parses the text of a cluster config; `source_name` prefixes every error
+/// message (normally the file name). Fails on the first problem found.
 expected<cluster_config> parse_cluster_config(std::string_view text, const std::string& source_name);
+
+/// Reads and parses the cluster config file at `path`; an unreadable file
+/// is a failure too.
 expected<cluster_config> load_cluster_config(const std::string& path);
 
 } // namespace gridvec

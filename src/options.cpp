@@ -24,7 +24,7 @@ status parse_number(const std::string& name, const std::string& text, T min, T m
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty())
     return failure{"option -" + name + " expects a number, got '" + text + "'"};
-  if (v < min || v > max)
+  if (!(v >= min && v <= max)) // also rejects NaN
     return failure{"option -" + name + " must be between " + std::to_string(min) + " and " +
                    std::to_string(max) + ", got " + text};
   out = v;

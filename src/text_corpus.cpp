@@ -71,7 +71,11 @@ expected<std::vector<byte_range>> split_corpus(const std::string& path, size_t p
   char buf[4096];
   for (size_t p = 1; p < parts; ++p) {
     uint64_t pos = std::max(cuts.back(), size * p / parts);
-    if (pos == 0 || pos >= size) {
+    if (pos == 0) { // more parts than bytes: this part starts at the top
+      cuts.push_back(0);
+      continue;
+    }
+    if (pos >= size) {
       cuts.push_back(size);
       continue;
     }

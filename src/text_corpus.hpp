@@ -93,6 +93,10 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
         }
         --pending_continuations;
         token.push_back(static_cast<char>(c));
+        if (token.size() > max_token_bytes) {
+          result = bad_input(token_start, "a word longer than 4096 bytes (is this a text corpus?)");
+          goto done;
+        }
         continue;
       }
       if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {

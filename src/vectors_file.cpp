@@ -52,18 +52,23 @@ expected<embedding_table> read_vectors(const std::string& path) {
   auto bad = [&](uint64_t row) {
     return failure{path + ": malformed vector at row " + std::to_string(row + 1)};
   };
-  // Binary rows carry raw floats after "word "; text rows are printable.
-  bool binary = false;
+  // A text row is "word x1 ... xd" on one line; a binary row is "word "
+  // and 4·d raw bytes. The first row is text if its line parses as exactly
+  // d numbers, which raw float bytes practically never do.
+  bool binary = true;
   {
     auto start = in.tellg();
+    std::string first;
+    std::getline(in, first);
+    std::istringstream row(first);
     std::string word;
-    in >> word;
-    in.get();
-    char probe[4];
-    in.read(probe, 4);
-    for (char c : probe)
-      if (!(c == '-' || c == '.' || c == 'e' || c == '+' || c == ' ' || (c >= '0' && c <= '9')))
-        binary = true;
+    row >> word;
+    uint32_t numbers = 0;
+    float x;
+    while (row >> x)
+      ++numbers;
+    if (numbers == t.dim && row.eof())
+      binary = false;
     in.clear();
     in.seekg(start);
   }

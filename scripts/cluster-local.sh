@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Starts every node of a cluster config on this machine, as
+#   GRIDVEC node --config CONFIG --name NAME
+# one process per [node NAME] section, and stays in the foreground with each
+# output line prefixed by its node's name. Ctrl-C or SIGTERM stops all nodes
+# (SIGTERM, then SIGKILL after 5 s), and so does any node exiting with an
+# error. Nodes that exit by themselves with status 0 (the job ended) are left
+# to finish; the script ends when every node has. Exit status: 0 if every
+# node stopped cleanly, 1 if any failed, 2 on bad usage.
+#
+# Only ever starts processes on this machine, whatever the hosts in CONFIG:
+# a node whose host is not an address of this machine fails to listen and
+# says so. Format of CONFIG: docs/cluster-config.md.
+#
+# Usage: scripts/cluster-local.sh CONFIG [GRIDVEC_BINARY]
+#        (GRIDVEC_BINARY defaults to build/gridvec in the repository)
+set -uo pipefail # not -e: node exit statuses are handled one by one below
+
+me=cluster-local
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+
+usage() {
+  echo "usage: $0 CONFIG [GRIDVEC_BINARY]"
+  echo "Starts every [node NAME] of the cluster config CONFIG on this machine with"
+  echo "'GRIDVEC_BINARY node --config CONFIG --name NAME' (default: build/gridvec),"
+  echo "prefixes their output with the node names and stops them all on Ctrl-C."
+}
+
+if [[ $# -ge 1 && ($1 == -h || $1 == --help) ]]; then
+  usage
+  exit 0
+fi
+if [[ $# -lt 1 || $# -gt 2 ]]; then
+  usage >&2
+  exit 2
+fi
+config=$1
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+gridvec=${2:-$repo/build/gridvec}
+
+if [[ ! -f $config || ! -r $config ]]; then
+  say "cannot read cluster config '$config'"
+  exit 2
+fi
+if [[ $gridvec == */* ]]; then
+  if [[ ! -x $gridvec || -d $gridvec ]]; then
+    say "no gridvec binary at '$gridvec' (build it with scripts/build.sh, or pass GRIDVEC_BINARY)"
+    exit 2
+  fi
+elif ! command -v "$gridvec" > /dev/null; then
+  say "no gridvec binary '$gridvec' on the PATH"
+  exit 2
+fi
+
+# The [node NAME] headers, in file order; comments after them and CRLF line
+# ends are allowed, as in the parser (src/cluster_config.cpp). A malformed
+# header is skipped here; every node then refuses the config with a clear
+# message, which stops the others.
+mapfile -t names < <(awk '
+  { sub(/\r$/, "") }
+  match($0, /^[ \t]*\[[ \t]*node[ \t]+[A-Za-z0-9_.-]+[ \t]*\]/) {
+    header = substr($0, RSTART, RLENGTH)
+    sub(/^[ \t]*\[[ \t]*node[ \t]+/, "", header)
+    sub(/[ \t]*\]$/, "", header)
+    print header
+  }' "$config")
+if [[ ${#names[@]} -eq 0 ]]; then
+  say "no [node NAME] sections in '$config'"
+  exit 2
+fi
+
+width=0
+for name in "${names[@]}"; do
+  ((${#name} > width)) && width=${#name}
+done
+
+pids=()      # of the nodes, by index into names
+statuses=()  # exit status of each node once it ended, "" while it runs
+prefixers=() # the processes that prefix each node's output
+failed=()    # names of the nodes that failed
+stopping=false
+signal=""
+# shellcheck disable=SC2317 # called from a trap
+on_signal() { signal=$1; }
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+trap 'on_signal HUP' HUP
+
+# If this script itself ends unexpectedly, take the nodes along.
+# shellcheck disable=SC2317 # called from a trap
+on_exit() {
+  local i
+  for i in "${!pids[@]}"; do
+    [[ -z ${statuses[$i]} ]] && kill -TERM "${pids[$i]}" 2> /dev/null
+  done
+}
+trap on_exit EXIT
+
+for i in "${!names[@]}"; do
+  name=${names[$i]}
+  prefix=$(printf '%-*s | ' "$width" "$name")
+  # The prefixer ignores INT and TERM: it must outlive the node to pass on
+  # its last lines (and a node writing into a closed pipe would die of it).
+  # A bash loop, not awk or sed: mawk buffers its input, so a node's lines
+  # would show only once it ends (a loop also passes on a last unended line).
+  exec {out}> >(
+    trap '' INT TERM HUP
+    while IFS= read -r line || [[ -n $line ]]; do printf '%s%s\n' "$prefix" "$line"; done
+  )
+  prefixers+=("$!")
+  "$gridvec" node --config "$config" --name "$name" < /dev/null >&"$out" 2>&1 &
+  pids+=("$!")
+  statuses+=("")
+  exec {out}>&-
+  say "started node $name (pid ${pids[$i]}): $gridvec node --config $config --name $name"
+done
+
+running() {
+  local i n=0
+  for i in "${!pids[@]}"; do
+    [[ -z ${statuses[$i]} ]] && n=$((n + 1))
+  done
+  echo "$n"
+}
+
+# Collects the exit status of every node that has ended since the last call.
+# A node's error stops the whole cluster; while stopping, an exit by the
+# signal we sent (or by the terminal's Ctrl-C) is a clean stop.
+reap() {
+  local i status name
+  for i in "${!pids[@]}"; do
+    [[ -n ${statuses[$i]} ]] && continue
+    kill -0 "${pids[$i]}" 2> /dev/null && continue
+    wait "${pids[$i]}"
+    status=$?
+    statuses[i]=$status
+    name=${names[$i]}
+    if [[ $status -eq 0 ]] && ! $stopping; then
+      say "node $name exited (status 0)"
+    elif $stopping && [[ $status -eq 0 || $status -eq 143 || $status -eq 130 ]]; then
+      say "node $name stopped"
+    else
+      say "node $name failed (exit status $status)"
+      failed+=("$name")
+      if ! $stopping; then
+        say "stopping all nodes because node $name failed"
+        stop_all
+      fi
+    fi
+  done
+}
+
+stop_all() {
+  local i tries
+  stopping=true
+  for i in "${!pids[@]}"; do
+    [[ -z ${statuses[$i]} ]] && kill -TERM "${pids[$i]}" 2> /dev/null
+  done
+  for ((tries = 0; tries < 50; tries++)); do
+    reap
+    [[ $(running) -eq 0 ]] && return
+    sleep 0.1
+  done
+  for i in "${!pids[@]}"; do
+    if [[ -z ${statuses[$i]} ]]; then
+      say "node ${names[$i]} did not stop within 5 s; killing it"
+      kill -KILL "${pids[$i]}" 2> /dev/null
+      wait "${pids[$i]}" 2> /dev/null
+      statuses[i]=killed
+      failed+=("${names[$i]}")
+    fi
+  done
+}
+
+# Polling rather than `wait -n`: it works on every bash since 4.1, and a
+# signal's trap runs within a tenth of a second either way.
+while [[ $(running) -gt 0 ]]; do
+  if [[ -n $signal ]] && ! $stopping; then
+    say "got SIG$signal; stopping all nodes"
+    stop_all
+  fi
+  reap
+  sleep 0.1
+done
+
+# Let the prefixers pass on the nodes' last lines before the prompt returns.
+for p in "${prefixers[@]}"; do
+  for ((tries = 0; tries < 20; tries++)); do
+    kill -0 "$p" 2> /dev/null || break
+    sleep 0.1
+  done
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  say "failed: ${failed[*]}"
+  exit 1
+fi
+say "all nodes stopped"
+exit 0
