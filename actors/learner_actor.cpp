@@ -1,9 +1,12 @@
 #include "actors/learner_actor.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
-#include <optional>
+#include <deque>
 
 #include "src/id_stream.hpp"
+#include "src/part_walker.hpp"
 #include "src/sgns.hpp"
 #include "src/text_corpus.hpp"
 
@@ -12,23 +15,24 @@ namespace gridvec {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-// A shard that does not answer within this long is taken as lost. Requests
-// carry no CAF timeout of their own: each would leave an entry in the actor
-// clock until it expires (CAF 0.17), millions of them on a fast run. One
-// watchdog tick a second checks the time since the last reply instead.
-constexpr auto shard_timeout = std::chrono::seconds(120);
-constexpr auto watchdog_interval = std::chrono::seconds(1);
 constexpr auto report_interval = std::chrono::milliseconds(200);
+constexpr auto sync_timeout = std::chrono::seconds(60);
 
 /// One minibatch between its dotprod and the last adjust reply.
 struct batch_state {
   minibatch mb;
   std::vector<float> sum; // summed partial dot products
   size_t pending = 0;     // shard replies still expected
-  uint64_t processed = 0; // corpus words consumed to form it
+  uint64_t generation = 0;
+  part_cursor start;      // the sentence its first example came from
+  bool has_start = false;
   uint64_t trained = 0;   // input words it trains
 };
+using batch_ptr = std::shared_ptr<batch_state>;
+
+//   running --pause--> pausing --(sentence done, nothing in flight)--> paused
+//   running --shard error--> stalled --halt--> paused --rollback/resume--> running
+enum class mode { running, pausing, paused, stalled };
 
 struct learner_state {
   learner_config cfg;
@@ -36,42 +40,38 @@ struct learner_state {
   std::unique_ptr<subsampler> sampler;
   std::vector<shard_actor> shards;
   coordinator_actor coordinator;
-
-  std::optional<id_reader> reader;
-  std::string ids_path;
-  uint64_t part_words = 0; // in-vocabulary words of this learner's part
+  std::unique_ptr<part_walker> walker;
   std::unique_ptr<rng> random;
   std::unique_ptr<example_builder> builder;
 
-  // Position in the corpus.
-  uint32_t epoch = 0;
   std::vector<uint32_t> raw_sentence;
   std::vector<uint32_t> sentence; // after subsampling
-  size_t position = 0;
-  uint64_t processed_words = 0;   // all epochs so far
-  bool input_done = false;
+  size_t position = 0;            // next word of `sentence` to train
 
-  size_t in_flight = 0;
-  bool failed = false;
-  caf::typed_response_promise<learner_progress> done;
-  learner_progress totals;
+  mode state = mode::paused;      // until work is assigned
+  bool ticking = false;
+  uint64_t generation = 0;
+  std::deque<batch_ptr> in_flight; // in the order they were formed
+  std::vector<caf::typed_response_promise<std::vector<part_cursor>>> pause_waiters;
   learner_progress unreported;
-  clock::time_point last_report;
-  clock::time_point last_reply;
+  bool reported_idle = false;
   std::vector<float> weights;
+  uint64_t trained_total = 0;
+  clock::time_point started = clock::now();
 
+  bool mid_sentence() const { return position < sentence.size(); }
+  bool idle() const { return !walker->has_work() && !mid_sentence() && in_flight.empty(); }
   static inline const char* name = "learner";
 };
 
 using learner_ptr = learner_actor::stateful_pointer<learner_state>;
 
-status preprocess(learner_state& st, const std::string& corpus, byte_range range,
-                  const std::string& ids_path) {
+status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range,
+                  const std::string& ids_path, uint64_t& words) {
   auto writer = id_writer::create(ids_path);
   if (!writer)
     return failure{writer.error()};
   corpus_scanner scanner{corpus};
-  const vocabulary& vocab = *st.vocab;
   auto s = scanner.scan(
     range,
     [&](std::string_view w) {
@@ -82,117 +82,163 @@ status preprocess(learner_state& st, const std::string& corpus, byte_range range
     [&] { writer->end_sentence(); });
   if (!s)
     return s;
-  st.part_words = writer->words();
+  words = writer->words();
   return writer->close();
 }
 
-// Reads the next sentence, moving to the next epoch at the end of the part.
-bool load_sentence(learner_state& st) {
-  for (;;) {
-    if (!st.reader->next_sentence(st.raw_sentence)) {
-      if (++st.epoch >= st.cfg.iterations)
-        return false;
-      st.reader->rewind();
-      continue;
-    }
-    st.processed_words += st.raw_sentence.size();
-    st.sentence.clear();
-    for (uint32_t w : st.raw_sentence)
-      if ((st.random->next() >> 32) < st.sampler->threshold(w))
-        st.sentence.push_back(w);
-    st.position = 0;
-    return true;
+// Where each part can be restarted without skipping anything: the start of
+// the sentence of its oldest unfinished minibatch, or of the sentence being
+// trained, or its read position.
+std::vector<part_cursor> safe_cursors(const learner_state& st) {
+  std::vector<part_cursor> out(st.walker->parts().begin(), st.walker->parts().end());
+  for (auto& c : out) {
+    if (st.walker->has_work() && c.part == st.walker->current().part && st.mid_sentence())
+      c = st.walker->sentence_start();
+    for (const auto& b : st.in_flight)
+      if (b->has_start && b->start.part == c.part) {
+        c = b->start;
+        break;
+      }
   }
+  return out;
 }
 
-// Fills the next minibatch; false when every epoch is done.
-bool fill(learner_state& st, batch_state& b) {
+void report(learner_ptr self, bool force) {
+  auto& st = self->state;
+  const bool idle = st.idle();
+  if (!force && idle && st.reported_idle && st.unreported.pairs == 0)
+    return;
+  learner_progress p = std::move(st.unreported);
+  st.unreported = learner_progress{};
+  p.generation = st.generation;
+  p.cursors = safe_cursors(st);
+  p.idle = idle;
+  p.in_flight = static_cast<uint32_t>(st.in_flight.size());
+  st.reported_idle = idle;
+  self->send(st.coordinator, progress_atom::value, st.cfg.id, std::move(p));
+}
+
+void fail(learner_ptr self, const std::string& what) {
+  auto& st = self->state;
+  spdlog::error("learner {}: {}", st.cfg.id, what);
+  self->quit(make_job_error("learner " + std::to_string(st.cfg.id) + ": " + what));
+}
+
+// Fills the next minibatch from the current sentence onwards. While pausing
+// it does not start a new sentence, so that a pause ends on a sentence
+// boundary and the cursors are exact.
+void fill(learner_state& st, batch_state& b, status& error) {
   minibatch& mb = b.mb;
   mb.clear();
   mb.seed = st.random->next();
   mb.negatives = st.cfg.negatives;
   mb.mean_inputs = st.cfg.cbow;
-  const uint64_t before = st.processed_words;
   while (mb.examples() < st.cfg.minibatch_words) {
-    if (st.position >= st.sentence.size()) {
-      if (!load_sentence(st))
+    if (!st.mid_sentence()) {
+      if (st.state == mode::pausing)
         break;
+      auto step = st.walker->next(st.raw_sentence, error);
+      if (!error || step == part_walker::step::no_work)
+        break;
+      if (step == part_walker::step::part_end) {
+        st.sentence.clear();
+        st.position = 0;
+        if (mb.examples() > 0)
+          break; // a minibatch never mixes parts
+        continue;
+      }
+      st.sentence.clear();
+      for (uint32_t w : st.raw_sentence)
+        if ((st.random->next() >> 32) < st.sampler->threshold(w))
+          st.sentence.push_back(w);
+      st.position = 0;
       continue;
+    }
+    if (!b.has_start) {
+      b.start = st.walker->sentence_start();
+      b.has_start = true;
     }
     if (st.builder->add(st.sentence, st.position, *st.random, mb))
       ++b.trained;
     ++st.position;
   }
-  b.processed = st.processed_words - before;
-  return mb.examples() > 0 || b.processed > 0;
-}
-
-void report(learner_ptr self, bool force) {
-  auto& st = self->state;
-  auto now = clock::now();
-  if (!force && now - st.last_report < report_interval)
-    return;
-  st.last_report = now;
-  self->send(st.coordinator, progress_atom::value, st.cfg.id, st.unreported);
-  st.unreported = learner_progress{};
-}
-
-void fail(learner_ptr self, caf::error err) {
-  auto& st = self->state;
-  if (st.failed)
-    return;
-  st.failed = true;
-  st.done.deliver(std::move(err));
 }
 
 void pump(learner_ptr self);
 
-void finish_batch(learner_ptr self, const std::shared_ptr<batch_state>& b) {
+void settle_pause(learner_ptr self) {
   auto& st = self->state;
-  --st.in_flight;
-  learner_progress delta;
-  delta.processed_words = b->processed;
-  delta.trained_words = b->trained;
-  delta.pairs = b->mb.pairs();
-  st.unreported.merge(delta);
-  st.totals.merge(delta);
+  if (st.state != mode::pausing || st.mid_sentence() || !st.in_flight.empty())
+    return;
+  st.state = mode::paused;
+  std::vector<part_cursor> cursors(st.walker->parts().begin(), st.walker->parts().end());
+  for (auto& rp : st.pause_waiters)
+    rp.deliver(cursors);
+  st.pause_waiters.clear();
+  report(self, true);
+}
+
+void finish_batch(learner_ptr self, const batch_ptr& b) {
+  auto& st = self->state;
+  for (auto it = st.in_flight.begin(); it != st.in_flight.end(); ++it)
+    if (*it == b) {
+      st.in_flight.erase(it);
+      break;
+    }
+  st.unreported.trained_words += b->trained;
+  st.unreported.pairs += b->mb.pairs();
+  st.trained_total += b->trained;
   pump(self);
 }
 
-void send_adjust(learner_ptr self, const std::shared_ptr<batch_state>& b) {
+// A shard did not answer. If it is gone the supervisor will restore it and
+// the coordinator will halt and roll back this learner; anything else is a
+// bug or bad data, and ends the job.
+void on_shard_error(learner_ptr self, const batch_ptr& b, const caf::error& err) {
   auto& st = self->state;
-  const float alpha = learning_rate(st.cfg.start_alpha, st.processed_words,
-                                    uint64_t{st.cfg.iterations} * st.part_words);
+  if (b->generation != st.generation)
+    return; // a minibatch forgotten by halt
+  if (err.category() == caf::atom("system") && err != caf::sec::runtime_error) {
+    if (st.state != mode::stalled)
+      spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id,
+                   error_text(err));
+    st.state = mode::stalled;
+    return;
+  }
+  fail(self, error_text(err));
+}
+
+void send_adjust(learner_ptr self, const batch_ptr& b) {
+  auto& st = self->state;
+  const float alpha = learning_rate(st.cfg.start_alpha, b->start.processed,
+                                    uint64_t{st.cfg.iterations} * b->start.words);
   st.weights.resize(b->sum.size());
   auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
-  for (auto* p : {&st.unreported, &st.totals}) {
-    p->loss_sum += w.loss;
-    p->loss_pairs += w.pairs;
-    p->alpha = alpha;
-  }
+  st.unreported.loss_sum += w.loss;
+  st.unreported.loss_pairs += w.pairs;
+  st.unreported.alpha = alpha;
   wire_bytes request = encode_adjust_request(b->mb, st.weights.data(), st.weights.size());
   b->pending = st.shards.size();
   for (auto& shard : st.shards) {
     st.unreported.wire.add(message_kind::adjust_request, request.size());
-    st.totals.wire.add(message_kind::adjust_request, request.size());
     self->request(shard, caf::infinite, adjust_atom::value, request)
       .then(
         [self, b](const wire_bytes& reply) {
           auto& st = self->state;
-          st.last_reply = clock::now();
+          if (b->generation != st.generation)
+            return;
           st.unreported.wire.add(message_kind::adjust_reply, reply.size());
-          st.totals.wire.add(message_kind::adjust_reply, reply.size());
-          if (--b->pending == 0 && !st.failed)
+          if (--b->pending == 0)
             finish_batch(self, b);
         },
-        [self](caf::error& err) { fail(self, std::move(err)); });
+        [self, b](caf::error& err) { on_shard_error(self, b, err); });
   }
 }
 
-void send_dotprod(learner_ptr self, std::shared_ptr<batch_state> b) {
+void send_dotprod(learner_ptr self, const batch_ptr& b) {
   auto& st = self->state;
-  ++st.in_flight;
-  if (b->mb.pairs() == 0) { // only unpaired single words: nothing to send
+  st.in_flight.push_back(b);
+  if (b->mb.pairs() == 0) { // only words without context: nothing to send
     finish_batch(self, b);
     return;
   }
@@ -201,94 +247,181 @@ void send_dotprod(learner_ptr self, std::shared_ptr<batch_state> b) {
   b->pending = st.shards.size();
   for (auto& shard : st.shards) {
     st.unreported.wire.add(message_kind::dotprod_request, request.size());
-    st.totals.wire.add(message_kind::dotprod_request, request.size());
     self->request(shard, caf::infinite, dotprod_atom::value, request)
       .then(
         [self, b](const wire_bytes& reply) {
           auto& st = self->state;
-          if (st.failed)
+          if (b->generation != st.generation)
             return;
-          st.last_reply = clock::now();
           st.unreported.wire.add(message_kind::dotprod_reply, reply.size());
-          st.totals.wire.add(message_kind::dotprod_reply, reply.size());
           if (auto s = accumulate_dotprod_reply(reply, b->sum); !s) {
-            fail(self, make_job_error(s.error()));
+            fail(self, s.error());
             return;
           }
           if (--b->pending == 0)
             send_adjust(self, b);
         },
-        [self](caf::error& err) { fail(self, std::move(err)); });
+        [self, b](caf::error& err) { on_shard_error(self, b, err); });
   }
 }
 
 void pump(learner_ptr self) {
   auto& st = self->state;
-  if (st.failed)
-    return;
-  while (st.in_flight < st.cfg.in_flight && !st.input_done) {
-    auto b = std::make_shared<batch_state>();
-    if (!fill(st, *b)) {
-      st.input_done = true;
+  while ((st.state == mode::running || st.state == mode::pausing) && st.in_flight.size() < st.cfg.in_flight) {
+    if (st.state == mode::pausing && !st.mid_sentence())
       break;
-    }
-    send_dotprod(self, std::move(b));
-    if (st.failed)
+    if (!st.walker->has_work() && !st.mid_sentence())
+      break;
+    auto b = std::make_shared<batch_state>();
+    b->generation = st.generation;
+    status error;
+    fill(st, *b, error);
+    if (!error) {
+      fail(self, error.error());
       return;
+    }
+    if (b->mb.examples() == 0) {
+      if (!b->has_start)
+        continue; // a part ended or the pause point was reached
+    }
+    send_dotprod(self, b);
   }
-  report(self, false);
-  if (st.input_done && st.in_flight == 0) {
+  settle_pause(self);
+  if (st.idle() && !st.reported_idle)
     report(self, true);
-    st.done.deliver(st.totals);
-  }
 }
 
-learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg,
-                                              vocabulary_ptr vocab, std::vector<shard_actor> shards,
-                                              coordinator_actor coordinator) {
+learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_ptr vocab,
+                                              std::vector<shard_actor> shards, coordinator_actor coordinator) {
   auto& st = self->state;
   st.cfg = cfg;
   st.vocab = std::move(vocab);
   st.shards = std::move(shards);
   st.coordinator = std::move(coordinator);
+  st.walker = std::make_unique<part_walker>(cfg.iterations);
   st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
   st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
            const std::string& ids_path) -> caf::result<uint64_t> {
-      auto& st = self->state;
-      if (auto s = preprocess(st, corpus, {begin, end}, ids_path); !s)
+      uint64_t words = 0;
+      if (auto s = preprocess(*self->state.vocab, corpus, {begin, end}, ids_path, words); !s)
         return make_job_error(s.error());
-      auto reader = id_reader::open(ids_path);
-      if (!reader)
-        return make_job_error(reader.error());
-      st.reader.emplace(std::move(*reader));
-      st.ids_path = ids_path;
-      return st.part_words;
+      return words;
     },
-    [self](train_atom) -> caf::result<learner_progress> {
+    [self](assign_atom, const std::vector<part_cursor>& parts) -> caf::result<bool> {
       auto& st = self->state;
-      if (!st.reader)
-        return make_job_error("learner " + std::to_string(st.cfg.id) + " was asked to train before preprocessing");
-      st.done = self->make_response_promise<learner_progress>();
-      st.last_report = st.last_reply = clock::now();
-      self->delayed_send(self, watchdog_interval, tick_atom::value);
-      if (st.part_words == 0)
-        st.input_done = true; // an empty part: nothing to train
+      if (auto s = st.walker->add(parts); !s)
+        return make_job_error(s.error());
+      st.reported_idle = false;
+      if (!st.ticking) {
+        st.ticking = true;
+        st.state = mode::running;
+        self->send(self, tick_atom::value);
+      }
       pump(self);
-      return st.done;
+      return true;
+    },
+    [self](pause_atom) -> caf::result<std::vector<part_cursor>> {
+      auto& st = self->state;
+      if (st.state == mode::paused)
+        return std::vector<part_cursor>(st.walker->parts().begin(), st.walker->parts().end());
+      if (st.state == mode::stalled)
+        return make_job_error("learner " + std::to_string(st.cfg.id) + " is waiting for a lost shard");
+      st.state = mode::pausing;
+      auto rp = self->make_response_promise<std::vector<part_cursor>>();
+      st.pause_waiters.push_back(rp);
+      pump(self); // finishes the current sentence, then settles
+      return rp;
+    },
+    [self](resume_atom) -> caf::result<bool> {
+      auto& st = self->state;
+      for (auto& rp : st.pause_waiters)
+        rp.deliver(make_job_error("the pause was overtaken by a resume"));
+      st.pause_waiters.clear();
+      st.state = mode::running;
+      st.reported_idle = false;
+      pump(self);
+      return true;
+    },
+    [self](halt_atom, uint64_t generation, const std::vector<uint32_t>& live) -> caf::result<std::vector<part_cursor>> {
+      auto& st = self->state;
+      auto cursors = safe_cursors(st);
+      st.generation = generation;
+      st.in_flight.clear();
+      st.sentence.clear();
+      st.position = 0;
+      st.state = mode::paused;
+      for (auto& rp : st.pause_waiters)
+        rp.deliver(make_job_error("the pause was overtaken by a shard failure"));
+      st.pause_waiters.clear();
+      // Once every live shard has answered a sync, none of them still holds
+      // a minibatch of this learner from before the halt.
+      auto rp = self->make_response_promise<std::vector<part_cursor>>();
+      auto pending = std::make_shared<size_t>(0);
+      for (uint32_t s : live)
+        if (s < st.shards.size())
+          ++*pending;
+      if (*pending == 0) {
+        rp.deliver(cursors);
+        return rp;
+      }
+      for (uint32_t s : live) {
+        if (s >= st.shards.size())
+          continue;
+        self->request(st.shards[s], sync_timeout, sync_atom::value)
+          .then(
+            [rp, pending, cursors](bool) mutable {
+              if (--*pending == 0)
+                rp.deliver(cursors);
+            },
+            [rp, s](caf::error& err) mutable {
+              rp.deliver(make_job_error("shard " + std::to_string(s) + " did not answer a sync: " + error_text(err)));
+            });
+      }
+      return rp;
+    },
+    [self](rollback_atom, uint64_t generation, const std::vector<part_cursor>& parts,
+           const std::vector<shard_actor>& lanes) -> caf::result<bool> {
+      auto& st = self->state;
+      if (st.state != mode::paused && st.state != mode::stalled)
+        return make_job_error("learner " + std::to_string(st.cfg.id) + " must be halted before a rollback");
+      st.generation = generation;
+      st.in_flight.clear();
+      st.sentence.clear();
+      st.position = 0;
+      st.shards = lanes;
+      st.state = mode::paused;
+      st.reported_idle = false;
+      if (auto s = st.walker->reset(parts); !s)
+        return make_job_error(s.error());
+      if (!st.ticking) {
+        st.ticking = true;
+        self->send(self, tick_atom::value);
+      }
+      report(self, true);
+      return true;
+    },
+    [self](status_atom) {
+      auto& st = self->state;
+      learner_status s;
+      s.id = st.cfg.id;
+      s.parts = safe_cursors(st);
+      s.in_flight = static_cast<uint32_t>(st.in_flight.size());
+      switch (st.state) {
+        case mode::running: s.state = st.idle() ? "idle" : "training"; break;
+        case mode::pausing: s.state = "pausing"; break;
+        case mode::paused: s.state = "paused"; break;
+        case mode::stalled: s.state = "waiting for a lost shard"; break;
+      }
+      const double secs = std::chrono::duration<double>(clock::now() - st.started).count();
+      s.words_per_second = secs > 0 ? static_cast<double>(st.trained_total) / secs : 0;
+      return s;
     },
     [self](tick_atom) {
-      auto& st = self->state;
-      if (st.failed || (st.input_done && st.in_flight == 0))
-        return;
-      if (st.in_flight > 0 && clock::now() - st.last_reply > shard_timeout) {
-        fail(self, make_job_error("learner " + std::to_string(st.cfg.id) +
-                                  ": no shard answered for 120 s"));
-        return;
-      }
-      self->delayed_send(self, watchdog_interval, tick_atom::value);
+      report(self, false);
+      self->delayed_send(self, report_interval, tick_atom::value);
     },
   };
 }
@@ -297,8 +430,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
 
 learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,
                             std::vector<shard_actor> shards, coordinator_actor coordinator) {
-  return sys.spawn(learner_behavior, config, std::move(vocab), std::move(shards),
-                   std::move(coordinator));
+  return sys.spawn(learner_behavior, config, std::move(vocab), std::move(shards), std::move(coordinator));
 }
 
 } // namespace gridvec

@@ -9,18 +9,36 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<vocabulary_info>("gridvec::vocabulary_info");
   cfg.add_message_type<learner_config>("gridvec::learner_config");
   cfg.add_message_type<learner_progress>("gridvec::learner_progress");
+  cfg.add_message_type<part_cursor>("gridvec::part_cursor");
+  cfg.add_message_type<std::vector<part_cursor>>("std::vector<gridvec::part_cursor>");
+  cfg.add_message_type<file_digest>("gridvec::file_digest");
+  cfg.add_message_type<shard_spec>("gridvec::shard_spec");
   cfg.add_message_type<shard_info>("gridvec::shard_info");
+  cfg.add_message_type<std::vector<shard_info>>("std::vector<gridvec::shard_info>");
+  cfg.add_message_type<shard_counters>("gridvec::shard_counters");
+  cfg.add_message_type<shard_status>("gridvec::shard_status");
+  cfg.add_message_type<std::vector<shard_status>>("std::vector<gridvec::shard_status>");
+  cfg.add_message_type<learner_status>("gridvec::learner_status");
+  cfg.add_message_type<std::vector<learner_status>>("std::vector<gridvec::learner_status>");
   cfg.add_message_type<node_status>("gridvec::node_status");
+  cfg.add_message_type<std::vector<node_status>>("std::vector<gridvec::node_status>");
+  cfg.add_message_type<job_status>("gridvec::job_status");
   cfg.add_message_type<job_summary>("gridvec::job_summary");
+  cfg.add_message_type<neighbour>("gridvec::neighbour");
+  cfg.add_message_type<std::vector<neighbour>>("std::vector<gridvec::neighbour>");
+  cfg.add_message_type<checkpoint_info>("gridvec::checkpoint_info");
   cfg.add_message_type<train_options>("gridvec::train_options");
   cfg.add_message_type<shard_actor>("gridvec::shard_actor");
+  cfg.add_message_type<std::vector<shard_actor>>("std::vector<gridvec::shard_actor>");
   cfg.add_message_type<learner_actor>("gridvec::learner_actor");
   cfg.add_message_type<count_worker_actor>("gridvec::count_worker_actor");
   cfg.add_message_type<vocabulary_actor>("gridvec::vocabulary_actor");
   cfg.add_message_type<exporter_actor>("gridvec::exporter_actor");
   cfg.add_message_type<coordinator_actor>("gridvec::coordinator_actor");
+  cfg.add_message_type<controller_actor>("gridvec::controller_actor");
   cfg.add_message_type<node_actor>("gridvec::node_actor");
   cfg.add_message_type<std::vector<uint16_t>>("std::vector<uint16_t>");
+  cfg.add_message_type<std::vector<uint32_t>>("std::vector<uint32_t>");
 }
 
 } // namespace gridvec

@@ -1,76 +1,106 @@
 #include "actors/node_actor.hpp"
 
 #include <caf/io/middleman.hpp>
+#include <spdlog/spdlog.h>
 
-#include "actors/cluster_job.hpp"
+#include "actors/connect.hpp"
+#include "actors/controller_actor.hpp"
 #include "actors/exporter_actor.hpp"
 #include "actors/learner_actor.hpp"
 #include "actors/shard_actor.hpp"
 #include "actors/vocabulary_actor.hpp"
 #include "src/alias_sampler.hpp"
 
-#include <spdlog/spdlog.h>
-
 namespace gridvec {
 
 namespace {
 
+/// An actor this node hosts, and the coordinator that asked for it.
+struct hosted {
+  caf::actor_addr actor;
+  caf::actor_addr owner;
+  bool shard = false;
+};
+
 struct node_state {
-  std::string node_name;
-  std::string roles;
-  // Actors hosted here, for status reports; quit ones are skipped.
-  std::vector<caf::actor_addr> shard_lanes;
-  std::vector<caf::actor_addr> learners;
-  std::optional<cluster_config> cluster;
-  cluster_job_actor job; // the running cluster job, if any
+  node_setup setup;
+  controller_actor controller;
+  std::vector<hosted> actors;
+  std::vector<caf::actor_addr> owners; // monitored coordinators
   static inline const char* name = "node";
 };
 
-uint32_t count_alive(caf::actor_system& sys, std::vector<caf::actor_addr>& addrs) {
-  // An address whose actor has terminated no longer resolves.
-  std::vector<caf::actor_addr> alive;
-  for (auto& a : addrs)
-    if (caf::actor_cast<caf::strong_actor_ptr>(a))
-      alive.push_back(a);
-  addrs.swap(alive);
-  return static_cast<uint32_t>(addrs.size());
+using node_ptr = node_actor::stateful_pointer<node_state>;
+
+void host(node_ptr self, const caf::actor_addr& actor, bool shard) {
+  auto& st = self->state;
+  auto owner = self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
+  st.actors.push_back({actor, owner, shard});
+  if (owner && std::find(st.owners.begin(), st.owners.end(), owner) == st.owners.end()) {
+    st.owners.push_back(owner);
+    self->monitor(caf::actor_cast<caf::actor>(owner));
+  }
 }
 
-node_actor::behavior_type node_behavior(node_actor::stateful_pointer<node_state> self,
-                                        std::string name, std::string roles,
-                                        std::optional<cluster_config> cluster) {
-  self->state.node_name = std::move(name);
-  self->state.roles = std::move(roles);
-  self->state.cluster = std::move(cluster);
-  self->set_down_handler([self](const caf::down_msg& dm) {
-    if (dm.source == self->state.job)
-      self->state.job = nullptr; // the job is over: the next may start
-  });
+uint32_t count_alive(node_state& st, bool shard) {
+  // An address whose actor has terminated no longer resolves.
+  st.actors.erase(std::remove_if(st.actors.begin(), st.actors.end(),
+                                 [](const hosted& h) { return !caf::actor_cast<caf::strong_actor_ptr>(h.actor); }),
+                  st.actors.end());
+  uint32_t n = 0;
+  for (const auto& h : st.actors)
+    n += h.shard == shard ? 1 : 0;
+  return n;
+}
+
+void on_owner_down(node_ptr self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  uint32_t stopped = 0;
+  for (auto& h : st.actors)
+    if (h.owner == dm.source)
+      if (auto a = caf::actor_cast<caf::actor>(h.actor)) {
+        self->send_exit(a, caf::exit_reason::user_shutdown);
+        ++stopped;
+      }
+  st.owners.erase(std::remove(st.owners.begin(), st.owners.end(), dm.source), st.owners.end());
+  if (stopped > 0 && dm.reason && dm.reason != caf::exit_reason::user_shutdown && dm.reason != caf::exit_reason::normal)
+    spdlog::warn("node {}: the coordinator of its job is gone ({}); stopped the {} actors it had placed here",
+                 st.setup.name, error_text(dm.reason), stopped);
+}
+
+node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  if (st.setup.controller) {
+    controller_setup cs;
+    cs.cluster = st.setup.cluster;
+    cs.self_name = st.setup.name;
+    cs.local_node = caf::actor_cast<node_actor>(self);
+    st.controller = spawn_controller(self->system(), std::move(cs));
+  }
+  self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });
   return {
     [self](new_counter_atom) -> count_worker_actor { return spawn_count_worker(self->system()); },
     [self](new_vocab_atom) -> vocabulary_actor { return spawn_vocabulary(self->system()); },
-    [self](new_shard_atom, uint32_t index, uint32_t count, uint32_t dim, const std::string& vocab_path,
-           uint64_t seed, uint32_t lanes) -> caf::result<shard_info> {
-      if (count == 0 || index >= count || count > dim || lanes == 0)
-        return make_job_error("invalid shard layout: shard " + std::to_string(index) + " of " +
-                              std::to_string(count) + " for dimension " + std::to_string(dim));
-      auto vocab = load_shared_vocabulary(vocab_path);
+    [self](new_shard_atom, const shard_spec& spec) -> caf::result<shard_info> {
+      auto vocab = load_shared_vocabulary(spec.vocabulary);
       if (!vocab)
         return make_job_error(vocab.error());
       auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts((*vocab)->counts()));
-      auto info = spawn_shard(self->system(), index, count, dim, **vocab, seed, noise, lanes);
-      for (auto& lane : info.lanes)
-        self->state.shard_lanes.push_back(lane.address());
-      return info;
+      auto info = spawn_shard(self->system(), spec, **vocab, std::move(noise));
+      if (!info)
+        return make_job_error(info.error());
+      for (auto& lane : info->lanes)
+        host(self, lane.address(), true);
+      return std::move(*info);
     },
     [self](new_learner_atom, const learner_config& cfg, const std::string& vocab_path,
-           const std::vector<shard_actor>& lanes,
-           const coordinator_actor& coordinator) -> caf::result<learner_actor> {
+           const std::vector<shard_actor>& lanes, const coordinator_actor& coordinator) -> caf::result<learner_actor> {
       auto vocab = load_shared_vocabulary(vocab_path);
       if (!vocab)
         return make_job_error(vocab.error());
       auto learner = spawn_learner(self->system(), cfg, *vocab, lanes, coordinator);
-      self->state.learners.push_back(learner.address());
+      host(self, learner.address(), false);
       return learner;
     },
     [self](new_export_atom, const std::string& vocab_path, const std::vector<shard_info>& shards,
@@ -80,20 +110,22 @@ node_actor::behavior_type node_behavior(node_actor::stateful_pointer<node_state>
         return make_job_error(vocab.error());
       return spawn_exporter(self->system(), *vocab, shards, dim);
     },
-    [self](status_atom) -> node_status {
+    [self](status_atom) {
       auto& st = self->state;
       node_status s;
-      s.name = st.node_name;
-      s.roles = st.roles;
-      s.rss_bytes = peak_rss_bytes();
-      s.shards = count_alive(self->system(), st.shard_lanes);
-      s.learners = count_alive(self->system(), st.learners);
+      s.name = st.setup.name;
+      s.address = st.setup.address;
+      s.roles = st.setup.roles;
+      s.rss_bytes = current_rss_bytes();
+      s.shards = count_alive(st, true);
+      s.learners = count_alive(st, false);
       return s;
     },
     [self](link_atom, const std::vector<std::string>& hosts,
            const std::vector<uint16_t>& ports) -> caf::result<uint32_t> {
+      auto& st = self->state;
       if (!self->system().has_middleman())
-        return make_job_error("node " + self->state.node_name + " has no network layer");
+        return make_job_error("node " + st.setup.name + " has no network layer");
       if (hosts.size() != ports.size())
         return make_job_error("link: hosts and ports differ in number");
       auto rp = self->make_response_promise<uint32_t>();
@@ -103,9 +135,7 @@ node_actor::behavior_type node_behavior(node_actor::stateful_pointer<node_state>
       }
       auto pending = std::make_shared<size_t>(hosts.size());
       auto failed = std::make_shared<bool>(false);
-      uint32_t timeout_ms = self->state.cluster ? self->state.cluster->connect_timeout_ms : 5000;
-      if (!self->state.cluster)
-        timeout_ms = 5000;
+      const uint32_t timeout_ms = st.setup.cluster ? st.setup.cluster->connect_timeout_ms : 5000;
       for (size_t i = 0; i < hosts.size(); ++i)
         connect_to_node(self, hosts[i], ports[i], std::chrono::milliseconds(timeout_ms),
                         [rp, pending, failed, n = hosts.size()](expected<caf::strong_actor_ptr> ptr) mutable {
@@ -120,27 +150,20 @@ node_actor::behavior_type node_behavior(node_actor::stateful_pointer<node_state>
                         });
       return rp;
     },
-    [self](submit_atom, const train_options& opt, const caf::actor& listener) -> caf::result<job_summary> {
+    [self](controller_atom) -> caf::result<controller_actor> {
       auto& st = self->state;
-      if (!st.cluster)
-        return make_job_error("node " + st.node_name + " does not coordinate jobs");
-      if (st.job)
-        return make_job_error("a job is already running on this cluster; wait for it or cancel it");
-      st.job = spawn_cluster_job(self->system(), *st.cluster, st.node_name,
-                                 caf::actor_cast<node_actor>(self));
-      self->monitor(st.job);
-      return self->delegate(st.job, submit_atom::value, opt, listener);
+      if (!st.controller)
+        return make_job_error("node " + st.setup.name + " is not the coordinator's node; connect to that one");
+      return st.controller;
     },
     [self](stop_atom) {
       auto& st = self->state;
-      spdlog::info("node {}: stopping", st.node_name);
-      // Whatever this node hosts goes with it.
-      for (auto* addrs : {&st.shard_lanes, &st.learners})
-        for (auto& a : *addrs)
-          if (auto h = caf::actor_cast<caf::actor>(a))
-            self->send_exit(h, caf::exit_reason::user_shutdown);
-      if (st.job)
-        self->send_exit(st.job, caf::exit_reason::user_shutdown);
+      spdlog::info("node {}: stopping", st.setup.name);
+      for (auto& h : st.actors)
+        if (auto a = caf::actor_cast<caf::actor>(h.actor))
+          self->send_exit(a, caf::exit_reason::user_shutdown);
+      if (st.controller)
+        self->send_exit(st.controller, caf::exit_reason::user_shutdown);
       self->quit();
     },
   };
@@ -148,9 +171,8 @@ node_actor::behavior_type node_behavior(node_actor::stateful_pointer<node_state>
 
 } // namespace
 
-node_actor spawn_node(caf::actor_system& sys, std::string name, std::string roles,
-                      std::optional<cluster_config> cluster) {
-  return sys.spawn(node_behavior, std::move(name), std::move(roles), std::move(cluster));
+node_actor spawn_node(caf::actor_system& sys, node_setup setup) {
+  return sys.spawn(node_behavior, std::move(setup));
 }
 
 } // namespace gridvec

@@ -3,6 +3,11 @@
 // job asks nodes for count workers, shards, learners, a vocabulary actor
 // and an exporter, so a job is placed the same way whether its nodes share
 // one process (`gridvec train`) or are processes on several machines.
+//
+// A node watches the coordinators that placed actors on it: when one goes
+// away (its node died), the actors it placed here are stopped, so nothing
+// keeps training for a job that no longer exists (`gridvec submit --resume`
+// starts it again from its checkpoint).
 #include <optional>
 #include <string>
 
@@ -11,11 +16,17 @@
 
 namespace gridvec {
 
-/// `name` and `roles` are for status reports; the node serves every
-/// placement request (the coordinator places roles as the config says).
-/// Only a node given the cluster config accepts `submit` (the
-/// coordinator's node of a cluster).
-node_actor spawn_node(caf::actor_system& sys, std::string name, std::string roles,
-                      std::optional<cluster_config> cluster = std::nullopt);
+struct node_setup {
+  std::string name = "local";
+  std::string roles;   // for status reports
+  std::string address; // host:port, or "in-process"
+  /// Whether this node hosts the controller (the coordinator's node of a
+  /// cluster, or a local gridvec); `cluster` is the config it then runs
+  /// jobs on (none: every role in this process).
+  bool controller = false;
+  std::optional<cluster_config> cluster;
+};
+
+node_actor spawn_node(caf::actor_system& sys, node_setup setup);
 
 } // namespace gridvec

@@ -1,15 +1,17 @@
 #pragma once
 // The messages between gridvec's actors, as typed interfaces, one per role.
 //
+//   shell/submit --> controller --start--> coordinator (one per job)
 //   coordinator --count/build--> vocabulary --count--> count workers
-//   coordinator --preprocess/train--> learner --dotprod/adjust--> shard lanes
-//   learner --progress--> coordinator
+//   coordinator --preprocess/assign/pause/...--> learners --dotprod/adjust--> shard lanes
+//   learners --progress--> coordinator <--shard lost/learner lost-- supervisor
 //   coordinator --export--> exporter --rows--> shard lanes
 //
 // Training traffic (dotprod, adjust and their replies) is Cap'n Proto bytes
-// (schema/minibatch.capnp) so that it is the same in one process and across
-// the network; every other message type has an inspect() overload so that
-// it can cross the network too.
+// (schema/minibatch.capnp), the same in one process and across the network.
+// Every other message carries the types of job_types.hpp. Errors are
+// caf::error values made by make_job_error: one human-readable line
+// (error_text() gets it back). docs/actors.md describes every message.
 #include <caf/all.hpp>
 
 #include <cstdint>
@@ -17,17 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "src/options.hpp"
-#include "src/report.hpp"
-#include "src/vocabulary.hpp"
+#include "actors/job_types.hpp"
 #include "src/wire.hpp"
 
 namespace gridvec {
 
+// Atoms (CAF 0.17: at most 10 characters).
 using count_atom = caf::atom_constant<caf::atom("count")>;
 using build_atom = caf::atom_constant<caf::atom("build")>;
 using preprocess_atom = caf::atom_constant<caf::atom("preproc")>;
-using train_atom = caf::atom_constant<caf::atom("train")>;
+using assign_atom = caf::atom_constant<caf::atom("assign")>;
 using dotprod_atom = caf::atom_constant<caf::atom("dotprod")>;
 using adjust_atom = caf::atom_constant<caf::atom("adjust")>;
 using rows_atom = caf::atom_constant<caf::atom("rows")>;
@@ -43,108 +44,38 @@ using new_learner_atom = caf::atom_constant<caf::atom("newlearner")>;
 using new_export_atom = caf::atom_constant<caf::atom("newexport")>;
 using status_atom = caf::atom_constant<caf::atom("status")>;
 using submit_atom = caf::atom_constant<caf::atom("submit")>;
+using start_atom = caf::atom_constant<caf::atom("start")>;
+using wait_atom = caf::atom_constant<caf::atom("wait")>;
 using link_atom = caf::atom_constant<caf::atom("link")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using line_atom = caf::atom_constant<caf::atom("line")>;
+using pause_atom = caf::atom_constant<caf::atom("pause")>;
+using resume_atom = caf::atom_constant<caf::atom("resume")>;
+using halt_atom = caf::atom_constant<caf::atom("halt")>;
+using rollback_atom = caf::atom_constant<caf::atom("rollback")>;
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+using save_atom = caf::atom_constant<caf::atom("save")>;
+using load_atom = caf::atom_constant<caf::atom("load")>;
+using reset_atom = caf::atom_constant<caf::atom("reset")>;
+using stats_atom = caf::atom_constant<caf::atom("stats")>;
+using norms_atom = caf::atom_constant<caf::atom("norms")>;
+using similar_atom = caf::atom_constant<caf::atom("similar")>;
+using checkpoint_atom = caf::atom_constant<caf::atom("checkpoint")>;
+using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
+using nearest_atom = caf::atom_constant<caf::atom("nearest")>;
+using analogy_atom = caf::atom_constant<caf::atom("analogy")>;
+using shards_atom = caf::atom_constant<caf::atom("shards")>;
+using learners_atom = caf::atom_constant<caf::atom("learners")>;
+using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
+using shard_lost_atom = caf::atom_constant<caf::atom("shardlost")>;
+using learner_lost_atom = caf::atom_constant<caf::atom("learnlost")>;
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+using controller_atom = caf::atom_constant<caf::atom("controller")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, count_table& x) {
-  return f(caf::meta::type_name("count_table"), x.words, x.counts, x.total);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, train_options& x) {
-  return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative,
-           x.sample, x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab,
-           x.shards, x.minibatch, x.in_flight, x.seed, x.report, x.work_dir, x.log_every, x.stop_cluster);
-}
-
-/// The vocabulary a job trains on, as every node can find it: a file on
-/// the shared file system (vocabulary::save format) and its figures.
-struct vocabulary_info {
-  std::string path;
-  uint64_t size = 0;
-  uint64_t train_words = 0;    // occurrences of vocabulary words
-  uint64_t raw_words = 0;      // all tokens of the corpus
-  uint64_t distinct_words = 0; // before min-count
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
-  return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words,
-           x.distinct_words);
-}
-
-/// How a learner trains (the job's options that concern it).
-struct learner_config {
-  uint32_t id = 0;
-  uint32_t window = 5;
-  uint32_t negatives = 5;
-  uint32_t minibatch_words = 32;
-  uint32_t in_flight = 4;
-  uint32_t iterations = 5;
-  bool cbow = false;
-  float start_alpha = 0.025f;
-  double sample = 1e-3;
-  uint64_t seed = 1;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
-  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words,
-           x.in_flight, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed);
-}
-
-/// Counters a learner reports while it trains (deltas since its last report)
-/// and, summed, when it is done.
-struct learner_progress {
-  uint64_t processed_words = 0; // in-vocabulary words read
-  uint64_t trained_words = 0;   // after subsampling
-  uint64_t pairs = 0;
-  double loss_sum = 0;
-  uint64_t loss_pairs = 0;
-  float alpha = 0;              // current learning rate
-  traffic wire;
-
-  void merge(const learner_progress& o) {
-    processed_words += o.processed_words;
-    trained_words += o.trained_words;
-    pairs += o.pairs;
-    loss_sum += o.loss_sum;
-    loss_pairs += o.loss_pairs;
-    wire.merge(o.wire);
-  }
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, traffic& x);
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, learner_progress& x) {
-  return f(caf::meta::type_name("learner_progress"), x.processed_words, x.trained_words, x.pairs,
-           x.loss_sum, x.loss_pairs, x.alpha, x.wire);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, traffic& x) {
-  auto& m = x.messages;
-  auto& b = x.bytes;
-  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], b[0], b[1], b[2], b[3]);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, node_traffic& x) {
-  return f(caf::meta::type_name("node_traffic"), x.node, x.sent, x.received);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
-  return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words,
-           x.pairs, x.seconds, x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss,
-           x.shards, x.learners, x.dim, x.iterations, x.wire, x.nodes);
-}
+/// "No node": a lost shard that no surviving node can take.
+constexpr uint32_t no_node = 0xFFFFFFFFu;
 
 // --- typed interfaces -------------------------------------------------------
 
@@ -153,13 +84,33 @@ typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
 /// several cores (Hogwild, as word2vec.c's threads).
 ///   dotprod: DotprodRequest bytes -> DotprodReply bytes
 ///   adjust:  AdjustRequest bytes  -> AdjustReply bytes
-///   rows:    (first word, end word) -> the slice of those words' input
-///            vectors, row-major little-endian float32 (export only)
-/// Errors: a malformed message or an out-of-range id -> runtime_error.
+///   rows:    (first word, end word) -> those words' input vectors, this
+///            shard's columns, row-major little-endian float32 (export)
+///   sync:    -> true once every message this sender sent before is done
+///            (messages between two actors stay in order)
+///   save:    (file, vocabulary crc) -> the slice file written (checkpoint)
+///   load:    (file, vocabulary crc) -> true; the slices read back from a
+///            checkpoint (learners must be paused)
+///   reset:   -> true; back to the initial vectors (rollback to the start)
+///   stats:   -> requests served, memory
+///   norms:   (word ids) -> partial squared norms of their input vectors,
+///            float32 bytes
+///   similar: (word ids, weights as float32 bytes) -> partial similarity of
+///            the query q = sum weight_i u(word_i) to every word, float32
+///            bytes: [|q_s|^2, q_s.u_s(0..V-1), |u_s(0..V-1)|^2]
+/// Errors: a malformed message, an out-of-range id, an unreadable or
+/// damaged checkpoint file -> runtime_error with one line.
 using shard_actor = caf::typed_actor<
   caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>>;
+  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
+  caf::replies_to<sync_atom>::with<bool>,
+  caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,
+  caf::replies_to<load_atom, std::string, uint64_t>::with<bool>,
+  caf::replies_to<reset_atom>::with<bool>,
+  caf::replies_to<stats_atom>::with<shard_counters>,
+  caf::replies_to<norms_atom, std::vector<uint32_t>>::with<wire_bytes>,
+  caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>>;
 
 /// Counts one byte range of a corpus where the data is:
 ///   (path, begin, end) -> that range's word counts
@@ -176,26 +127,70 @@ using vocabulary_actor = caf::typed_actor<
   caf::replies_to<merge_atom, count_table>::with<uint64_t>,
   caf::replies_to<build_atom, uint64_t, uint64_t, std::string>::with<vocabulary_info>>;
 
-/// A learner:
-///   preprocess: (corpus, begin, end, ids file) -> words written; turns its
-///               part of the corpus into word ids on disk
-///   train:      runs every epoch over its part -> its totals
+/// A learner (seed 000 Figure 7). It works through the parts it is given
+/// and reports progress (with its parts' cursors) to its coordinator.
+///   preprocess: (corpus, begin, end, ids file) -> in-vocabulary words
+///               written; turns one corpus part into word ids on disk
+///   assign:     (cursors) -> true; adds parts to its work
+///   pause:      -> its parts' cursors, exact, once nothing is in flight
+///   resume:     -> true; continues after pause or rollback
+///   halt:       (generation, live shard indices) -> its parts' safe cursors;
+///               forgets what is in flight (a shard is lost), waits until
+///               every live shard has done its earlier messages, and stays
+///               paused; later reports carry `generation`
+///   rollback:   (generation, cursors, one lane per shard) -> true; its
+///               work becomes exactly `cursors`, its shards these lanes, its
+///               reports carry `generation`; stays paused
+///   status:     -> what it is doing
 using learner_actor = caf::typed_actor<
   caf::replies_to<preprocess_atom, std::string, uint64_t, uint64_t, std::string>::with<uint64_t>,
-  caf::replies_to<train_atom>::with<learner_progress>,
-  caf::reacts_to<tick_atom>>; // internal: the watchdog on shard replies
+  caf::replies_to<assign_atom, std::vector<part_cursor>>::with<bool>,
+  caf::replies_to<pause_atom>::with<std::vector<part_cursor>>,
+  caf::replies_to<resume_atom>::with<bool>,
+  caf::replies_to<halt_atom, uint64_t, std::vector<uint32_t>>::with<std::vector<part_cursor>>,
+  caf::replies_to<rollback_atom, uint64_t, std::vector<part_cursor>, std::vector<shard_actor>>::with<bool>,
+  caf::replies_to<status_atom>::with<learner_status>,
+  caf::reacts_to<tick_atom>>; // internal: progress reports
 
 /// The exporter: (path, binary) -> rows written. Streams the shards'
-/// column slices back in vocabulary order into one vectors file.
+/// column slices back in vocabulary order into one vectors file, which
+/// appears only when complete.
 using exporter_actor = caf::typed_actor<
   caf::replies_to<export_atom, std::string, bool>::with<uint64_t>>;
 
-/// The coordinator of one training job:
-///   run:      -> the job's summary, once vectors are written
-///   progress: a learner's counters since its last report
+/// The coordinator of one training job (see coordinator_actor.hpp for its
+/// phases). Queries and commands:
+///   run:        -> the job's summary, once the vectors are written
+///   status / shards / learners -> job_status / shard_status / learner_status
+///   pause, resume -> true (error if the job is not training / paused)
+///   checkpoint  -> the checkpoint written (error without --checkpoint-dir)
+///   cancel      -> true; the job ends without writing vectors
+///   export:     (path, binary) -> rows written, from the live shards
+///   nearest:    (word, k) -> the k most similar words (cosine)
+///   analogy:    (a, b, c, k) -> words closest to b - a + c
+///   stop:       everything the job placed stops, and so does the coordinator
+/// From its learners and supervisor:
+///   progress:   (learner id, progress)
+///   shard lost: (shard index, node index to restore it on, or no_node)
+///   learner lost: (learner id, why): an empty reason means its process is
+///               gone (its parts go to other learners); otherwise the learner
+///               failed on bad data or a bug, and so does the job
 using coordinator_actor = caf::typed_actor<
   caf::replies_to<run_atom>::with<job_summary>,
+  caf::replies_to<status_atom>::with<job_status>,
+  caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
+  caf::replies_to<learners_atom>::with<std::vector<learner_status>>,
+  caf::replies_to<pause_atom>::with<bool>,
+  caf::replies_to<resume_atom>::with<bool>,
+  caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
+  caf::replies_to<cancel_atom>::with<bool>,
+  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
+  caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
+  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
   caf::reacts_to<progress_atom, uint32_t, learner_progress>,
+  caf::reacts_to<shard_lost_atom, uint32_t, uint32_t>,
+  caf::reacts_to<learner_lost_atom, uint32_t, std::string>,
+  caf::reacts_to<stop_atom>,
   caf::reacts_to<tick_atom>>;
 
 /// A shard as its users see it: its columns and the lanes serving them.
@@ -211,48 +206,88 @@ typename Inspector::result_type inspect(Inspector& f, shard_info& x) {
   return f(caf::meta::type_name("shard_info"), x.index, x.first, x.width, x.lanes);
 }
 
-/// What a node reports about itself.
-struct node_status {
-  std::string name;
-  std::string roles;
-  uint64_t rss_bytes = 0;
-  uint32_t shards = 0;   // shard actors it hosts now
-  uint32_t learners = 0; // learner actors it hosts now
+/// Where to start a new shard from.
+struct shard_spec {
+  uint32_t index = 0;
+  uint32_t count = 0;
+  uint32_t dim = 0;
+  std::string vocabulary; // file
+  uint64_t seed = 0;
+  uint32_t lanes = 1;
+  std::string checkpoint; // slice file to load; empty: initial vectors
+  uint64_t vocab_crc = 0;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, node_status& x) {
-  return f(caf::meta::type_name("node_status"), x.name, x.roles, x.rss_bytes, x.shards, x.learners);
+typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
+  return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes,
+           x.checkpoint, x.vocab_crc);
 }
+
+/// Watches a job's actors and tells its coordinator when one is lost:
+///   watch (shard index, node index, lanes)  -- a shard (again, once restored)
+///   watch (learner id, learner)
+/// A lost shard is reported with the node to restore it on: a surviving
+/// shard node with spare capacity (its config `shards`), else a standby.
+using supervisor_actor = caf::typed_actor<
+  caf::reacts_to<watch_atom, uint32_t, uint32_t, std::vector<shard_actor>>,
+  caf::reacts_to<watch_atom, uint32_t, learner_actor>>;
+
+
+/// The controller: the entry point of a cluster (on the coordinator's node)
+/// or of a local gridvec, for `gridvec submit`, the shell and embedding
+/// applications. One job runs at a time; the last one stays queryable
+/// (nearest, analogy, export) until the next starts.
+///   submit:  (options, listener) -> the summary, once the job is done;
+///            progress lines go to the listener as (line, text)
+///   start:   (options) -> job number; the job runs on
+///   wait:    -> the current job's summary once it is done
+///   status / shards / learners / nodes, pause, resume, checkpoint, cancel,
+///   export, nearest, analogy: as the coordinator's, for the current job
+///   stop:    every node of the cluster stops (the controller's too)
+/// Errors: a second job while one runs; a command that needs a job when
+/// there is none; whatever the coordinator answers.
+using controller_actor = caf::typed_actor<
+  caf::replies_to<submit_atom, train_options, caf::actor>::with<job_summary>,
+  caf::replies_to<start_atom, train_options>::with<uint64_t>,
+  caf::replies_to<wait_atom>::with<job_summary>,
+  caf::replies_to<status_atom>::with<job_status>,
+  caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
+  caf::replies_to<learners_atom>::with<std::vector<learner_status>>,
+  caf::replies_to<nodes_atom>::with<std::vector<node_status>>,
+  caf::replies_to<pause_atom>::with<bool>,
+  caf::replies_to<resume_atom>::with<bool>,
+  caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
+  caf::replies_to<cancel_atom>::with<bool>,
+  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
+  caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
+  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
+  caf::reacts_to<stop_atom>>;
 
 /// A node: hosts roles on request of a job's coordinator. In `gridvec
 /// train` there is one node in the process; in a cluster, one per process.
 ///   newcounter: -> a count worker
 ///   newvocab:   -> a vocabulary actor
-///   newshard:   (index, count, dim, vocabulary file, seed, lanes)
-///               -> the shard's columns and lanes
+///   newshard:   (spec) -> the shard's columns and lanes
 ///   newlearner: (config, vocabulary file, one lane per shard, coordinator)
 ///               -> the learner
 ///   newexport:  (vocabulary file, shards, dim) -> an exporter
 ///   status:     -> name, roles, memory, actors hosted
 ///   link:       (hosts, ports) -> nodes connected; opens direct
 ///               connections to those nodes (learner nodes to shard nodes)
-///   submit:     (job options, listener) -> the job's summary; only on the
-///               coordinator's node of a cluster; progress lines go to the
-///               listener as (line, text). A second job while one runs is
-///               refused.
+///   controller: -> the cluster's controller (coordinator's node only)
 ///   stop:       the node's process ends (after the job, or on request)
-/// Errors: an unreadable vocabulary file -> runtime_error.
+/// Errors: an unreadable vocabulary or checkpoint file -> runtime_error.
 using node_actor = caf::typed_actor<
   caf::replies_to<new_counter_atom>::with<count_worker_actor>,
   caf::replies_to<new_vocab_atom>::with<vocabulary_actor>,
-  caf::replies_to<new_shard_atom, uint32_t, uint32_t, uint32_t, std::string, uint64_t, uint32_t>::with<shard_info>,
+  caf::replies_to<new_shard_atom, shard_spec>::with<shard_info>,
   caf::replies_to<new_learner_atom, learner_config, std::string, std::vector<shard_actor>,
                   coordinator_actor>::with<learner_actor>,
   caf::replies_to<new_export_atom, std::string, std::vector<shard_info>, uint32_t>::with<exporter_actor>,
   caf::replies_to<status_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
-  caf::replies_to<submit_atom, train_options, caf::actor>::with<job_summary>,
+  caf::replies_to<controller_atom>::with<controller_actor>,
   caf::reacts_to<stop_atom>>;
 
 /// caf::error carrying one human-readable line.
@@ -264,4 +299,3 @@ inline caf::error make_job_error(std::string what) {
 std::string error_text(const caf::error& err);
 
 } // namespace gridvec
-

@@ -1,12 +1,14 @@
 #include "actors/shard_actor.hpp"
 
+#include "src/similarity.hpp"
+
 namespace gridvec {
 
 namespace {
 
 struct lane_state {
   uint32_t index = 0;
-  std::shared_ptr<shard_store> store;
+  std::shared_ptr<shard_core> core;
   std::unique_ptr<adjust_scratch> scratch;
   // Decode buffers, reused across calls.
   minibatch batch;
@@ -15,67 +17,129 @@ struct lane_state {
   static inline const char* name = "shard";
 };
 
-shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_state> self,
-                                         uint32_t index, std::shared_ptr<shard_store> store) {
+status check_words(const shard_store& store, const std::vector<uint32_t>& words) {
+  for (uint32_t w : words)
+    if (w >= store.vocab_size())
+      return failure{"word id " + std::to_string(w) + " is outside the vocabulary"};
+  return {};
+}
+
+shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_state> self, uint32_t index,
+                                         std::shared_ptr<shard_core> core) {
   auto& st = self->state;
   st.index = index;
-  st.scratch = std::make_unique<adjust_scratch>(store->slice().width);
-  st.store = std::move(store);
+  st.scratch = std::make_unique<adjust_scratch>(core->store->slice().width);
+  st.core = std::move(core);
   return {
     [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
+      st.core->requests.fetch_add(1, std::memory_order_relaxed);
       if (auto s = decode_dotprod_request(request, st.batch); !s)
         return make_job_error(s.error());
-      if (auto s = st.store->validate(st.batch); !s)
+      if (auto s = st.core->store->validate(st.batch); !s)
         return make_job_error(s.error());
       st.floats.resize(st.batch.dot_count());
-      st.store->dotprod(st.batch, st.floats.data(), st.hidden);
+      st.core->store->dotprod(st.batch, st.floats.data(), st.hidden);
       return encode_dotprod_reply(st.index, st.floats.data(), st.floats.size());
     },
     [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
+      st.core->requests.fetch_add(1, std::memory_order_relaxed);
       if (auto s = decode_adjust_request(request, st.batch, st.floats); !s)
         return make_job_error(s.error());
-      if (auto s = st.store->validate(st.batch); !s)
+      if (auto s = st.core->store->validate(st.batch); !s)
         return make_job_error(s.error());
       if (st.floats.size() != st.batch.dot_count())
-        return make_job_error("adjust request has " + std::to_string(st.floats.size()) +
-                              " weights for " + std::to_string(st.batch.dot_count()) +
-                              " dot products");
-      st.store->adjust(st.batch, st.floats.data(), *st.scratch);
+        return make_job_error("adjust request has " + std::to_string(st.floats.size()) + " weights for " +
+                              std::to_string(st.batch.dot_count()) + " dot products");
+      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch);
       return encode_adjust_reply(st.index, static_cast<uint32_t>(st.batch.pairs()));
     },
     [self](rows_atom, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
-      auto& st = self->state;
-      if (begin > end || end > st.store->vocab_size())
+      auto& store = *self->state.core->store;
+      if (begin > end || end > store.vocab_size())
         return make_job_error("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                               ") are outside the vocabulary");
-      wire_bytes out(size_t{end - begin} * st.store->slice().width * sizeof(float));
-      st.store->read_input_rows(begin, end, reinterpret_cast<float*>(out.data()));
+      wire_bytes out(size_t{end - begin} * store.slice().width * sizeof(float));
+      store.read_input_rows(begin, end, reinterpret_cast<float*>(out.data()));
       return out;
+    },
+    [](sync_atom) { return true; },
+    [self](save_atom, const std::string& path, uint64_t vocab_crc) -> caf::result<file_digest> {
+      auto& core = *self->state.core;
+      if (vocab_crc != core.header.vocab_crc)
+        return make_job_error("shard " + std::to_string(core.header.shard) + " holds another vocabulary");
+      auto digest = write_slice_file(path, core.header, core.store->input_data(), core.store->output_data());
+      if (!digest)
+        return make_job_error(digest.error());
+      return *digest;
+    },
+    [self](load_atom, const std::string& path, uint64_t vocab_crc) -> caf::result<bool> {
+      auto& core = *self->state.core;
+      slice_header expect = core.header;
+      expect.vocab_crc = vocab_crc;
+      if (auto s = read_slice_file(path, expect, core.store->input_data(), core.store->output_data()); !s)
+        return make_job_error(s.error());
+      return true;
+    },
+    [self](reset_atom) {
+      auto& core = *self->state.core;
+      core.store->reset(core.init_seed);
+      return true;
+    },
+    [self](stats_atom) {
+      auto& core = *self->state.core;
+      return shard_counters{core.requests.load(std::memory_order_relaxed), core.store->bytes()};
+    },
+    [self](norms_atom, const std::vector<uint32_t>& words) -> caf::result<wire_bytes> {
+      auto& store = *self->state.core->store;
+      if (auto s = check_words(store, words); !s)
+        return make_job_error(s.error());
+      return float_bytes(partial_norms(store, words));
+    },
+    [self](similar_atom, const std::vector<uint32_t>& words, const wire_bytes& weight_bytes) -> caf::result<wire_bytes> {
+      auto& store = *self->state.core->store;
+      auto weights = floats_of(weight_bytes);
+      if (!weights)
+        return make_job_error(weights.error());
+      if (weights->size() != words.size())
+        return make_job_error("similar: " + std::to_string(words.size()) + " words but " +
+                              std::to_string(weights->size()) + " weights");
+      if (auto s = check_words(store, words); !s)
+        return make_job_error(s.error());
+      return float_bytes(partial_similarity(store, words, *weights));
     },
   };
 }
 
 } // namespace
 
-shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index,
-                             std::shared_ptr<shard_store> store) {
-  return sys.spawn(lane_behavior, index, std::move(store));
+shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core) {
+  return sys.spawn(lane_behavior, index, std::move(core));
 }
 
-shard_info spawn_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim,
-                       const vocabulary& vocab, uint64_t seed,
-                       std::shared_ptr<const alias_sampler> noise, uint32_t lanes) {
-  shard_info h;
-  h.index = index;
-  auto slice = column_slice::of(index, count, dim);
-  h.first = slice.first;
-  h.width = slice.width;
-  auto store = std::make_shared<shard_store>(slice, dim, vocab.size(), seed, std::move(noise));
-  for (uint32_t i = 0; i < lanes; ++i)
-    h.lanes.push_back(spawn_shard_lane(sys, index, store));
-  return h;
+expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
+                                 std::shared_ptr<const alias_sampler> noise) {
+  if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
+    return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " +
+                   std::to_string(spec.count) + " for dimension " + std::to_string(spec.dim)};
+  auto slice = column_slice::of(spec.index, spec.count, spec.dim);
+  auto core = std::make_shared<shard_core>();
+  core->init_seed = spec.seed;
+  core->header = slice_header{spec.index, spec.count, spec.dim, slice.first, slice.width, vocab.size(), spec.vocab_crc};
+  core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise));
+  if (!spec.checkpoint.empty())
+    if (auto s = read_slice_file(spec.checkpoint, core->header, core->store->input_data(),
+                                 core->store->output_data());
+        !s)
+      return failure{s.error()};
+  shard_info info;
+  info.index = spec.index;
+  info.first = slice.first;
+  info.width = slice.width;
+  for (uint32_t i = 0; i < spec.lanes; ++i)
+    info.lanes.push_back(spawn_shard_lane(sys, spec.index, core));
+  return info;
 }
 
 } // namespace gridvec

@@ -1,7 +1,7 @@
 #include "actors/train_job.hpp"
 
-#include "actors/coordinator_actor.hpp"
 #include "actors/node_actor.hpp"
+#include "actors/protocol.hpp"
 
 namespace gridvec {
 
@@ -12,19 +12,30 @@ std::string error_text(const caf::error& err) {
   return to_string(err);
 }
 
+node_actor spawn_local_gridvec(caf::actor_system& sys) {
+  node_setup setup;
+  setup.name = "local";
+  setup.roles = "coordinator vocabulary shard learner exporter";
+  setup.address = "in-process";
+  setup.controller = true;
+  return spawn_node(sys, std::move(setup));
+}
+
 expected<job_summary> run_train_job(caf::actor_system& sys, const train_options& options) {
   // One node in this process hosts every role: the same placement as a
   // cluster, without the network.
-  auto node = spawn_node(sys, "local", "coordinator vocabulary shard learner exporter");
-  job_node local{"local", node, true, true, true, options.threads};
-  auto coordinator = spawn_coordinator(sys, options, {local});
+  auto node = spawn_local_gridvec(sys);
   caf::scoped_actor self{sys};
   std::optional<expected<job_summary>> result;
-  self->request(coordinator, caf::infinite, run_atom::value)
-    .receive([&](const job_summary& s) { result.emplace(s); },
-             [&](caf::error& err) { result.emplace(failure{error_text(err)}); });
-  self->send_exit(coordinator, caf::exit_reason::user_shutdown);
-  self->send_exit(node, caf::exit_reason::user_shutdown);
+  self->request(node, caf::infinite, controller_atom::value)
+    .receive(
+      [&](const controller_actor& controller) {
+        self->request(controller, caf::infinite, submit_atom::value, options, caf::actor{})
+          .receive([&](const job_summary& s) { result.emplace(s); },
+                   [&](caf::error& err) { result.emplace(failure{error_text(err)}); });
+      },
+      [&](caf::error& err) { result.emplace(failure{error_text(err)}); });
+  self->send(node, stop_atom::value);
   return std::move(*result);
 }
 

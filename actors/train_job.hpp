@@ -1,16 +1,23 @@
 #pragma once
-// Running one training job inside an actor system: the entry point of
-// `gridvec train`, and of applications that embed gridvec.
+// Running gridvec inside one actor system: the entry point of `gridvec
+// train`, and of applications that embed gridvec (include/gridvec/gridvec.hpp).
 #include <caf/actor_system.hpp>
 
+#include "actors/protocol.hpp"
 #include "src/expected.hpp"
 #include "src/options.hpp"
 #include "src/report.hpp"
 
 namespace gridvec {
 
-/// Spawns a coordinator for `options`, waits until the vectors are written
-/// (or the job fails) and returns the job's summary or one error line.
+/// A node hosting every role and a controller, in this actor system: ask it
+/// for its controller (controller_atom) and submit jobs there. Send it
+/// stop_atom when done; it stops the controller and the last job with it.
+node_actor spawn_local_gridvec(caf::actor_system& sys);
+
+/// Runs one job on a local gridvec and waits until the vectors are written
+/// (or the job fails): the job's summary or one error line. Blocks; do not
+/// call it from inside an actor.
 expected<job_summary> run_train_job(caf::actor_system& sys, const train_options& options);
 
 } // namespace gridvec

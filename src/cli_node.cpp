@@ -85,10 +85,13 @@ int cli_node(const std::vector<std::string>& args) {
   caf::actor_system_config cfg;
   configure_cluster_system(cfg, *cluster);
   caf::actor_system sys{cfg};
-  std::optional<cluster_config> coordinates;
-  if (spec->has(node_role::coordinator))
-    coordinates = *cluster;
-  auto node = spawn_node(sys, name, roles_text(*spec), coordinates);
+  node_setup setup;
+  setup.name = name;
+  setup.roles = roles_text(*spec);
+  setup.address = spec->host + ":" + std::to_string(spec->port);
+  setup.controller = spec->has(node_role::coordinator);
+  setup.cluster = *cluster;
+  auto node = spawn_node(sys, std::move(setup));
   auto port = sys.middleman().publish(node, spec->port, spec->host.c_str(), true);
   if (!port) {
     std::fprintf(stderr, "gridvec node: node %s cannot listen on %s:%u: %s\n", name.c_str(),

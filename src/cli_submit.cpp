@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "actors/cluster_job.hpp"
+#include "actors/connect.hpp"
 #include "actors/message_types.hpp"
 #include "src/atomic_file.hpp"
 #include "src/cli.hpp"
@@ -42,9 +42,15 @@ caf::behavior submit_client(caf::event_based_actor* self, node_spec coordinator,
                     }
                     auto node = caf::actor_cast<node_actor>(std::move(*ptr));
                     self->monitor(node);
-                    self->request(node, caf::infinite, submit_atom::value, opt, caf::actor_cast<caf::actor>(self))
-                      .then([done](job_summary& s) { done(std::move(s)); },
-                            [done](caf::error& err) { done(failure{error_text(err)}); });
+                    self->request(node, std::chrono::seconds(30), controller_atom::value)
+                      .then(
+                        [self, opt, done](const controller_actor& controller) {
+                          self->request(controller, caf::infinite, submit_atom::value, opt,
+                                        caf::actor_cast<caf::actor>(self))
+                            .then([done](job_summary& s) { done(std::move(s)); },
+                                  [done](caf::error& err) { done(failure{error_text(err)}); });
+                        },
+                        [done](caf::error& err) { done(failure{error_text(err)}); });
                   });
   self->set_down_handler([done](const caf::down_msg&) {
     done(failure{"the coordinator's node went down before the job finished"});
@@ -71,9 +77,11 @@ int cli_submit(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
       std::puts("usage: gridvec submit --config CLUSTER.conf [--keep-running] -train CORPUS -output VECTORS [train options]\n"
+                "       gridvec submit --config CLUSTER.conf [--keep-running] --resume CHECKPOINT_DIR [-output FILE]\n"
                 "Runs a training job on the cluster; the training options are those of\n"
-                "`gridvec train --help` (-threads is ignored: the config places the learners).\n"
-                "The cluster's nodes stop when the job ends, unless --keep-running.");
+                "`gridvec train --help` (-threads is ignored: the config places the learners;\n"
+                "--shards defaults to the config's total). --resume continues a job from its\n"
+                "checkpoints. The cluster's nodes stop when the job ends, unless --keep-running.");
       return 0;
     }
     if ((args[i] == "--config" || args[i] == "-config") && i + 1 < args.size())
@@ -102,6 +110,8 @@ int cli_submit(const std::vector<std::string>& args) {
   opt->train = absolute(opt->train);
   opt->output = absolute(opt->output);
   opt->work_dir = absolute(opt->work_dir);
+  opt->checkpoint_dir = absolute(opt->checkpoint_dir);
+  opt->resume = absolute(opt->resume);
   std::string report = absolute(opt->report);
   opt->report.clear(); // written here, from the summary
   opt->stop_cluster = !keep_running;

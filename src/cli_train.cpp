@@ -48,10 +48,11 @@ int cli_train(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec train: %s\n", opt.error().c_str());
     return 2;
   }
-  if (auto s = check_writable(opt->output, "-output"); !s) {
-    std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
-    return 1;
-  }
+  if (!opt->output.empty())
+    if (auto s = check_writable(opt->output, "-output"); !s) {
+      std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
+      return 1;
+    }
   if (!opt->report.empty())
     if (auto s = check_writable(opt->report, "--report"); !s) {
       std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
@@ -69,9 +70,9 @@ int cli_train(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec train: %s\n", result.error().c_str());
     return 1;
   }
-  spdlog::info("done in {:.1f} s: {:.0f} words/s, {} vectors of {} written to {}, peak RSS {} MB",
-               result->seconds, result->words_per_second(), result->vocab_size, opt->size,
-               opt->output, result->peak_rss_bytes >> 20);
+  spdlog::info("done in {:.1f} s: {:.0f} words/s, {} vectors of {} written, peak RSS {} MB",
+               result->seconds, result->words_per_second(), result->vocab_size, result->dim,
+               result->peak_rss_bytes >> 20);
   return 0;
 }
 

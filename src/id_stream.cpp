@@ -86,7 +86,7 @@ expected<id_reader> id_reader::open(const std::string& path) {
 }
 
 id_reader::id_reader(id_reader&& o) noexcept
-  : file_(o.file_), buf_(std::move(o.buf_)), pos_(o.pos_), len_(o.len_) {
+  : file_(o.file_), buf_(std::move(o.buf_)), base_(o.base_), pos_(o.pos_), len_(o.len_) {
   o.file_ = nullptr;
 }
 
@@ -96,6 +96,7 @@ id_reader::~id_reader() {
 }
 
 bool id_reader::refill() {
+  base_ += len_ * sizeof(uint32_t);
   len_ = std::fread(buf_.data(), sizeof(uint32_t), buf_.size(), file_);
   pos_ = 0;
   return len_ > 0;
@@ -118,7 +119,23 @@ bool id_reader::next_sentence(std::vector<uint32_t>& out) {
 
 void id_reader::rewind() {
   std::fseek(file_, sizeof magic, SEEK_SET);
+  base_ = first_offset;
   pos_ = len_ = 0;
+}
+
+status id_reader::seek(uint64_t offset) {
+  if (offset < first_offset || (offset - first_offset) % sizeof(uint32_t) != 0)
+    return failure{"position " + std::to_string(offset) + " is not a word boundary of the preprocessed corpus"};
+  if (std::fseek(file_, 0, SEEK_END) != 0)
+    return failure{"cannot seek in the preprocessed corpus"};
+  const long size = std::ftell(file_);
+  if (size < 0 || offset > static_cast<uint64_t>(size))
+    return failure{"position " + std::to_string(offset) + " is past the end of the preprocessed corpus"};
+  if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0)
+    return failure{"cannot seek in the preprocessed corpus"};
+  base_ = offset;
+  pos_ = len_ = 0;
+  return {};
 }
 
 } // namespace gridvec

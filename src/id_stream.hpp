@@ -56,6 +56,14 @@ public:
   bool next_sentence(std::vector<uint32_t>& out);
   /// Back to the first sentence (next epoch).
   void rewind();
+  /// Byte offset of the next sentence to be read: a position that seek()
+  /// returns to, e.g. from a checkpoint. Valid between sentences.
+  uint64_t tell() const { return base_ + pos_ * sizeof(uint32_t); }
+  /// Continues reading at `offset`, a value tell() returned; fails if it is
+  /// not inside the file's id area.
+  status seek(uint64_t offset);
+  /// Offset of the first sentence (that of a rewound reader).
+  static constexpr uint64_t first_offset = 8;
 
 private:
   explicit id_reader(std::FILE* f) : file_(f) {}
@@ -63,6 +71,7 @@ private:
 
   std::FILE* file_ = nullptr;
   std::vector<uint32_t> buf_;
+  uint64_t base_ = first_offset; // file offset of buf_[0]
   size_t pos_ = 0;
   size_t len_ = 0;
 };

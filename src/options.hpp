@@ -28,14 +28,19 @@ struct train_options {
   bool cbow = false;
   uint64_t max_vocab = 0;     // 0: no limit
   // gridvec's own
-  uint32_t shards = 1;
+  uint32_t shards = 0;        // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 32;    // input words per minibatch
   uint32_t in_flight = 4;     // minibatches in flight per learner
   uint64_t seed = 1;
   std::string report;         // JSON summary path
   std::string work_dir;       // preprocessed corpus; default: a temp dir
   double log_every = 0;       // seconds between progress lines; 0: auto
+  std::string checkpoint_dir; // where checkpoints go; empty: none
+  double checkpoint_seconds = 0; // checkpoint interval in time; 0: none
+  uint64_t checkpoint_words = 0; // ... or in words read; 0: none
+  // Not training options proper: how this job is run.
   bool stop_cluster = false;  // gridvec submit: stop every node once the job is done
+  std::string resume;         // continue from the checkpoint directory instead of starting
 
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
 };
@@ -44,6 +49,11 @@ struct train_options {
 /// line on an unknown option, a missing or malformed value, or a value out
 /// of range.
 expected<train_options> parse_train_options(const std::vector<std::string>& args);
+
+/// Every option as "-name" "value" pairs: parse_train_options(to_args(o))
+/// gives back o (checkpoint manifests store a job's options this way).
+/// stop_cluster and resume are not included: they are not part of a job.
+std::vector<std::string> to_args(const train_options& o);
 
 /// The --help text: every option with its default and description.
 std::string train_help();

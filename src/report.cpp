@@ -1,6 +1,7 @@
 #include "src/report.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -39,6 +40,9 @@ std::string to_json(const job_summary& s) {
   field("learners", "%u", s.learners);
   field("peak_rss_bytes", "%llu", static_cast<unsigned long long>(s.peak_rss_bytes));
   field("final_loss", "%.6f", s.final_loss);
+  field("checkpoints", "%u", s.checkpoints);
+  field("recoveries", "%u", s.recoveries);
+  field("redone_words", "%llu", static_cast<unsigned long long>(s.redone_words));
   out += "  \"messages\": {\n";
   for (size_t i = 0; i < s.wire.messages.size(); ++i) {
     const double trained = s.trained_words > 0 ? static_cast<double>(s.trained_words) : 1.0;
@@ -88,6 +92,21 @@ uint64_t peak_rss_bytes() {
   struct rusage ru {};
   ::getrusage(RUSAGE_SELF, &ru);
   return static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+}
+
+} // namespace gridvec
+
+namespace gridvec {
+
+uint64_t current_rss_bytes() {
+  // /proc/self/statm: size resident shared ... in pages.
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f)
+    return 0;
+  unsigned long long size = 0, resident = 0;
+  int n = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return n == 2 ? resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
 } // namespace gridvec

@@ -53,6 +53,9 @@ struct job_summary {
   uint32_t iterations = 0;
   traffic wire;
   std::vector<node_traffic> nodes; // cluster jobs only
+  uint32_t recoveries = 0;      // shards restored from a checkpoint
+  uint64_t redone_words = 0;    // words trained again after rollbacks
+  uint32_t checkpoints = 0;     // checkpoints written
 
   /// Corpus words per second over the whole run, as peers count them:
   /// raw_words * iterations / seconds.
@@ -66,5 +69,7 @@ status write_report(const std::string& path, const job_summary& s);
 
 /// Peak resident set size of this process so far.
 uint64_t peak_rss_bytes();
+/// Resident set size of this process now.
+uint64_t current_rss_bytes();
 
 } // namespace gridvec

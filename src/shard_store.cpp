@@ -16,15 +16,20 @@ shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size,
   : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
     u_(new float[size_t{vocab_size} * slice.width]),
     v_(new float[size_t{vocab_size} * slice.width]()) {
-  const float scale = 1.0f / static_cast<float>(dim);
-  for (uint32_t w = 0; w < vocab_size; ++w) {
+  reset(init_seed);
+}
+
+void shard_store::reset(uint64_t init_seed) {
+  const float scale = 1.0f / static_cast<float>(dim_);
+  for (uint32_t w = 0; w < vocab_size_; ++w) {
     float* row = input_row(w);
-    for (uint32_t j = 0; j < slice.width; ++j) {
-      uint64_t h = mix64(init_seed, uint64_t{w} * dim + slice.first + j);
+    for (uint32_t j = 0; j < slice_.width; ++j) {
+      uint64_t h = mix64(init_seed, uint64_t{w} * dim_ + slice_.first + j);
       float uniform = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
       row[j] = (uniform - 0.5f) * scale;
     }
   }
+  std::fill(v_.get(), v_.get() + size_t{vocab_size_} * slice_.width, 0.0f);
 }
 
 status shard_store::validate(const minibatch& mb) const {

@@ -60,6 +60,16 @@ public:
   /// Applies weights (one per dot product, layout of dotprod).
   void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch);
 
+  /// Back to the initial vectors of `init_seed`, as the constructor makes
+  /// them (a rollback to the start of a run that has no checkpoint).
+  void reset(uint64_t init_seed);
+
+  /// The whole slices, vocab_size x width floats each (checkpoints).
+  float* input_data() { return u_.get(); }
+  float* output_data() { return v_.get(); }
+  const float* input_data() const { return u_.get(); }
+  const float* output_data() const { return v_.get(); }
+
   /// Copies the slice of input vectors of words [begin, end), row-major.
   void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
 

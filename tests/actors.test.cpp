@@ -58,6 +58,19 @@ void write_topic_corpus(const fs::path& file, int lines) {
   }
 }
 
+shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
+                      uint64_t seed, std::shared_ptr<const alias_sampler> noise, uint32_t lanes) {
+  shard_spec spec;
+  spec.index = index;
+  spec.count = count;
+  spec.dim = dim;
+  spec.seed = seed;
+  spec.lanes = lanes;
+  auto info = spawn_shard(sys, spec, vocab, std::move(noise));
+  REQUIRE(info);
+  return *info;
+}
+
 template <class T>
 T request_value(caf::scoped_actor& self, const shard_actor& a, T /*tag*/, caf::message msg,
                 std::string* error = nullptr) {
@@ -79,7 +92,7 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
-  auto handle = spawn_shard(sys, 0, 2, 10, vocab, 5, noise, 2);
+  auto handle = make_shard(sys, 0, 2, 10, vocab, 5, noise, 2);
   REQUIRE(handle.lanes.size() == 2);
   REQUIRE(handle.width == 5);
 
@@ -107,7 +120,7 @@ TEST_CASE("shard lanes turn bad messages into error replies", "[actors]") {
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
-  auto handle = spawn_shard(sys, 0, 1, 4, vocab, 5, noise, 1);
+  auto handle = make_shard(sys, 0, 1, 4, vocab, 5, noise, 1);
   auto lane = handle.lanes[0];
 
   std::string error;

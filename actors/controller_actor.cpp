@@ -1,0 +1,352 @@
+#include "actors/controller_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "actors/connect.hpp"
+#include "actors/coordinator_actor.hpp"
+
+namespace gridvec {
+
+namespace {
+
+constexpr auto query_timeout = std::chrono::seconds(60);
+constexpr auto command_timeout = std::chrono::seconds(3600);
+
+struct controller_state {
+  controller_setup setup;
+  std::vector<node_actor> handles; // by config node index; null: not connected
+  std::vector<bool> node_down;     // seen going away
+
+  uint64_t jobs = 0;
+  coordinator_actor job;           // the current or last job
+  bool running = false;
+  train_options job_options;
+  std::optional<expected<job_summary>> outcome; // of the last job, once over
+  std::vector<caf::typed_response_promise<job_summary>> waiters;
+  static inline const char* name = "controller";
+};
+
+using controller_ptr = controller_actor::stateful_pointer<controller_state>;
+
+std::string roles_text(const node_spec& spec) {
+  std::string out;
+  for (auto r : spec.roles)
+    out += (out.empty() ? "" : " ") + to_string(r);
+  return out;
+}
+
+void stop_cluster(controller_ptr self) {
+  auto& st = self->state;
+  if (st.job)
+    self->send(st.job, stop_atom::value);
+  // Other nodes first: this node's stop ends the process that sends.
+  if (st.setup.cluster)
+    for (size_t i = 0; i < st.handles.size(); ++i)
+      if (st.setup.cluster->nodes[i].name != st.setup.self_name && st.handles[i])
+        self->send(st.handles[i], stop_atom::value);
+  if (st.setup.local_node)
+    self->send(st.setup.local_node, stop_atom::value);
+  self->quit();
+}
+
+void job_over(controller_ptr self, uint64_t job, expected<job_summary> result) {
+  auto& st = self->state;
+  if (job != st.jobs)
+    return;
+  st.running = false;
+  st.outcome.emplace(result);
+  for (auto& rp : st.waiters) {
+    if (result)
+      rp.deliver(*result);
+    else
+      rp.deliver(make_job_error(result.error()));
+  }
+  st.waiters.clear();
+  if (st.job_options.stop_cluster)
+    stop_cluster(self);
+}
+
+std::vector<job_node> job_nodes(controller_state& st, const train_options& opt) {
+  std::vector<job_node> nodes;
+  if (!st.setup.cluster) {
+    job_node local{st.setup.self_name, st.setup.local_node, true, true, opt.shards, opt.threads, false};
+    nodes.push_back(local);
+    return nodes;
+  }
+  for (size_t i = 0; i < st.setup.cluster->nodes.size(); ++i) {
+    const auto& spec = st.setup.cluster->nodes[i];
+    job_node n;
+    n.name = spec.name;
+    n.handle = st.handles[i];
+    n.vocabulary = spec.has(node_role::vocabulary);
+    n.exporter = spec.has(node_role::exporter);
+    n.shard_capacity = spec.has(node_role::shard) ? spec.shards : 0;
+    n.learners = spec.has(node_role::learner) && !spec.standby ? spec.learners : 0;
+    n.standby = spec.standby;
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
+  auto& st = self->state;
+  progress_sink sink;
+  if (listener)
+    sink = [listener](const std::string& line) { caf::anon_send(listener, line_atom::value, line); };
+  const bool keep = !st.job_options.stop_cluster && st.setup.cluster.has_value();
+  st.job = spawn_coordinator(self->system(), job, st.job_options, job_nodes(st, st.job_options), sink, keep);
+  self->request(st.job, caf::infinite, run_atom::value)
+    .then([self, job](job_summary& s) { job_over(self, job, std::move(s)); },
+          [self, job](caf::error& err) { job_over(self, job, failure{error_text(err)}); });
+}
+
+// Learner nodes connect to every shard node themselves, so that minibatch
+// traffic goes straight from learner to shard, never through a third node.
+void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor listener) {
+  auto& st = self->state;
+  const auto& cluster = *st.setup.cluster;
+  std::vector<std::string> hosts;
+  std::vector<uint16_t> ports;
+  for (const auto& spec : cluster.nodes)
+    if (spec.has(node_role::shard)) {
+      hosts.push_back(spec.host);
+      ports.push_back(spec.port);
+    }
+  auto pending = std::make_shared<size_t>(1);
+  auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms * (hosts.size() + 1));
+  for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+    if (!cluster.nodes[i].has(node_role::learner))
+      continue;
+    ++*pending;
+    auto name = cluster.nodes[i].name;
+    self->request(st.handles[i], timeout, link_atom::value, hosts, ports)
+      .then(
+        [self, pending, job, listener](uint32_t) {
+          if (--*pending == 0)
+            run_job(self, job, listener);
+        },
+        [self, job, name](caf::error& err) {
+          job_over(self, job, failure{"node " + name + " cannot connect to the shard nodes: " + error_text(err)});
+        });
+  }
+  if (--*pending == 0)
+    run_job(self, job, listener);
+}
+
+// Connects to every node of the config that is not connected yet (each
+// within the config's connect timeout) and calls then(error or "").
+void connect_all(controller_ptr self, std::function<void(std::string)> then) {
+  auto& st = self->state;
+  const auto& cluster = *st.setup.cluster;
+  st.handles.resize(cluster.nodes.size());
+  st.node_down.resize(cluster.nodes.size(), false);
+  auto pending = std::make_shared<size_t>(1);
+  auto first_error = std::make_shared<std::string>();
+  auto one_done = [pending, first_error, then] {
+    if (--*pending == 0)
+      then(*first_error);
+  };
+  for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+    const auto& spec = cluster.nodes[i];
+    if (spec.name == st.setup.self_name) {
+      st.handles[i] = st.setup.local_node;
+      continue;
+    }
+    if (st.handles[i] && !st.node_down[i])
+      continue;
+    ++*pending;
+    auto name = spec.name;
+    connect_to_node(self, spec.host, spec.port, std::chrono::milliseconds(cluster.connect_timeout_ms),
+                    [self, i, name, first_error, one_done](expected<caf::strong_actor_ptr> ptr) {
+                      auto& st = self->state;
+                      if (!ptr) {
+                        if (first_error->empty())
+                          *first_error = "node " + name + " is not reachable: " + ptr.error();
+                        st.handles[i] = nullptr;
+                      } else {
+                        st.handles[i] = caf::actor_cast<node_actor>(std::move(*ptr));
+                        st.node_down[i] = false;
+                        self->monitor(st.handles[i]);
+                      }
+                      one_done();
+                    });
+  }
+  one_done();
+}
+
+caf::error check_can_start(const controller_state& st) {
+  if (st.running)
+    return make_job_error("job " + std::to_string(st.jobs) +
+                          " is still running on this cluster; wait for it or cancel it");
+  return {};
+}
+
+uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor listener) {
+  auto& st = self->state;
+  if (st.job)
+    self->send(st.job, stop_atom::value); // the previous job's shards go now
+  st.job = nullptr;
+  const uint64_t job = ++st.jobs;
+  st.running = true;
+  st.outcome.reset();
+  st.job_options = opt;
+  if (opt.shards == 0) // the default: as many as the cluster config lists
+    st.job_options.shards = st.setup.cluster ? st.setup.cluster->total_shards() : 1;
+  if (st.job_options.shards > st.job_options.size)
+    st.job_options.shards = st.job_options.size;
+  if (!st.setup.cluster) {
+    run_job(self, job, listener);
+    return job;
+  }
+  connect_all(self, [self, job, listener](std::string error) {
+    if (!error.empty()) {
+      job_over(self, job, failure{error});
+      return;
+    }
+    link_learners_to_shards(self, job, listener);
+  });
+  return job;
+}
+
+// Forwards a query or command to the current job, or says there is none.
+template <class Reply, class... Ts>
+caf::result<Reply> forward(controller_ptr self, Ts... xs) {
+  auto& st = self->state;
+  if (!st.job)
+    return make_job_error("no job has been run yet (start one with `train` or `submit`)");
+  auto rp = self->template make_response_promise<Reply>();
+  self->request(st.job, command_timeout, xs...).then([rp](Reply& r) mutable { rp.deliver(std::move(r)); },
+                                                     [rp](caf::error& err) mutable { rp.deliver(err); });
+  return rp;
+}
+
+controller_actor::behavior_type controller_behavior(controller_ptr self, controller_setup setup) {
+  self->state.setup = std::move(setup);
+  // Stopping this node stops the job it coordinates (not the other nodes).
+  self->set_exit_handler([self](const caf::exit_msg& em) {
+    if (self->state.job)
+      self->send(self->state.job, stop_atom::value);
+    self->quit(em.reason);
+  });
+  self->set_down_handler([self](const caf::down_msg& dm) {
+    auto& st = self->state;
+    for (size_t i = 0; i < st.handles.size(); ++i)
+      if (st.handles[i] && dm.source == st.handles[i].address())
+        st.node_down[i] = true;
+  });
+  return {
+    [self](submit_atom, const train_options& opt, const caf::actor& listener) -> caf::result<job_summary> {
+      auto& st = self->state;
+      if (auto err = check_can_start(st))
+        return err;
+      auto rp = self->make_response_promise<job_summary>();
+      st.waiters.push_back(rp);
+      begin_job(self, opt, listener);
+      return rp;
+    },
+    [self](start_atom, const train_options& opt) -> caf::result<uint64_t> {
+      auto& st = self->state;
+      if (auto err = check_can_start(st))
+        return err;
+      return begin_job(self, opt, nullptr);
+    },
+    [self](wait_atom) -> caf::result<job_summary> {
+      auto& st = self->state;
+      if (st.running) {
+        auto rp = self->make_response_promise<job_summary>();
+        st.waiters.push_back(rp);
+        return rp;
+      }
+      if (!st.outcome)
+        return make_job_error("no job has been run yet");
+      if (!*st.outcome)
+        return make_job_error(st.outcome->error());
+      return **st.outcome;
+    },
+    [self](status_atom) -> caf::result<job_status> {
+      auto& st = self->state;
+      if (!st.job) {
+        job_status s;
+        s.job = st.jobs;
+        s.phase = st.running ? "connecting" : "idle";
+        if (st.outcome && !*st.outcome) {
+          s.phase = "failed";
+          s.message = st.outcome->error();
+        }
+        return s;
+      }
+      return forward<job_status>(self, status_atom::value);
+    },
+    [self](shards_atom) { return forward<std::vector<shard_status>>(self, shards_atom::value); },
+    [self](learners_atom) { return forward<std::vector<learner_status>>(self, learners_atom::value); },
+    [self](nodes_atom) -> caf::result<std::vector<node_status>> {
+      auto& st = self->state;
+      auto rp = self->make_response_promise<std::vector<node_status>>();
+      if (!st.setup.cluster) {
+        self->request(st.setup.local_node, query_timeout, status_atom::value)
+          .then([rp](node_status s) mutable { rp.deliver(std::vector<node_status>{s}); },
+                [rp](caf::error& err) mutable { rp.deliver(err); });
+        return rp;
+      }
+      connect_all(self, [self, rp](std::string) mutable {
+        auto& st = self->state;
+        const auto& cluster = *st.setup.cluster;
+        auto out = std::make_shared<std::vector<node_status>>(cluster.nodes.size());
+        auto pending = std::make_shared<size_t>(cluster.nodes.size());
+        for (size_t i = 0; i < cluster.nodes.size(); ++i) {
+          const auto& spec = cluster.nodes[i];
+          auto& row = (*out)[i];
+          row.name = spec.name;
+          row.address = spec.host + ":" + std::to_string(spec.port);
+          row.roles = roles_text(spec) + (spec.standby ? " (standby)" : "");
+          row.up = false;
+          auto one_done = [rp, out, pending]() mutable {
+            if (--*pending == 0)
+              rp.deliver(*out);
+          };
+          if (!st.handles[i] || st.node_down[i]) {
+            one_done();
+            continue;
+          }
+          self->request(st.handles[i], std::chrono::seconds(5), status_atom::value)
+            .then(
+              [out, i, one_done](const node_status& s) mutable {
+                auto& row = (*out)[i];
+                row.up = true;
+                row.rss_bytes = s.rss_bytes;
+                row.shards = s.shards;
+                row.learners = s.learners;
+                one_done();
+              },
+              [one_done](caf::error&) mutable { one_done(); });
+        }
+      });
+      return rp;
+    },
+    [self](pause_atom) { return forward<bool>(self, pause_atom::value); },
+    [self](resume_atom) { return forward<bool>(self, resume_atom::value); },
+    [self](checkpoint_atom) { return forward<checkpoint_info>(self, checkpoint_atom::value); },
+    [self](cancel_atom) { return forward<bool>(self, cancel_atom::value); },
+    [self](export_atom, const std::string& path, bool binary) {
+      return forward<uint64_t>(self, export_atom::value, path, binary);
+    },
+    [self](nearest_atom, const std::string& word, uint32_t k) {
+      return forward<std::vector<neighbour>>(self, nearest_atom::value, word, k);
+    },
+    [self](analogy_atom, const std::string& a, const std::string& b, const std::string& c, uint32_t k) {
+      return forward<std::vector<neighbour>>(self, analogy_atom::value, a, b, c, k);
+    },
+    [self](stop_atom) {
+      spdlog::info("controller: stopping the cluster");
+      stop_cluster(self);
+    },
+  };
+}
+
+} // namespace
+
+controller_actor spawn_controller(caf::actor_system& sys, controller_setup setup) {
+  return sys.spawn(controller_behavior, std::move(setup));
+}
+
+} // namespace gridvec

@@ -1,0 +1,245 @@
+#pragma once
+// The data that gridvec's actors exchange besides the Cap'n Proto training
+// traffic: what a job reports about itself, its shards, learners and nodes,
+// and where its learners stand in the corpus. Each type has an inspect()
+// overload so that it can cross the network (registered in
+// message_types.cpp under the same name on every node).
+#include <caf/all.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/checkpoint.hpp"
+#include "src/options.hpp"
+#include "src/part_cursor.hpp"
+#include "src/report.hpp"
+#include "src/vocabulary.hpp"
+
+namespace gridvec {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, count_table& x) {
+  return f(caf::meta::type_name("count_table"), x.words, x.counts, x.total);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, train_options& x) {
+  return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative,
+           x.sample, x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab,
+           x.shards, x.minibatch, x.in_flight, x.seed, x.report, x.work_dir, x.log_every,
+           x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.stop_cluster, x.resume);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, part_cursor& x) {
+  return f(caf::meta::type_name("part_cursor"), x.part, x.ids_path, x.words, x.epoch, x.offset, x.processed);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, file_digest& x) {
+  return f(caf::meta::type_name("file_digest"), x.bytes, x.crc);
+}
+
+/// The vocabulary a job trains on, as every node can find it: a file on
+/// the shared file system (vocabulary::save format) and its figures.
+struct vocabulary_info {
+  std::string path;
+  uint64_t size = 0;
+  uint64_t train_words = 0;    // occurrences of vocabulary words
+  uint64_t raw_words = 0;      // all tokens of the corpus
+  uint64_t distinct_words = 0; // before min-count
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
+  return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words,
+           x.distinct_words);
+}
+
+/// How a learner trains (the job's options that concern it).
+struct learner_config {
+  uint32_t id = 0;
+  uint32_t window = 5;
+  uint32_t negatives = 5;
+  uint32_t minibatch_words = 32;
+  uint32_t in_flight = 4;
+  uint32_t iterations = 5;
+  bool cbow = false;
+  float start_alpha = 0.025f;
+  double sample = 1e-3;
+  uint64_t seed = 1;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
+  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words,
+           x.in_flight, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed);
+}
+
+/// What a learner reports to its coordinator a few times a second: counters
+/// since its previous report, and where it stands in each part it holds.
+struct learner_progress {
+  uint64_t trained_words = 0; // input words after subsampling
+  uint64_t pairs = 0;
+  double loss_sum = 0;
+  uint64_t loss_pairs = 0;
+  float alpha = 0;            // current learning rate
+  traffic wire;
+  // Not deltas:
+  uint64_t generation = 0;           // reports of an older generation are stale
+  std::vector<part_cursor> cursors;  // safe restart points of its parts
+  bool idle = false;                 // no work left and nothing in flight
+  uint32_t in_flight = 0;
+
+  void merge_counters(const learner_progress& o) {
+    trained_words += o.trained_words;
+    pairs += o.pairs;
+    loss_sum += o.loss_sum;
+    loss_pairs += o.loss_pairs;
+    wire.merge(o.wire);
+  }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, traffic& x) {
+  auto& m = x.messages;
+  auto& b = x.bytes;
+  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], b[0], b[1], b[2], b[3]);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, learner_progress& x) {
+  return f(caf::meta::type_name("learner_progress"), x.trained_words, x.pairs, x.loss_sum, x.loss_pairs,
+           x.alpha, x.wire, x.generation, x.cursors, x.idle, x.in_flight);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_traffic& x) {
+  return f(caf::meta::type_name("node_traffic"), x.node, x.sent, x.received);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
+  return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words,
+           x.pairs, x.seconds, x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss,
+           x.shards, x.learners, x.dim, x.iterations, x.wire, x.nodes, x.recoveries, x.redone_words,
+           x.checkpoints);
+}
+
+/// A job as `status` shows it.
+struct job_status {
+  uint64_t job = 0;          // 0: no job yet
+  std::string phase;         // idle, counting, ..., training, paused, recovering, exporting, done, failed, cancelled
+  std::string message;       // the last thing that happened, in words
+  uint32_t epoch = 0;        // 1-based, of `iterations`
+  uint32_t iterations = 0;
+  double progress = 0;       // 0..1 of the training phase
+  double words_per_second = 0;
+  double eta_seconds = 0;
+  float alpha = 0;
+  double loss = 0;
+  double bytes_per_word = 0; // training traffic, both directions, per trained word
+  uint64_t processed_words = 0;
+  uint64_t total_words = 0;
+  uint32_t shards = 0;
+  uint32_t learners = 0;
+  uint64_t vocab_size = 0;
+  uint64_t last_checkpoint = 0; // sequence, 0: none
+  uint32_t recoveries = 0;
+  double seconds = 0;        // since the job started
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_status& x) {
+  return f(caf::meta::type_name("job_status"), x.job, x.phase, x.message, x.epoch, x.iterations, x.progress,
+           x.words_per_second, x.eta_seconds, x.alpha, x.loss, x.bytes_per_word, x.processed_words,
+           x.total_words, x.shards, x.learners, x.vocab_size, x.last_checkpoint, x.recoveries, x.seconds);
+}
+
+/// One shard as `shards` shows it.
+struct shard_status {
+  uint32_t index = 0;
+  std::string node;
+  uint32_t first = 0;  // first column
+  uint32_t width = 0;  // columns
+  uint64_t bytes = 0;  // memory of its slices
+  uint64_t requests = 0;           // dotprod + adjust served so far
+  double requests_per_second = 0;  // since the previous `shards`
+  bool alive = true;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, shard_status& x) {
+  return f(caf::meta::type_name("shard_status"), x.index, x.node, x.first, x.width, x.bytes, x.requests,
+           x.requests_per_second, x.alive);
+}
+
+/// Counters a shard lane keeps.
+struct shard_counters {
+  uint64_t requests = 0;
+  uint64_t bytes = 0; // memory of the slices
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, shard_counters& x) {
+  return f(caf::meta::type_name("shard_counters"), x.requests, x.bytes);
+}
+
+/// One learner as `learners` shows it.
+struct learner_status {
+  uint32_t id = 0;
+  std::string node;
+  std::string state;        // training, paused, idle, lost
+  std::vector<part_cursor> parts;
+  uint32_t in_flight = 0;
+  double words_per_second = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, learner_status& x) {
+  return f(caf::meta::type_name("learner_status"), x.id, x.node, x.state, x.parts, x.in_flight,
+           x.words_per_second);
+}
+
+/// One node as `nodes` shows it.
+struct node_status {
+  std::string name;
+  std::string address;  // host:port
+  std::string roles;
+  bool up = true;
+  uint64_t rss_bytes = 0;
+  uint32_t shards = 0;   // shard lanes it hosts now
+  uint32_t learners = 0; // learner actors it hosts now
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_status& x) {
+  return f(caf::meta::type_name("node_status"), x.name, x.address, x.roles, x.up, x.rss_bytes, x.shards,
+           x.learners);
+}
+
+/// A word and its cosine similarity to a query.
+struct neighbour {
+  std::string word;
+  float score = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, neighbour& x) {
+  return f(caf::meta::type_name("neighbour"), x.word, x.score);
+}
+
+/// A checkpoint that has been written.
+struct checkpoint_info {
+  uint64_t sequence = 0;
+  std::string path;
+  double seconds = 0; // how long writing it took (learners paused)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, checkpoint_info& x) {
+  return f(caf::meta::type_name("checkpoint_info"), x.sequence, x.path, x.seconds);
+}
+
+} // namespace gridvec
