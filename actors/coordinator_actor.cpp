@@ -63,6 +63,7 @@ void finish(coordinator_ptr self) {
   st.summary.seconds = std::chrono::duration<double>(coordinator_clock::now() - st.started).count();
   st.summary.peak_rss_bytes = peak_rss_bytes();
   st.summary.processed_words = st.processed_words();
+  st.summary.resumed_words = st.resumed_words;
   st.summary.trained_words = st.totals.trained_words;
   st.summary.pairs = st.totals.pairs;
   st.summary.wire = st.totals.wire;
@@ -324,6 +325,7 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
   st.vocab.train_words = st.words->train_words();
   st.ranges = m.ranges;
   st.cursors = m.parts;
+  st.resumed_words = m.processed_words();
   st.owner.resize(m.parts.size());
   for (uint32_t p = 0; p < m.parts.size(); ++p)
     st.owner[p] = p % static_cast<uint32_t>(st.learner_node.size());
@@ -619,7 +621,8 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       }
       const double every = st.opt.log_every > 0 ? st.opt.log_every : (st.tty ? 1.0 : 10.0);
       auto now = coordinator_clock::now();
-      if (st.training_like() && std::chrono::duration<double>(now - st.last_line).count() >= every) {
+      if ((st.phase == job_phase::training || st.phase == job_phase::paused) &&
+          std::chrono::duration<double>(now - st.last_line).count() >= every) {
         st.last_line = now;
         print_progress(self, false);
       }

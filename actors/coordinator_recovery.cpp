@@ -435,6 +435,8 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
                               "cluster config)"));
     return;
   }
+  warn(self, "shard " + std::to_string(shard) + " on node " + st.nodes[st.shard_node[shard]].name +
+               " is lost; restoring it on node " + st.nodes[node].name + " from the last checkpoint");
   st.lost_shards[shard] = node;
   if (st.phase == job_phase::recovering)
     return; // the recovery under way takes it along

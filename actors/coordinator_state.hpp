@@ -89,6 +89,7 @@ struct coordinator_state {
   std::map<uint32_t, uint32_t> lost_shards; // shard -> node to restore it on
   std::vector<uint32_t> restoring;          // shards placed anew in this recovery
   bool resuming = false;                    // restoring for --resume, not after a loss
+  uint64_t resumed_words = 0;               // words done before --resume
   std::set<uint64_t> bad_checkpoints;    // failed to load during this run
   coordinator_clock::time_point recovery_started;
   uint64_t words_before_recovery = 0;

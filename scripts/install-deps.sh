@@ -4,7 +4,7 @@
 # load and score the vectors with the real gensim).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev catch2 python3 python3-gensim time)
+          libspdlog-dev zlib1g-dev catch2 python3 python3-gensim time)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

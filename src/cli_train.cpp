@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 
 #include "actors/coordinator_actor.hpp"
 #include "actors/train_job.hpp"
@@ -35,6 +36,14 @@ status check_writable(const std::string& path, const char* what) {
   return {}; // the probe's temporary file is removed here
 }
 
+std::string absolute(const std::string& path) {
+  if (path.empty())
+    return path;
+  std::error_code ec;
+  auto p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.string();
+}
+
 } // namespace
 
 int cli_train(const std::vector<std::string>& args) {
@@ -48,6 +57,9 @@ int cli_train(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec train: %s\n", opt.error().c_str());
     return 2;
   }
+  // Checkpoints record these paths; a resumed job may run from elsewhere.
+  for (auto* path : {&opt->train, &opt->output, &opt->report, &opt->work_dir, &opt->checkpoint_dir, &opt->resume})
+    *path = absolute(*path);
   if (!opt->output.empty())
     if (auto s = check_writable(opt->output, "-output"); !s) {
       std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());

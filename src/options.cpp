@@ -135,6 +135,8 @@ const std::vector<option_spec>& specs() {
 }
 
 status validate(train_options& o) {
+  if (o.threads == 0)
+    o.threads = std::max(1u, std::thread::hardware_concurrency());
   if (!o.resume.empty())
     return {};
   if (o.train.empty())

@@ -2,6 +2,7 @@
 // What a finished job reports: the figures of --report (JSON) and of the
 // closing log line. Message accounting is per message kind, in encoded
 // (Cap'n Proto) bytes, so it can be checked against seed 000's formula (7).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -56,11 +57,17 @@ struct job_summary {
   uint32_t recoveries = 0;      // shards restored from a checkpoint
   uint64_t redone_words = 0;    // words trained again after rollbacks
   uint32_t checkpoints = 0;     // checkpoints written
+  uint64_t resumed_words = 0;   // words already done by the checkpoint a job resumed from
 
   /// Corpus words per second over the whole run, as peers count them:
-  /// raw_words * iterations / seconds.
+  /// raw_words * iterations / seconds (of a resumed job: only the share of
+  /// the training this run did).
   double words_per_second() const {
-    return seconds > 0 ? static_cast<double>(raw_words) * iterations / seconds : 0;
+    if (seconds <= 0 || processed_words == 0)
+      return 0;
+    const double share = 1.0 - static_cast<double>(std::min(resumed_words, processed_words)) /
+                                 static_cast<double>(processed_words);
+    return static_cast<double>(raw_words) * iterations * share / seconds;
   }
 };
 
