@@ -93,7 +93,7 @@ void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
   progress_sink sink;
   if (listener)
     sink = [listener](const std::string& line) { caf::anon_send(listener, line_atom::value, line); };
-  const bool keep = !st.job_options.stop_cluster && st.setup.cluster.has_value();
+  const bool keep = !st.job_options.stop_cluster;
   st.job = spawn_coordinator(self->system(), job, st.job_options, job_nodes(st, st.job_options), sink, keep);
   self->request(st.job, caf::infinite, run_atom::value)
     .then([self, job](job_summary& s) { job_over(self, job, std::move(s)); },

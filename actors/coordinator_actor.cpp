@@ -325,7 +325,6 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
   st.vocab.train_words = st.words->train_words();
   st.ranges = m.ranges;
   st.cursors = m.parts;
-  st.resumed_words = m.processed_words();
   st.owner.resize(m.parts.size());
   for (uint32_t p = 0; p < m.parts.size(); ++p)
     st.owner[p] = p % static_cast<uint32_t>(st.learner_node.size());

@@ -177,6 +177,8 @@ void begin_recovery(coordinator_ptr self);
 void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const std::string& from,
                     const std::vector<uint32_t>& restored) {
   auto& st = self->state;
+  if (st.resuming)
+    st.resumed_words = m ? m->processed_words() : 0;
   if (m) {
     st.cursors = m->parts;
     st.totals.trained_words = m->trained_words;

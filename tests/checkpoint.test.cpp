@@ -1,0 +1,235 @@
+// Checkpoint files: slice files and manifests round-trip, and every kind of
+// damage (truncation, a flipped byte, another shard's or vocabulary's file,
+// a half-written directory) is detected with one clear line.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "src/checkpoint.hpp"
+#include "src/options.hpp"
+#include "tests/test_util.hpp"
+
+using namespace gridvec;
+using gridvec::test::contains;
+using gridvec::test::temp_dir;
+namespace fs = std::filesystem;
+
+namespace {
+
+slice_header header() {
+  return slice_header{1, 3, 10, 3, 4, 7, 0xABCDEF};
+}
+
+std::vector<float> pattern(size_t n, float base) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = base + static_cast<float>(i) * 0.25f;
+  return v;
+}
+
+void flip_byte(const std::string& path, long offset) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  REQUIRE(f.good());
+  f.seekg(offset);
+  char c = 0;
+  f.get(c);
+  f.seekp(offset);
+  f.put(static_cast<char>(c ^ 0x5A));
+}
+
+checkpoint_manifest sample_manifest() {
+  checkpoint_manifest m;
+  m.sequence = 7;
+  train_options o;
+  o.train = "/data/my corpus.txt";
+  o.output = "/out/vectors.bin";
+  o.size = 64;
+  o.sample = 1e-4;
+  o.checkpoint_dir = "/ck";
+  o.checkpoint_seconds = 90;
+  m.options = to_args(o);
+  m.vocabulary_file = "vocabulary.txt";
+  m.vocab_size = 1234;
+  m.vocab_crc = 0xDEADBEEF;
+  m.raw_words = 100000;
+  m.trained_words = 54321;
+  m.pairs = 99999;
+  m.training_seconds = 12.5;
+  m.alpha = 0.0123f;
+  m.parts = {part_cursor{0, "/ck/work/part-0.ids", 500, 1, 1028, 700},
+             part_cursor{1, "/ck/work/part 1.ids", 400, 2, 8, 800}};
+  m.ranges = {byte_range{0, 5000}, byte_range{5000, 9000}};
+  m.shards = {shard_file{0, "shard-0.bin", {1000, 17}}, shard_file{1, "shard-1.bin", {1000, 18}}};
+  m.loss_history = {{100, 3.5}, {200, 2.75}};
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("checkpoint: crc32 is the IEEE CRC-32 and continues across pieces", "[checkpoint]") {
+  const std::string s = "123456789";
+  CHECK(crc32(s.data(), s.size()) == 0xCBF43926u);
+  CHECK(crc32(s.data() + 4, 5, crc32(s.data(), 4)) == 0xCBF43926u);
+  CHECK(crc32(nullptr, 0) == 0u);
+}
+
+TEST_CASE("checkpoint: a slice file round-trips and names what is wrong with a damaged one", "[checkpoint]") {
+  temp_dir dir;
+  const auto h = header();
+  const size_t n = h.vocab_size * h.width;
+  auto u = pattern(n, 1.0f), v = pattern(n, -3.0f);
+  const std::string path = dir.file("shard-1.bin");
+  auto digest = write_slice_file(path, h, u.data(), v.data());
+  REQUIRE(digest);
+  CHECK(digest->bytes == fs::file_size(path));
+  auto file_crc = file_crc32(path);
+  REQUIRE(file_crc);
+
+  std::vector<float> u2(n), v2(n);
+  REQUIRE(read_slice_file(path, h, u2.data(), v2.data()));
+  CHECK(u2 == u);
+  CHECK(v2 == v);
+
+  SECTION("another shard, width or vocabulary is refused") {
+    auto other = h;
+    other.shard = 2;
+    auto s = read_slice_file(path, other, u2.data(), v2.data());
+    REQUIRE_FALSE(s);
+    CHECK(contains(s.error(), "holds shard 1/3"));
+    other = h;
+    other.vocab_crc = 1;
+    s = read_slice_file(path, other, u2.data(), v2.data());
+    REQUIRE_FALSE(s);
+    CHECK(contains(s.error(), "another vocabulary"));
+    other = h;
+    other.vocab_size = 8; // a different size is a different file length
+    s = read_slice_file(path, other, u2.data(), v2.data());
+    REQUIRE_FALSE(s);
+    CHECK(contains(s.error(), "truncated or damaged"));
+  }
+  SECTION("a flipped byte in the data fails the checksum") {
+    flip_byte(path, 60);
+    auto s = read_slice_file(path, h, u2.data(), v2.data());
+    REQUIRE_FALSE(s);
+    CHECK(contains(s.error(), "corrupt (checksum mismatch)"));
+  }
+  SECTION("a truncated file is named as such") {
+    fs::resize_file(path, fs::file_size(path) - 10);
+    auto s = read_slice_file(path, h, u2.data(), v2.data());
+    REQUIRE_FALSE(s);
+    CHECK(contains(s.error(), "truncated"));
+  }
+  SECTION("a missing file") {
+    auto s = read_slice_file(dir.file("nope.bin"), h, u2.data(), v2.data());
+    REQUIRE_FALSE(s);
+    CHECK(contains(s.error(), "cannot read checkpoint file"));
+  }
+  SECTION("no temporary file is left next to it") {
+    size_t files = 0;
+    for ([[maybe_unused]] auto& e : fs::directory_iterator(dir.path()))
+      ++files;
+    CHECK(files == 1);
+  }
+}
+
+TEST_CASE("checkpoint: a manifest round-trips, paths with spaces included", "[checkpoint]") {
+  temp_dir dir;
+  auto m = sample_manifest();
+  REQUIRE(write_manifest(dir.file("MANIFEST"), m));
+  auto r = read_manifest(dir.file("MANIFEST"));
+  REQUIRE(r);
+  CHECK(r->sequence == 7);
+  CHECK(r->options == m.options);
+  CHECK(r->vocabulary_file == "vocabulary.txt");
+  CHECK(r->vocab_size == 1234);
+  CHECK(r->vocab_crc == 0xDEADBEEFu);
+  CHECK(r->raw_words == 100000);
+  CHECK(r->trained_words == 54321);
+  CHECK(r->pairs == 99999);
+  CHECK(r->training_seconds == Approx(12.5));
+  CHECK(r->alpha == Approx(0.0123f));
+  REQUIRE(r->parts.size() == 2);
+  CHECK(r->parts[1].ids_path == "/ck/work/part 1.ids");
+  CHECK(r->parts[1].epoch == 2);
+  CHECK(r->parts[0].offset == 1028);
+  CHECK(r->parts[0].processed == 700);
+  CHECK(r->parts[1].words == 400);
+  CHECK(r->ranges[1].begin == 5000);
+  CHECK(r->ranges[1].end == 9000);
+  REQUIRE(r->shards.size() == 2);
+  CHECK(r->shards[1].digest.crc == 18u);
+  CHECK(r->loss_history.size() == 2);
+  CHECK(r->processed_words() == 1500);
+  // The options parse back into the same job.
+  auto o = parse_train_options(r->options);
+  REQUIRE(o);
+  CHECK(o->train == "/data/my corpus.txt");
+  CHECK(o->size == 64u);
+  CHECK(o->sample == 1e-4);
+  CHECK(o->checkpoint_seconds == 90.0);
+}
+
+TEST_CASE("checkpoint: a damaged manifest is detected", "[checkpoint]") {
+  temp_dir dir;
+  const auto path = dir.file("MANIFEST");
+  REQUIRE(write_manifest(path, sample_manifest()));
+  SECTION("a flipped byte") {
+    flip_byte(path, 40);
+    auto r = read_manifest(path);
+    REQUIRE_FALSE(r);
+    CHECK(contains(r.error(), "checksum mismatch"));
+  }
+  SECTION("truncated") {
+    fs::resize_file(path, fs::file_size(path) / 2);
+    auto r = read_manifest(path);
+    REQUIRE_FALSE(r);
+    CHECK(contains(r.error(), "damaged"));
+  }
+  SECTION("empty") {
+    fs::resize_file(path, 0);
+    CHECK_FALSE(read_manifest(path));
+  }
+}
+
+TEST_CASE("checkpoint: the store keeps the two newest complete checkpoints", "[checkpoint]") {
+  temp_dir dir;
+  checkpoint_store store{dir.file("ck")};
+  CHECK(store.complete().empty());
+  CHECK_FALSE(store.latest());
+  auto write_one = [&](uint64_t seq) {
+    REQUIRE(store.prepare(seq));
+    auto m = sample_manifest();
+    m.sequence = seq;
+    const auto h = header();
+    auto u = pattern(h.vocab_size * h.width, 1.0f);
+    for (auto& s : m.shards) {
+      auto d = write_slice_file(store.partial_dir(seq) + "/" + s.file, h, u.data(), u.data());
+      REQUIRE(d);
+      s.digest = *d;
+    }
+    REQUIRE(write_manifest(store.partial_dir(seq) + "/MANIFEST", m));
+    REQUIRE(store.commit(seq));
+  };
+  write_one(1);
+  write_one(2);
+  write_one(3);
+  CHECK(store.complete() == std::vector<uint64_t>{3, 2});
+  CHECK_FALSE(fs::exists(store.final_dir(1)));
+
+  // A crashed attempt leaves a .partial directory: it is not a checkpoint.
+  REQUIRE(store.prepare(4));
+  CHECK(store.complete() == std::vector<uint64_t>{3, 2});
+  auto latest = store.latest();
+  REQUIRE(latest);
+  CHECK(latest->sequence == 3);
+
+  // A truncated shard file makes latest() skip that checkpoint and say why.
+  fs::resize_file(store.final_dir(3) + "/shard-1.bin", 10);
+  std::vector<std::string> skipped;
+  latest = store.latest(&skipped);
+  REQUIRE(latest);
+  CHECK(latest->sequence == 2);
+  REQUIRE(skipped.size() == 1);
+  CHECK(contains(skipped[0], "shard-1.bin"));
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Helpers for tests that run a real gridvec cluster of OS processes on
+# ephemeral ports of 127.0.0.1. Source it, then:
+#   cluster_init GRIDVEC_BINARY WORKDIR
+#   cluster_node NAME "roles = ..." [more config lines...]   (one per node)
+#   cluster_write CONFIG_FILE [HEARTBEAT_MS]
+#   cluster_start NAME...      starts those nodes, waits until they listen
+#   cluster_kill NAME [SIGNAL] kills one node (default SIGKILL)
+#   cluster_wait_exit SECONDS  fails unless every started node has exited
+# cluster_cleanup (run on EXIT by cluster_init) kills whatever is left.
+
+cluster_init() {
+  CLUSTER_BIN=$1
+  CLUSTER_DIR=$2
+  CLUSTER_NAMES=()
+  CLUSTER_SPECS=()
+  declare -gA CLUSTER_PID=()
+  declare -gA CLUSTER_PORT=()
+  trap cluster_cleanup EXIT
+}
+
+cluster_cleanup() {
+  for name in "${!CLUSTER_PID[@]}"; do
+    kill -9 "${CLUSTER_PID[$name]}" 2>/dev/null || true
+  done
+  [ -n "${CLUSTER_KEEP_DIR:-}" ] || rm -rf "$CLUSTER_DIR"
+}
+
+cluster_free_port() {
+  /usr/bin/python3 -c "
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"
+}
+
+cluster_node() {
+  local name=$1; shift
+  CLUSTER_NAMES+=("$name")
+  CLUSTER_PORT[$name]=$(cluster_free_port)
+  local spec="[node $name]
+host = 127.0.0.1
+port = ${CLUSTER_PORT[$name]}"
+  for line in "$@"; do spec+="
+$line"; done
+  CLUSTER_SPECS+=("$spec")
+}
+
+cluster_write() {
+  local file=$1 heartbeat=${2:-300}
+  CLUSTER_CONFIG=$file
+  {
+    echo "[cluster]"
+    echo "heartbeat-ms = $heartbeat"
+    echo "connect-timeout-ms = 3000"
+    for spec in "${CLUSTER_SPECS[@]}"; do echo "$spec"; done
+  } > "$file"
+}
+
+cluster_start() {
+  for name in "$@"; do
+    "$CLUSTER_BIN" node --config "$CLUSTER_CONFIG" --name "$name" >> "$CLUSTER_DIR/$name.log" 2>&1 &
+    CLUSTER_PID[$name]=$!
+  done
+  for name in "$@"; do
+    local port=${CLUSTER_PORT[$name]}
+    for _ in $(seq 1 100); do
+      (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+      sleep 0.1
+    done
+  done
+}
+
+cluster_kill() {
+  local name=$1 signal=${2:-KILL}
+  kill -"$signal" "${CLUSTER_PID[$name]}"
+  wait "${CLUSTER_PID[$name]}" 2>/dev/null || true
+  unset "CLUSTER_PID[$name]"
+}
+
+# Waits until FILE has a line matching PATTERN (grep -E), at most SECONDS.
+wait_for_line() {
+  local file=$1 pattern=$2 seconds=$3
+  for _ in $(seq 1 $((seconds * 10))); do
+    grep -qE -- "$pattern" "$file" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "FAIL: no line matching '$pattern' in $file after $seconds s" >&2
+  return 1
+}
+
+cluster_wait_exit() {
+  local seconds=$1 failed=0
+  for name in "${!CLUSTER_PID[@]}"; do
+    local pid=${CLUSTER_PID[$name]}
+    for _ in $(seq 1 $((seconds * 10))); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "FAIL: node $name (pid $pid) still running" >&2
+      failed=1
+    elif ! wait "$pid"; then
+      echo "FAIL: node $name exited with an error" >&2
+      failed=1
+    fi
+    unset "CLUSTER_PID[$name]"
+  done
+  return $failed
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Failures on a real loopback cluster (a coordinator node, two shard nodes,
+# a standby shard node, two learner nodes: six OS processes on 127.0.0.1),
+# training the dev corpus with checkpoints. One scenario per run:
+#   shard-kill         SIGKILL a shard node mid-training: the supervisor
+#                      restores its shard on the standby node from the last
+#                      checkpoint and the job finishes
+#   learner-kill       SIGKILL a learner node: its part goes to the other
+#                      learner, nothing skipped, the job finishes
+#   corrupt-checkpoint damage the newest checkpoint, then kill a shard: the
+#                      restore falls back to the previous checkpoint
+#   coordinator-resume SIGKILL the coordinator's node, start it again and
+#                      `gridvec submit --resume` the job from its checkpoints
+# Every scenario checks the vectors against the quality floor, the log for
+# what happened, and that every process exits.
+# Usage: e2e_recovery.sh GRIDVEC_BINARY SCENARIO
+set -euo pipefail
+gridvec=$1
+scenario=$2
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/cluster_lib.sh"
+work=$(mktemp -d)
+cluster_init "$gridvec" "$work"
+zcat "$here/../../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
+
+cluster_node coord "roles = coordinator, vocabulary, exporter"
+cluster_node shard-a "roles = shard" "shards = 1"
+cluster_node shard-b "roles = shard" "shards = 1"
+cluster_node spare "roles = shard" "shards = 1" "standby = true"
+cluster_node learn-a "roles = learner" "learners = 1"
+cluster_node learn-b "roles = learner" "learners = 1"
+cluster_write "$work/cluster.conf" 300
+cluster_start coord shard-a shard-b spare learn-a learn-b
+
+flags=(-size 100 -window 5 -negative 5 -sample 1e-4 -min-count 5 -iter 5)
+submit() {
+  timeout 900 "$gridvec" submit --config "$work/cluster.conf" "$@" --report "$work/report.json" \
+    >> "$work/submit.log" 2>&1
+}
+fail() { echo "FAIL: $*" >&2; echo "--- submit log" >&2; cat "$work/submit.log" >&2; exit 1; }
+expect_line() { grep -qE -- "$1" "$work/submit.log" || fail "the log lacks '$1'"; }
+
+# A checkpoint every ~600k words: 7 or 8 in a run, several seconds apart.
+submit -train "$work/corpus.txt" -output "$work/vectors.txt" "${flags[@]}" \
+  --checkpoint-dir "$work/ck" --checkpoint-every 600000w &
+submit_pid=$!
+
+case $scenario in
+  shard-kill)
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300
+    cluster_kill shard-b
+    wait $submit_pid || fail "the job failed after a shard was killed"
+    expect_line "shard 1 on node shard-b is lost; restoring it on node spare"
+    expect_line "recovered: shard 1 restored on node spare from checkpoint [0-9]+ in [0-9.]+ s"
+    ;;
+  learner-kill)
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300
+    cluster_kill learn-b
+    wait $submit_pid || fail "the job failed after a learner was killed"
+    expect_line "learner 1 on node learn-b is lost; part 1 \(epoch [0-9], [0-9]+% done\) goes to learner 0 on node learn-a"
+    ;;
+  corrupt-checkpoint)
+    wait_for_line "$work/submit.log" "checkpoint 2 written" 300
+    newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
+    # Same size, different bytes: only the checksum can tell.
+    printf '\x00\x11\x22\x33\x44\x55\x66\x77' | dd of="$newest/shard-1.bin" bs=1 seek=4096 conv=notrunc status=none
+    cluster_kill shard-b
+    wait $submit_pid || fail "the job failed after a checkpoint was damaged and a shard killed"
+    expect_line "checkpoint [0-9]+ is unusable \(.*corrupt \(checksum mismatch\)\); falling back to the previous checkpoint"
+    expect_line "recovered: shard 1 restored on node spare from checkpoint [0-9]+"
+    ;;
+  coordinator-resume)
+    wait_for_line "$work/submit.log" "checkpoint 2 written" 300
+    cluster_kill coord
+    if wait $submit_pid; then fail "submit succeeded although the coordinator died"; fi
+    expect_line "coordinator's node went down"
+    # The other nodes drop the orphaned job's actors and stay up.
+    wait_for_line "$work/shard-a.log" "the coordinator of its job is gone" 30
+    cluster_start coord
+    submit --resume "$work/ck" || fail "the resumed job failed"
+    expect_line "resumed from checkpoint [0-9]+"
+    ;;
+  *)
+    echo "unknown scenario $scenario" >&2; exit 2 ;;
+esac
+
+[ -s "$work/vectors.txt" ] || fail "no vectors were written"
+/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.010 --floor-wordsim 0.18
+# Nothing skipped: every part was trained for every epoch.
+/usr/bin/python3 - "$work/report.json" "$work/corpus.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"processed {r['processed_words']} words; {r['recoveries']} recoveries, {r['redone_words']} words re-done, "
+      f"{r['checkpoints']} checkpoints")
+assert r["processed_words"] == 5 * 950052, r["processed_words"]
+PY
+cluster_wait_exit 30 || fail "some node did not stop"
+echo "recovery scenario $scenario passed"

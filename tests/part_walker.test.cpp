@@ -1,0 +1,112 @@
+// part_walker: reads its parts sentence by sentence over every epoch and
+// keeps each part's cursor exact, so that a cursor taken anywhere restarts
+// the part at the same sentence.
+#include <catch2/catch.hpp>
+
+#include "src/id_stream.hpp"
+#include "src/part_walker.hpp"
+#include "tests/test_util.hpp"
+
+using namespace gridvec;
+using gridvec::test::temp_dir;
+
+namespace {
+
+using sentences_t = std::vector<std::vector<uint32_t>>;
+
+part_cursor write_part(const temp_dir& dir, uint32_t part, const sentences_t& sentences) {
+  auto path = dir.file("part-" + std::to_string(part) + ".ids");
+  auto w = id_writer::create(path);
+  REQUIRE(w);
+  for (const auto& s : sentences) {
+    for (uint32_t id : s)
+      w->add(id);
+    w->end_sentence();
+  }
+  uint64_t words = w->words();
+  REQUIRE(w->close());
+  return part_cursor{part, path, words, 0, id_reader::first_offset, 0};
+}
+
+sentences_t drain(part_walker& walker, size_t* part_ends = nullptr) {
+  sentences_t out;
+  std::vector<uint32_t> s;
+  for (;;) {
+    status error;
+    auto step = walker.next(s, error);
+    REQUIRE(error);
+    if (step == part_walker::step::no_work)
+      return out;
+    if (step == part_walker::step::part_end) {
+      if (part_ends)
+        ++*part_ends;
+      continue;
+    }
+    out.push_back(s);
+  }
+}
+
+} // namespace
+
+TEST_CASE("part_walker: every epoch of every part, in order", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1, 2}, {3}});
+  auto b = write_part(dir, 1, {{4, 5, 6}});
+  part_walker walker{2};
+  REQUIRE(walker.add({a, b}));
+  size_t ends = 0;
+  auto all = drain(walker, &ends);
+  CHECK(all == sentences_t{{1, 2}, {3}, {1, 2}, {3}, {4, 5, 6}, {4, 5, 6}});
+  CHECK(ends == 2);
+  CHECK_FALSE(walker.has_work());
+  REQUIRE(walker.parts().size() == 2);
+  CHECK(walker.parts()[0].epoch == 2);
+  CHECK(walker.parts()[0].processed == 6);
+  CHECK(walker.parts()[1].processed == 6);
+  CHECK(walker.parts()[1].finished(2));
+}
+
+TEST_CASE("part_walker: a cursor taken mid-way restarts at the same sentence", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1}, {2, 2}, {3, 3, 3}, {4}});
+  part_walker walker{2};
+  REQUIRE(walker.add({a}));
+  std::vector<uint32_t> s;
+  status error;
+  for (int i = 0; i < 6; ++i) // epoch 1 and half of epoch 2
+    REQUIRE(walker.next(s, error) == part_walker::step::sentence);
+  const part_cursor here = walker.current();
+  CHECK(here.epoch == 1);
+  CHECK(here.processed == 7 + 3);
+  const part_cursor before_last = walker.sentence_start();
+  CHECK(before_last.processed == 7 + 1);
+
+  part_walker resumed{2};
+  REQUIRE(resumed.add({here}));
+  CHECK(drain(resumed) == sentences_t{{3, 3, 3}, {4}});
+  part_walker again{2};
+  REQUIRE(again.reset({before_last}));
+  CHECK(drain(again) == sentences_t{{2, 2}, {3, 3, 3}, {4}});
+}
+
+TEST_CASE("part_walker: finished and empty parts are skipped; bad cursors are errors", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1}});
+  auto done = a;
+  done.epoch = 3;
+  auto empty = write_part(dir, 1, {});
+  part_walker walker{3};
+  REQUIRE(walker.add({done, empty}));
+  CHECK_FALSE(walker.has_work());
+  REQUIRE(walker.add({a}));
+  CHECK(drain(walker).size() == 3);
+
+  auto bad = a;
+  bad.offset = 7; // not a word boundary
+  part_walker w2{1};
+  CHECK_FALSE(w2.add({bad}));
+  auto gone = a;
+  gone.ids_path = dir.file("missing.ids");
+  part_walker w3{1};
+  CHECK_FALSE(w3.reset({gone}));
+}
