@@ -40,7 +40,7 @@ head -c 100000000 /dev/zero | tr '\0' 'x' > oneword.txt   # one 100 MB "word"
 expect_error missing-corpus "cannot read corpus" -- train -train nope.txt -output out.txt
 expect_error empty-corpus "is empty" -- train -train empty.txt -output out.txt
 expect_error blank-corpus "no words" -- train -train blank.txt -output out.txt
-expect_error binary-garbage "corpus garbage.bin has" -- train -train garbage.bin -output out.txt
+expect_error binary-garbage "garbage.bin has" -- train -train garbage.bin -output out.txt
 expect_error invalid-utf8 "invalid UTF-8" -- train -train badutf.txt -output out.txt
 expect_error 100mb-line "longer than" -- train -train oneword.txt -output out.txt
 expect_error empty-vocab "min-count" -- train -train good.txt -output out.txt -min-count 100000
@@ -53,6 +53,10 @@ expect_error unwritable-output "cannot write" -- train -train good.txt -output /
 expect_error output-is-dir "directory" -- train -train good.txt -output "$work"
 expect_error too-many-shards "shards" -- train -train good.txt -output out.txt -size 4 --shards 5
 expect_error unknown-command "unknown command" -- frobnicate
+expect_error checkpoint-every-alone "needs --checkpoint-dir" -- train -train good.txt -output out.txt --checkpoint-every 10s
+expect_error bad-checkpoint-every "checkpoint-every" -- train -train good.txt -output out.txt --checkpoint-dir ck --checkpoint-every 10x
+expect_error resume-nothing "no usable checkpoint" -- train --resume "$work/no-such-dir"
+expect_error resume-with-flags "only -output" -- train --resume "$work/no-such-dir" -size 10
 
 # A failed run leaves an existing output untouched.
 echo precious > keep.txt
@@ -62,6 +66,18 @@ if [ "$(cat keep.txt)" != precious ] || ls keep.txt.tmp* >/dev/null 2>&1; then
 else
   echo "ok   existing output kept"
 fi
+
+# Checkpoints: a finished job's directory is not reused by accident, and a
+# damaged manifest is named when resuming.
+if "$gridvec" train -train good.txt -output ck.txt -size 8 -iter 1000 -threads 2 -min-count 1 \
+     --checkpoint-dir ck --checkpoint-every 100w 2>/dev/null && ls -d ck/ckpt-* >/dev/null; then
+  echo "ok   checkpoints written"
+else
+  echo "FAIL checkpoints"; fails=$((fails+1))
+fi
+expect_error reused-checkpoint-dir "already holds checkpoints" -- train -train good.txt -output out.txt --checkpoint-dir ck
+for m in ck/ckpt-*/MANIFEST; do printf 'garbage' >> "$m"; done
+expect_error damaged-manifest "no usable checkpoint" -- train --resume ck
 
 # A 100 MB line of real words is not an error: it is split into sentences
 # of 1000 words and trained with bounded memory.
