@@ -29,8 +29,14 @@ void connect_to_node(Self* self, const std::string& host, uint16_t port, std::ch
         else
           then(std::move(ptr));
       },
-      [then, where](caf::error& err) {
-        std::string why = err == caf::sec::request_timeout ? "no answer" : error_text(err);
+      [then, where, timeout](caf::error& err) {
+        std::string why;
+        if (err == caf::sec::request_timeout)
+          why = "no answer within " + std::to_string(timeout.count()) + " ms";
+        else if (err == caf::sec::cannot_connect_to_node)
+          why = "nothing listens there (is its `gridvec node` running?)";
+        else
+          why = error_text(err);
         then(failure{"cannot reach " + where + ": " + why});
       });
 }

@@ -2,78 +2,58 @@
 # A real cluster on loopback: five OS processes (a coordinator node, two
 # shard nodes, two learner nodes) on ephemeral ports of 127.0.0.1 train the
 # dev corpus; the vectors must pass the quality floor, the bytes on the wire
-# must match seed 000's formula (7), and every process must exit by itself.
+# must match seed 000's formula (7), and every process must stop. On the
+# way, the errors a user meets are checked to come in one line, within
+# seconds: a node name not in the config, a node that is not reachable, a
+# second job while one runs; and SIGTERM stops a node cleanly.
 # Usage: e2e_cluster.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../../shared/data
+source "$here/cluster_lib.sh"
 work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-zcat "$data/dev-corpus.txt.gz" > "$work/corpus.txt"
+cluster_init "$gridvec" "$work"
+zcat "$here/../../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
+fail() { echo "FAIL: $*" >&2; exit 1; }
 
-read -r p1 p2 p3 p4 p5 < <(/usr/bin/python3 -c "
-import socket
-socks = [socket.socket() for _ in range(5)]
-for s in socks: s.bind(('127.0.0.1', 0))
-print(*[s.getsockname()[1] for s in socks])
-for s in socks: s.close()")
-cat > "$work/cluster.conf" <<CONF
-[cluster]
-heartbeat-ms = 500
-connect-timeout-ms = 5000
-[node coord]
-host = 127.0.0.1
-port = $p1
-roles = coordinator, vocabulary, exporter
-[node shard-a]
-host = 127.0.0.1
-port = $p2
-roles = shard
-shards = 1
-[node shard-b]
-host = 127.0.0.1
-port = $p3
-roles = shard
-shards = 1
-[node learn-a]
-host = 127.0.0.1
-port = $p4
-roles = learner
-learners = 1
-[node learn-b]
-host = 127.0.0.1
-port = $p5
-roles = learner
-learners = 1
-CONF
-
-for n in coord shard-a shard-b learn-a learn-b; do
-  "$gridvec" node --config "$work/cluster.conf" --name $n > "$work/$n.log" 2>&1 &
-  pids+=($!)
-done
-# Wait until every node listens.
-for port in $p1 $p2 $p3 $p4 $p5; do
-  for _ in $(seq 1 100); do
-    (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-    sleep 0.1
-  done
-done
+cluster_node coord "roles = coordinator, vocabulary, exporter"
+cluster_node shard-a "roles = shard" "shards = 1"
+cluster_node shard-b "roles = shard" "shards = 1"
+cluster_node learn-a "roles = learner" "learners = 1"
+cluster_node learn-b "roles = learner" "learners = 1"
+cluster_write "$work/cluster.conf" 500
+conf=$work/cluster.conf
+flags=(-train "$work/corpus.txt" -output "$work/vectors.txt" -size 100 -window 5 -negative 5 -sample 1e-4
+       -min-count 5 -iter 5)
 
 # A node name that is not in the config is refused at once.
-if "$gridvec" node --config "$work/cluster.conf" --name nobody 2> "$work/nobody.err"; then
-  echo "FAIL: unknown node name accepted"; exit 1
+if "$gridvec" node --config "$conf" --name nobody 2> "$work/nobody.err"; then
+  fail "unknown node name accepted"
 fi
-grep -q "no node 'nobody'" "$work/nobody.err"
+grep -q "no node 'nobody'" "$work/nobody.err" || fail "$(cat "$work/nobody.err")"
 
-timeout 600 "$gridvec" submit --config "$work/cluster.conf" -train "$work/corpus.txt" \
-  -output "$work/vectors.txt" -size 100 -window 5 -negative 5 -sample 1e-4 -min-count 5 -iter 5 \
-  --shards 2 --report "$work/report.json"
+# A node that is not running: the job fails in seconds, naming it.
+cluster_start coord shard-a shard-b learn-a
+start=$(date +%s)
+if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running 2> "$work/unreachable.err"; then
+  fail "a job ran without node learn-b"
+fi
+[ $(($(date +%s) - start)) -le 20 ] || fail "the unreachable node took more than 20 s to report"
+grep -q "node learn-b is not reachable" "$work/unreachable.err" || fail "$(cat "$work/unreachable.err")"
+echo "ok: $(grep -v '^\[' "$work/unreachable.err" | tail -1)"
+cluster_start learn-b
+
+# The job; a second one meanwhile is refused in one line.
+timeout 600 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running --report "$work/report.json" \
+  > "$work/submit.log" 2>&1 &
+job=$!
+wait_for_line "$work/submit.log" "training:" 120
+if timeout 30 "$gridvec" submit --config "$conf" "${flags[@]}" 2> "$work/second.err"; then
+  fail "a second job ran while one was running"
+fi
+grep -q "still running on this cluster" "$work/second.err" || fail "$(cat "$work/second.err")"
+echo "ok: $(grep -v '^\[' "$work/second.err" | tail -1)"
+wait $job || { cat "$work/submit.log"; fail "the job failed"; }
 
 /usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.010 --floor-wordsim 0.18
 
@@ -83,6 +63,7 @@ timeout 600 "$gridvec" submit --config "$work/cluster.conf" -train "$work/corpus
 import json, sys
 r = json.load(open(sys.argv[1]))
 m = r["messages"]; S = r["shards"]; n = 5
+assert S == 2, S  # the config's total, by default
 trained = r["trained_words"]; w = r["pairs"] / trained
 formula = w * (n + 1) * S * 4
 index = 2 * S * 4 * (1 + w + 1)
@@ -99,17 +80,12 @@ for name in ["shard-a", "shard-b", "learn-a", "learn-b"]:
 print("bytes per word match the formula")
 PY
 
-# Every node stops by itself once the job is done.
-for i in "${!pids[@]}"; do
-  for _ in $(seq 1 100); do
-    kill -0 "${pids[$i]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "${pids[$i]}" 2>/dev/null; then
-    echo "FAIL: node process ${pids[$i]} still running after the job"; exit 1
-  fi
-  wait "${pids[$i]}" || { echo "FAIL: a node exited with an error"; cat "$work"/*.log; exit 1; }
+# The nodes were kept running: SIGTERM stops each one cleanly.
+for name in coord shard-a shard-b learn-a learn-b; do
+  kill -TERM "${CLUSTER_PID[$name]}"
 done
-pids=()
-grep -h "stopped" "$work"/*.log | wc -l | grep -q 5
+cluster_wait_exit 20 || fail "a node did not stop on SIGTERM"
+for name in coord shard-a shard-b learn-a learn-b; do
+  grep -q "node $name stopped" "$work/$name.log" || fail "node $name did not log its stop"
+done
 echo "cluster test passed"
