@@ -7,7 +7,8 @@
 #                      checkpoint and the job finishes
 #   learner-kill       SIGKILL a learner node: its part goes to the other
 #                      learner, nothing skipped, the job finishes
-#   corrupt-checkpoint damage the newest checkpoint, then kill a shard: the
+#   corrupt-checkpoint damage the newest checkpoint, then hang a shard node
+#                      (SIGSTOP): the missed heartbeats give it away, and the
 #                      restore falls back to the previous checkpoint
 #   coordinator-resume SIGKILL the coordinator's node, start it again and
 #                      `gridvec submit --resume` the job from its checkpoints
@@ -64,8 +65,9 @@ case $scenario in
     newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
     # Same size, different bytes: only the checksum can tell.
     printf '\x00\x11\x22\x33\x44\x55\x66\x77' | dd of="$newest/shard-1.bin" bs=1 seek=4096 conv=notrunc status=none
+    kill -STOP "${CLUSTER_PID[shard-b]}"
+    wait $submit_pid || fail "the job failed after a checkpoint was damaged and a shard hung"
     cluster_kill shard-b
-    wait $submit_pid || fail "the job failed after a checkpoint was damaged and a shard killed"
     expect_line "checkpoint [0-9]+ is unusable \(.*corrupt \(checksum mismatch\)\); falling back to the previous checkpoint"
     expect_line "recovered: shard 1 restored on node spare from checkpoint [0-9]+"
     ;;
