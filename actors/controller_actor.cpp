@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <thread>
+
 #include "actors/connect.hpp"
 #include "actors/coordinator_actor.hpp"
 
@@ -192,6 +194,10 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
   st.job_options = opt;
   if (opt.shards == 0) // the default: as many as the cluster config lists
     st.job_options.shards = st.setup.cluster ? st.setup.cluster->total_shards() : 1;
+  // Options built in code rather than by parse_train_options may leave
+  // -threads at 0 ("all cores"): a local gridvec would get no learner.
+  if (st.job_options.threads == 0)
+    st.job_options.threads = std::max(1u, std::thread::hardware_concurrency());
   if (st.job_options.shards > st.job_options.size)
     st.job_options.shards = st.job_options.size;
   if (!st.setup.cluster) {
