@@ -9,7 +9,8 @@
 #include <csignal>
 #include <thread>
 
-#include "actors/message_types.hpp"
+#include <gridvec/cluster.hpp> // configure_cluster_system
+
 #include "actors/node_actor.hpp"
 #include "src/cli.hpp"
 #include "src/cluster_config.hpp"
@@ -32,17 +33,6 @@ std::string roles_text(const node_spec& spec) {
 }
 
 } // namespace
-
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
-  register_message_types(cfg);
-  cfg.load<caf::io::middleman>();
-  cfg.set("scheduler.max-threads", size_t{std::max(2u, std::thread::hardware_concurrency())});
-  // A hung peer is noticed through missed heartbeats, a dead one at once.
-  cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms)});
-  cfg.set("middleman.connection-timeout",
-          caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 5)});
-  cfg.set("middleman.app-identifiers", std::vector<std::string>{"gridvec-0.1"});
-}
 
 int cli_node(const std::vector<std::string>& args) {
   std::string config_path, name;

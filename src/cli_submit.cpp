@@ -8,6 +8,8 @@
 
 #include <filesystem>
 
+#include <gridvec/cluster.hpp> // configure_cluster_system
+
 #include "actors/connect.hpp"
 #include "actors/message_types.hpp"
 #include "src/atomic_file.hpp"
@@ -15,8 +17,6 @@
 #include "src/cluster_config.hpp"
 
 namespace gridvec {
-
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster);
 
 namespace {
 

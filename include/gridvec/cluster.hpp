@@ -1,0 +1,83 @@
+#pragma once
+// Talking to a running gridvec cluster (`gridvec node` processes, see
+// docs/cluster-config.md) from the host application's actor system: set
+// the system up like the nodes', connect to the coordinator's node and get
+// the cluster's controller, the same entry point `gridvec submit` uses.
+//
+//   auto cluster = gridvec::load_cluster_config("cluster.conf");  // expected<cluster_config>
+//   caf::actor_system_config cfg;
+//   gridvec::configure_cluster_system(cfg, *cluster);  // before the system exists
+//   caf::actor_system sys{cfg};
+//   auto controller = gridvec::connect_to_controller(sys, *cluster);  // expected<controller_actor>
+//   if (!controller) { std::fprintf(stderr, "%s\n", controller.error().c_str()); return 1; }
+//   caf::scoped_actor self{sys};
+//   self->request(*controller, std::chrono::seconds(30), gridvec::start_atom::value, options)
+//     .receive([](uint64_t job) { ... }, [](caf::error& e) { ... });
+//
+// Paths in a job's options (-train, -output, ...) are opened by the nodes,
+// from their own working directories: give absolute paths on a file system
+// they share. A job started here keeps the cluster up when it ends (unless
+// options.stop_cluster); send the controller stop_atom to stop every node.
+// The controller's messages are listed in docs/actors.md.
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "actors/connect.hpp"
+#include "actors/protocol.hpp"
+#include "src/cluster_config.hpp" // cluster_config, load_cluster_config
+#include "src/expected.hpp"
+
+namespace gridvec {
+
+/// Sets `cfg` up as a cluster's nodes set theirs up, so that this process
+/// can exchange gridvec's messages with them: registers every gridvec
+/// message type under the nodes' names (register_message_types), loads
+/// CAF's network layer (io::middleman), takes the cluster's heartbeat
+/// interval (a node that stops answering is noticed), gridvec's
+/// application identifier (the nodes refuse other CAF applications) and at
+/// least two scheduler threads. Call it before the actor_system is
+/// constructed; settings made afterwards win. `gridvec node` and `gridvec
+/// submit` use the same function.
+void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster);
+
+/// The same without a config file (connecting by host:port): a short
+/// heartbeat interval (100 ms), which any node accepts whatever its
+/// config's heartbeat-ms.
+void configure_cluster_system(caf::actor_system_config& cfg);
+
+/// Connects to the coordinator's node at host:port and asks it for the
+/// cluster's controller. Gives up after `timeout` for each step (connect,
+/// ask), with one error line: nothing listening, not a gridvec node, not the
+/// coordinator's node, no answer. Blocks (a scoped_actor): call it from
+/// plain code, not from inside an actor. `sys` must have been configured
+/// with configure_cluster_system.
+expected<controller_actor> connect_to_controller(caf::actor_system& sys, const std::string& host, uint16_t port,
+                                                 std::chrono::milliseconds timeout);
+
+/// The same for the coordinator node of `cluster`, with the config's
+/// connect-timeout-ms.
+expected<controller_actor> connect_to_controller(caf::actor_system& sys, const cluster_config& cluster);
+
+/// From inside an event-based actor: connects without blocking and calls
+/// `then` (in the actor's context) with the controller or one error line.
+template <class Self>
+void connect_to_controller(Self* self, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
+                           std::function<void(expected<controller_actor>)> then) {
+  connect_to_node(self, host, port, timeout, [self, then, timeout](expected<caf::strong_actor_ptr> ptr) {
+    if (!ptr) {
+      then(failure{ptr.error()});
+      return;
+    }
+    auto node = caf::actor_cast<node_actor>(std::move(*ptr));
+    self->request(node, timeout, controller_atom::value)
+      .then([then](const controller_actor& controller) { then(controller); },
+            [then](caf::error& err) { then(failure{error_text(err)}); });
+  });
+}
+
+} // namespace gridvec

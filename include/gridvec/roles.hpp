@@ -1,0 +1,36 @@
+#pragma once
+// Spawning one of gridvec's roles on its own, in the host's actor system.
+// Each function returns the role's typed handle (actors/protocol.hpp); the
+// messages it answers are in docs/actors.md.
+//
+// Most applications need none of these: a local gridvec (gridvec/local.hpp)
+// or a cluster's controller (gridvec/cluster.hpp) places every role for a
+// job. They are for applications that assemble roles themselves, e.g. a
+// node that hosts shards for a coordinator elsewhere:
+//
+//   gridvec::node_setup setup;
+//   setup.name = "shard-a";
+//   setup.roles = "shard";
+//   auto node = gridvec::spawn_node(sys, setup);   // answers new_shard_atom, new_learner_atom, ...
+//   sys.middleman().publish(node, port, host, true);  // a cluster's coordinator can now place roles here
+//
+// or a shard served in-process to a learner of their own:
+//
+//   auto vocab = gridvec::load_shared_vocabulary("vocabulary.txt");       // expected<vocabulary_ptr>
+//   auto noise = std::make_shared<const gridvec::alias_sampler>(
+//     gridvec::alias_sampler::from_counts((*vocab)->counts()));
+//   gridvec::shard_spec spec{0, 1, 100, "vocabulary.txt", 1, 2};          // shard 0 of 1, d = 100, seed 1, 2 lanes
+//   auto shard = gridvec::spawn_shard(sys, spec, **vocab, noise);         // expected<shard_info>: its lanes
+//
+// Every actor spawned here keeps the actor system alive until it is told to
+// stop (a node: stop_atom; the others: an exit message, e.g.
+// caf::anon_send_exit(handle, caf::exit_reason::user_shutdown)).
+#include "actors/controller_actor.hpp"  // spawn_controller, controller_setup
+#include "actors/coordinator_actor.hpp" // spawn_coordinator, job_node, progress_sink
+#include "actors/exporter_actor.hpp"    // spawn_exporter
+#include "actors/learner_actor.hpp"     // spawn_learner
+#include "actors/node_actor.hpp"        // spawn_node, node_setup
+#include "actors/shard_actor.hpp"       // spawn_shard, spawn_shard_lane
+#include "actors/supervisor_actor.hpp"  // spawn_supervisor
+#include "actors/vocabulary_actor.hpp"  // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
+#include "src/alias_sampler.hpp"
