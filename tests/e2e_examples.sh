@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# gridvec as a library, as an outside project sees it: the built tree is
+# installed into a fresh prefix, examples/embedded-train and
+# examples/drive-cluster are copied out of the source tree and built against
+# that prefix only (find_package(gridvec CONFIG REQUIRED), warnings as
+# errors), then run: the first trains inside its own actor system, the
+# second drives a real loopback cluster of the *installed* `gridvec node`
+# binary, and every process must exit by itself.
+# Usage: e2e_examples.sh CMAKE BUILD_DIR SOURCE_DIR
+set -euo pipefail
+cmake=$1
+build=$2
+src=$3
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../../shared/data
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# --- install, and check the installed tree is complete ----------------------
+prefix=$work/prefix
+"$cmake" --install "$build" --prefix "$prefix" > "$work/install.log"
+config=$(find "$prefix" -name gridvecConfig.cmake)
+[ -n "$config" ] || fail "no gridvecConfig.cmake installed"
+for f in bin/gridvec include/gridvec/gridvec.hpp include/gridvec/local.hpp include/gridvec/cluster.hpp \
+         include/gridvec/actors/protocol.hpp include/gridvec/src/options.hpp \
+         include/gridvec/schema/minibatch.capnp.h; do
+  [ -e "$prefix/$f" ] || fail "$f is not installed"
+done
+libdir=$(dirname "$(dirname "$(dirname "$config")")")
+for f in libgridvec.a cmake/gridvec/gridvecTargets.cmake cmake/gridvec/FindCAF017.cmake \
+         cmake/gridvec/gridvecConfigVersion.cmake; do
+  [ -e "$libdir/$f" ] || fail "$libdir/$f is not installed"
+done
+# The exported target must not point back into the source or build tree,
+# nor carry this machine's -march=native to its users.
+if grep -q -e "$src" -e "$build" -e "march" "$libdir"/cmake/gridvec/*.cmake; then
+  fail "the installed package config refers to the source/build tree or -march"
+fi
+
+# --- build both examples against the prefix, outside the source tree --------
+for ex in embedded-train drive-cluster; do
+  cp -r "$src/examples/$ex" "$work/$ex-src"
+  "$cmake" -S "$work/$ex-src" -B "$work/$ex" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_FLAGS=-Werror > "$work/$ex-configure.log" 2>&1 || { cat "$work/$ex-configure.log"; fail "configuring $ex"; }
+  grep -q "^gridvec_DIR:PATH=$prefix/" "$work/$ex/CMakeCache.txt" || fail "$ex did not find gridvec in $prefix"
+done
+# One compile each: run them side by side, one per core.
+"$cmake" --build "$work/embedded-train" > "$work/embedded-train-build.log" 2>&1 &
+b1=$!
+"$cmake" --build "$work/drive-cluster" > "$work/drive-cluster-build.log" 2>&1 &
+b2=$!
+wait $b1 || { cat "$work/embedded-train-build.log"; fail "building embedded-train"; }
+wait $b2 || { cat "$work/drive-cluster-build.log"; fail "building drive-cluster"; }
+if grep -q -e "$src/actors" -e "$src/src" -e "-I$build" "$work"/*/CMakeFiles/*.dir/flags.make; then
+  fail "an example was compiled with headers of the source or build tree"
+fi
+embedded=$work/embedded-train/embedded-train
+drive=$work/drive-cluster/drive-cluster
+
+# --- embedded-train: gridvec inside the example's own actor system ----------
+# (zcat gets SIGPIPE when head has enough: check the result instead.)
+zcat "$data/dev-corpus.txt.gz" | head -n 3000 > "$work/small.txt" || true
+[ "$(wc -l < "$work/small.txt")" = 3000 ] || fail "cannot read the dev corpus in $data"
+timeout 300 "$embedded" --corpus "$work/small.txt" --output "$work/embedded-vectors.txt" > "$work/embedded.out" \
+  2> "$work/embedded.err" || { cat "$work/embedded.out" "$work/embedded.err"; fail "embedded-train exited non-zero"; }
+cat "$work/embedded.out"
+grep -q "^progress: " "$work/embedded.out" || fail "embedded-train printed no progress line"
+grep -q "^trained: " "$work/embedded.out" || fail "embedded-train printed no summary"
+[ "$(grep -cE '^nearest to [^ ]+:( [^ ]+ -?[0-9.]+){5}$' "$work/embedded.out")" = 3 ] \
+  || fail "embedded-train did not print five neighbours for each of three words"
+head -n 1 "$work/embedded-vectors.txt" | grep -qE '^[0-9]+ 32$' || fail "no vectors file of dimension 32"
+
+# Its own corpus with planted topics: the neighbours must make sense.
+timeout 300 "$embedded" > "$work/topics.out" 2> "$work/topics.err" \
+  || { cat "$work/topics.out" "$work/topics.err"; fail "embedded-train on its own corpus exited non-zero"; }
+cat "$work/topics.out"
+fruits=$(grep "^nearest to apple:" "$work/topics.out" | grep -oE "pear|plum|cherry|mango|banana|grape|peach" | wc -l)
+[ "$fruits" -ge 3 ] || fail "fewer than 3 of apple's 5 neighbours are fruits"
+
+# --- drive-cluster: nothing listening is an error, not a hang ---------------
+read -r p0 p1 p2 p3 p4 < <(/usr/bin/python3 -c "
+import socket
+socks = [socket.socket() for _ in range(5)]
+for s in socks: s.bind(('127.0.0.1', 0))
+print(*[s.getsockname()[1] for s in socks])
+for s in socks: s.close()")
+if timeout 60 "$drive" --connect "127.0.0.1:$p0" -train "$work/small.txt" -output "$work/x.txt" \
+    > "$work/refused.out" 2> "$work/refused.err"; then
+  fail "drive-cluster succeeded with no cluster"
+fi
+[ "$(wc -l < "$work/refused.err")" = 1 ] && grep -q "^drive-cluster: .*127.0.0.1:$p0" "$work/refused.err" \
+  || { cat "$work/refused.err"; fail "drive-cluster did not fail with one error line"; }
+
+# --- drive-cluster against a loopback cluster of the installed binary -------
+cat > "$work/cluster.conf" <<CONF
+[cluster]
+heartbeat-ms = 500
+connect-timeout-ms = 5000
+[node coord]
+host = 127.0.0.1
+port = $p1
+roles = coordinator, vocabulary, exporter
+[node shard-a]
+host = 127.0.0.1
+port = $p2
+roles = shard
+shards = 1
+[node shard-b]
+host = 127.0.0.1
+port = $p3
+roles = shard
+shards = 1
+[node learn-a]
+host = 127.0.0.1
+port = $p4
+roles = learner
+learners = 2
+CONF
+for n in coord shard-a shard-b learn-a; do
+  "$prefix/bin/gridvec" node --config "$work/cluster.conf" --name $n > "$work/$n.log" 2>&1 &
+  pids+=($!)
+done
+for port in $p1 $p2 $p3 $p4; do
+  for _ in $(seq 1 100); do
+    (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
+    sleep 0.1
+  done
+done
+
+# A first job through the config file; the cluster stays up after it.
+timeout 400 "$drive" --config "$work/cluster.conf" -train "$work/small.txt" -output "$work/cluster-vectors.txt" \
+  -size 32 -min-count 2 -iter 2 --timeout 300 > "$work/drive1.out" 2> "$work/drive1.err" \
+  || { cat "$work/drive1.out" "$work/drive1.err" "$work"/*.log; fail "drive-cluster (first job) exited non-zero"; }
+cat "$work/drive1.out"
+grep -q "^job 1 started" "$work/drive1.out" || fail "no job started"
+grep -q "^status: job 1 done" "$work/drive1.out" || fail "no status line of the finished job"
+grep -q "^done: .* on 2 shards and 2 learners" "$work/drive1.out" || fail "no summary of the first job"
+[ "$(grep -cE '^nearest to [^ ]+:( [^ ]+ -?[0-9.]+){5}$' "$work/drive1.out")" = 3 ] || fail "no neighbours from the cluster"
+for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || fail "a node stopped after a job that did not ask for it"; done
+
+# A second job by host:port, with the query words given, and --stop.
+timeout 400 "$drive" --connect "127.0.0.1:$p1" -train "$work/small.txt" -output "$work/cluster-vectors2.txt" \
+  -size 32 -min-count 2 -iter 1 --query the,and --stop --timeout 300 > "$work/drive2.out" 2> "$work/drive2.err" \
+  || { cat "$work/drive2.out" "$work/drive2.err" "$work"/*.log; fail "drive-cluster (second job) exited non-zero"; }
+cat "$work/drive2.out"
+grep -q "^job 2 started" "$work/drive2.out" || fail "the second job was not job 2"
+grep -qE "^nearest to the:( [^ ]+ -?[0-9.]+){5}$" "$work/drive2.out" || fail "no neighbours of 'the'"
+grep -q "^stopping the cluster" "$work/drive2.out" || fail "the cluster was not told to stop"
+
+# Every node stops by itself after --stop, and exits 0.
+for i in "${!pids[@]}"; do
+  for _ in $(seq 1 150); do
+    kill -0 "${pids[$i]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "${pids[$i]}" 2>/dev/null && fail "node process ${pids[$i]} still running after --stop"
+  wait "${pids[$i]}" || { cat "$work"/*.log; fail "a node exited with an error"; }
+done
+pids=()
+echo "examples test passed"
