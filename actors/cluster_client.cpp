@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "actors/message_types.hpp"
@@ -42,35 +41,33 @@ void configure_cluster_system(caf::actor_system_config& cfg) {
 
 expected<controller_actor> connect_to_controller(caf::actor_system& sys, const std::string& host, uint16_t port,
                                                  std::chrono::milliseconds timeout) {
-  const std::string where = host + ":" + std::to_string(port);
   if (!sys.has_middleman())
-    return failure{"cannot connect to " + where +
+    return failure{"cannot connect to " + host + ":" + std::to_string(port) +
                    ": the actor system has no network layer (configure it with configure_cluster_system)"};
-  caf::scoped_actor self{sys};
-  // remote_actor() would block without a timeout on a peer that accepts
-  // but never answers; the middleman actor takes one.
-  std::optional<expected<controller_actor>> out;
-  node_actor node;
-  self->request(sys.middleman().actor_handle(), timeout, caf::connect_atom::value, host, port)
-    .receive(
-      [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
-        if (!ptr)
-          out.emplace(failure{"nothing is published at " + where});
-        else
-          node = caf::actor_cast<node_actor>(std::move(ptr));
+  // A short-lived actor runs the non-blocking connect (the same steps and
+  // error lines as everywhere else) and answers with its outcome.
+  auto helper = sys.spawn([host, port, timeout](caf::event_based_actor* self) -> caf::behavior {
+    return {
+      [=](caf::connect_atom) -> caf::result<controller_actor> {
+        auto rp = self->make_response_promise<controller_actor>();
+        connect_to_controller(self, host, port, timeout, [self, rp](expected<controller_actor> c) mutable {
+          if (c)
+            rp.deliver(*c);
+          else
+            rp.deliver(make_job_error(c.error()));
+          self->quit();
+        });
+        return rp;
       },
-      [&](caf::error& err) {
-        std::string why = err == caf::sec::request_timeout ? "no answer" : error_text(err);
-        out.emplace(failure{"cannot reach " + where + ": " + why});
-      });
-  if (out)
-    return std::move(*out);
-  self->request(node, timeout, controller_atom::value)
+    };
+  });
+  std::optional<expected<controller_actor>> out;
+  caf::scoped_actor self{sys};
+  // Both steps have their own timeout; this one only guards against a bug.
+  self->request(helper, 2 * timeout + std::chrono::seconds(5), caf::connect_atom::value)
     .receive([&](const controller_actor& controller) { out.emplace(controller); },
-             [&](caf::error& err) {
-               std::string why = err == caf::sec::request_timeout ? "no answer" : error_text(err);
-               out.emplace(failure{"the node at " + where + " gave no controller: " + why});
-             });
+             [&](caf::error& err) { out.emplace(failure{error_text(err)}); });
+  caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
   return std::move(*out);
 }
 
