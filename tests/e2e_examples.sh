@@ -13,20 +13,18 @@ build=$2
 src=$3
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../../shared/data
+source "$here/cluster_lib.sh"
 work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+prefix=$work/prefix
+# The cluster runs the installed binary; cluster_cleanup kills what is left
+# and removes $work on exit.
+cluster_init "$prefix/bin/gridvec" "$work"
 fail() {
-  echo "FAIL: $*"
+  echo "FAIL: $*" >&2
   exit 1
 }
 
 # --- install, and check the installed tree is complete ----------------------
-prefix=$work/prefix
 "$cmake" --install "$build" --prefix "$prefix" > "$work/install.log"
 config=$(find "$prefix" -name gridvecConfig.cmake)
 [ -n "$config" ] || fail "no gridvecConfig.cmake installed"
@@ -87,54 +85,21 @@ fruits=$(grep "^nearest to apple:" "$work/topics.out" | grep -oE "pear|plum|cher
 [ "$fruits" -ge 3 ] || fail "fewer than 3 of apple's 5 neighbours are fruits"
 
 # --- drive-cluster: nothing listening is an error, not a hang ---------------
-read -r p0 p1 p2 p3 p4 < <(/usr/bin/python3 -c "
-import socket
-socks = [socket.socket() for _ in range(5)]
-for s in socks: s.bind(('127.0.0.1', 0))
-print(*[s.getsockname()[1] for s in socks])
-for s in socks: s.close()")
-if timeout 60 "$drive" --connect "127.0.0.1:$p0" -train "$work/small.txt" -output "$work/x.txt" \
+port=$(cluster_free_port)
+if timeout 60 "$drive" --connect "127.0.0.1:$port" -train "$work/small.txt" -output "$work/x.txt" \
     > "$work/refused.out" 2> "$work/refused.err"; then
   fail "drive-cluster succeeded with no cluster"
 fi
-[ "$(wc -l < "$work/refused.err")" = 1 ] && grep -q "^drive-cluster: .*127.0.0.1:$p0" "$work/refused.err" \
+[ "$(wc -l < "$work/refused.err")" = 1 ] && grep -q "^drive-cluster: .*127.0.0.1:$port" "$work/refused.err" \
   || { cat "$work/refused.err"; fail "drive-cluster did not fail with one error line"; }
 
 # --- drive-cluster against a loopback cluster of the installed binary -------
-cat > "$work/cluster.conf" <<CONF
-[cluster]
-heartbeat-ms = 500
-connect-timeout-ms = 5000
-[node coord]
-host = 127.0.0.1
-port = $p1
-roles = coordinator, vocabulary, exporter
-[node shard-a]
-host = 127.0.0.1
-port = $p2
-roles = shard
-shards = 1
-[node shard-b]
-host = 127.0.0.1
-port = $p3
-roles = shard
-shards = 1
-[node learn-a]
-host = 127.0.0.1
-port = $p4
-roles = learner
-learners = 2
-CONF
-for n in coord shard-a shard-b learn-a; do
-  "$prefix/bin/gridvec" node --config "$work/cluster.conf" --name $n > "$work/$n.log" 2>&1 &
-  pids+=($!)
-done
-for port in $p1 $p2 $p3 $p4; do
-  for _ in $(seq 1 100); do
-    (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-    sleep 0.1
-  done
-done
+cluster_node coord "roles = coordinator, vocabulary, exporter"
+cluster_node shard-a "roles = shard" "shards = 1"
+cluster_node shard-b "roles = shard" "shards = 1"
+cluster_node learn-a "roles = learner" "learners = 2"
+cluster_write "$work/cluster.conf" 500
+cluster_start coord shard-a shard-b learn-a
 
 # A first job through the config file; the cluster stays up after it.
 timeout 400 "$drive" --config "$work/cluster.conf" -train "$work/small.txt" -output "$work/cluster-vectors.txt" \
@@ -145,11 +110,14 @@ grep -q "^job 1 started" "$work/drive1.out" || fail "no job started"
 grep -q "^status: job 1 done" "$work/drive1.out" || fail "no status line of the finished job"
 grep -q "^done: .* on 2 shards and 2 learners" "$work/drive1.out" || fail "no summary of the first job"
 [ "$(grep -cE '^nearest to [^ ]+:( [^ ]+ -?[0-9.]+){5}$' "$work/drive1.out")" = 3 ] || fail "no neighbours from the cluster"
-for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || fail "a node stopped after a job that did not ask for it"; done
+for name in coord shard-a shard-b learn-a; do
+  kill -0 "${CLUSTER_PID[$name]}" 2>/dev/null || fail "node $name stopped after a job that did not ask for it"
+done
 
 # A second job by host:port, with the query words given, and --stop.
-timeout 400 "$drive" --connect "127.0.0.1:$p1" -train "$work/small.txt" -output "$work/cluster-vectors2.txt" \
-  -size 32 -min-count 2 -iter 1 --query the,and --stop --timeout 300 > "$work/drive2.out" 2> "$work/drive2.err" \
+timeout 400 "$drive" --connect "127.0.0.1:${CLUSTER_PORT[coord]}" -train "$work/small.txt" \
+  -output "$work/cluster-vectors2.txt" -size 32 -min-count 2 -iter 1 --query the,and --stop --timeout 300 \
+  > "$work/drive2.out" 2> "$work/drive2.err" \
   || { cat "$work/drive2.out" "$work/drive2.err" "$work"/*.log; fail "drive-cluster (second job) exited non-zero"; }
 cat "$work/drive2.out"
 grep -q "^job 2 started" "$work/drive2.out" || fail "the second job was not job 2"
@@ -157,13 +125,5 @@ grep -qE "^nearest to the:( [^ ]+ -?[0-9.]+){5}$" "$work/drive2.out" || fail "no
 grep -q "^stopping the cluster" "$work/drive2.out" || fail "the cluster was not told to stop"
 
 # Every node stops by itself after --stop, and exits 0.
-for i in "${!pids[@]}"; do
-  for _ in $(seq 1 150); do
-    kill -0 "${pids[$i]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "${pids[$i]}" 2>/dev/null && fail "node process ${pids[$i]} still running after --stop"
-  wait "${pids[$i]}" || { cat "$work"/*.log; fail "a node exited with an error"; }
-done
-pids=()
+cluster_wait_exit 15 || { cat "$work"/*.log; fail "not every node stopped cleanly"; }
 echo "examples test passed"
