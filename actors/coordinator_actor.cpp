@@ -44,7 +44,9 @@ void cleanup(coordinator_ptr self, bool keep_shards) {
   st.vocab_actor = nullptr;
   if (!keep_shards)
     st.shards.clear();
-  if (st.own_work_dir && !st.work_dir.empty()) {
+  // Kept shards still need the vocabulary file (export, queries): the
+  // temporary work directory goes with them.
+  if (!keep_shards && st.own_work_dir && !st.work_dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(st.work_dir, ec);
     st.own_work_dir = false;

@@ -183,7 +183,10 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
         break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    // Paused at once, so that the job is far from done when cancelled.
+    must(g.ask<bool>(pause_atom::value));
     must(g.ask<checkpoint_info>(checkpoint_atom::value));
+    must(g.ask<bool>(resume_atom::value));
     must(g.ask<checkpoint_info>(checkpoint_atom::value));
     REQUIRE(g.ask<bool>(cancel_atom::value)); // as good as a crash: no vectors
     auto outcome = g.ask<job_summary>(wait_atom::value);
@@ -227,4 +230,19 @@ TEST_CASE("controller: resuming without a usable checkpoint fails with one line"
   auto r = g.ask<job_summary>(submit_atom::value, o, caf::actor{});
   REQUIRE_FALSE(r);
   CHECK(contains(r.error(), "no usable checkpoint"));
+}
+
+TEST_CASE("controller: a finished job stays queryable and exportable until the next", "[actors][controller]") {
+  temp_dir dir;
+  write_topic_corpus(dir.file("corpus.txt"), 2000);
+  local_gridvec g;
+  auto o = job(dir, 5);
+  o.checkpoint_dir.clear(); // the vocabulary lives in a temporary work directory
+  must(g.ask<job_summary>(submit_atom::value, o, caf::actor{}));
+  CHECK(must(g.ask<uint64_t>(export_atom::value, dir.file("again.bin"), true)) == 40);
+  CHECK(must(g.ask<std::vector<neighbour>>(nearest_atom::value, std::string{"sky1"}, uint32_t{3})).size() == 3);
+  // The next job replaces it.
+  o.output = dir.file("second.txt");
+  must(g.ask<job_summary>(submit_atom::value, o, caf::actor{}));
+  CHECK(must(g.ask<job_status>(status_atom::value)).job == 2);
 }
