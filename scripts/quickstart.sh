@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+scripts/build.sh gridvec   # only the binary; scripts/test.sh builds the tests
 mkdir -p out
 /usr/bin/python3 scripts/gen-sessions.py --out out/sessions.txt
 build/gridvec train -train out/sessions.txt -output out/sessions.vec -size 64 -window 5 \
