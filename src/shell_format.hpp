@@ -1,0 +1,41 @@
+#pragma once
+// How the shell shows the controller's replies: plain functions from the
+// reply structs of actors/job_types.hpp to text, so that they are tested
+// without an actor system. Tables have a header row and columns separated
+// by two spaces; numbers are right-aligned.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/job_types.hpp"
+
+namespace gridvec {
+
+/// 950, 12.3k, 4.56M, 7.89G.
+std::string human_count(double x);
+/// 512 B, 1.5 KiB, 12.3 MiB, 2.00 GiB.
+std::string human_bytes(uint64_t bytes);
+/// 0:07, 12:34, 1:02:03 (seconds rounded).
+std::string human_duration(double seconds);
+
+/// Columns padded to their widest cell (counting UTF-8 characters, not
+/// bytes); a column listed in `right` is right-aligned. Ends with '\n'.
+std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                         const std::vector<size_t>& right = {});
+
+std::string format_status(const job_status& s);
+std::string format_nodes(const std::vector<node_status>& nodes);
+std::string format_shards(const std::vector<shard_status>& shards);
+/// `iterations`: the job's epochs, to tell each part's epoch and progress
+/// within it (0 if unknown: then only words read are shown).
+std::string format_learners(const std::vector<learner_status>& learners, uint32_t iterations);
+/// Rank, word, cosine.
+std::string format_neighbours(const std::vector<neighbour>& words);
+/// One line: how long the job took, how fast, what it produced.
+std::string format_summary(const job_summary& s);
+std::string format_checkpoint(const checkpoint_info& c);
+
+/// One part of a learner's work, e.g. "p3 epoch 2/5 41%" (or "p3 done").
+std::string format_part(const part_cursor& c, uint32_t iterations);
+
+} // namespace gridvec
