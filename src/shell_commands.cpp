@@ -1,0 +1,395 @@
+#include "src/shell_commands.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+
+#include "src/atomic_file.hpp"
+#include "src/shell_client.hpp"
+#include "src/shell_format.hpp"
+
+namespace gridvec {
+
+namespace {
+
+constexpr uint32_t default_k = 10;
+constexpr uint32_t max_k = 10000; // the coordinator's limit too
+
+// --- argument checks ---------------------------------------------------------
+
+status usage_error(std::string_view name) {
+  const shell_command* c = find_shell_command(name);
+  if (c->args.empty())
+    return failure{"takes no arguments"};
+  return failure{"wrong arguments; " + shell_usage(*c)};
+}
+
+status expect_count(std::string_view name, const shell_words& args, size_t min, size_t max) {
+  if (args.size() < min || args.size() > max)
+    return usage_error(name);
+  return {};
+}
+
+expected<uint32_t> parse_k(const std::string& text) {
+  uint32_t k = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+  if (ec != std::errc{} || end != text.data() + text.size() || k == 0 || k > max_k)
+    return failure{"K must be a whole number from 1 to " + std::to_string(max_k) + ", not '" + text + "'"};
+  return k;
+}
+
+std::string absolute(const std::string& path) {
+  if (path.empty())
+    return path;
+  std::error_code ec;
+  auto p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+// Runs `f` with the controller, or fails when there is none.
+template <class F>
+status with_client(shell_context& ctx, F f) {
+  if (!ctx.client)
+    return failure{"not connected to a controller"};
+  return f(*ctx.client);
+}
+
+// Prints a reply with `format`, or passes its error on.
+template <class T, class Format>
+status show(shell_context& ctx, const expected<T>& reply, Format format) {
+  if (!reply)
+    return failure{reply.error()};
+  ctx.out << format(*reply);
+  return {};
+}
+
+// --- handlers: check the arguments, then ask the controller and print --------
+
+status run_help(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("help", args, 0, 1); !st)
+    return st;
+  return show(ctx, shell_help(args.empty() ? std::string_view{} : std::string_view{args[0]}),
+              [](const std::string& text) { return text; });
+}
+
+status run_quit(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("quit", args, 0, 0); !st)
+    return st;
+  ctx.quit = true;
+  return {};
+}
+
+status run_exit(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("exit", args, 0, 0); !st)
+    return st;
+  ctx.quit = true;
+  return {};
+}
+
+status run_nodes(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("nodes", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.nodes(), format_nodes); });
+}
+
+status run_status(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("status", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.current_status(), format_status); });
+}
+
+status run_shards(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("shards", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.shards(), format_shards); });
+}
+
+status run_learners(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("learners", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) {
+    // The job's epochs tell how far each part is into its current epoch.
+    auto job = c.current_status();
+    const uint32_t iterations = job ? job->iterations : 0;
+    return show(ctx, c.learners(),
+                [iterations](const std::vector<learner_status>& l) { return format_learners(l, iterations); });
+  });
+}
+
+status run_train(shell_context& ctx, const shell_words& args) {
+  auto opt = shell_job_options(args);
+  if (!opt)
+    return failure{opt.error()};
+  return with_client(ctx, [&](shell_client& c) {
+    return show(ctx, c.start(*opt), [](uint64_t job) {
+      return "job " + std::to_string(job) + " started (`status` shows its progress, `wait` waits for its end)\n";
+    });
+  });
+}
+
+status run_submit(shell_context& ctx, const shell_words& args) {
+  auto opt = shell_job_options(args);
+  if (!opt)
+    return failure{opt.error()};
+  return with_client(ctx, [&](shell_client& c) -> status {
+    auto summary = c.submit(*opt, [&out = ctx.out](const std::string& line) { out << line << std::endl; });
+    if (!summary && summary.error() == "interrupted")
+      return failure{"interrupted; the job goes on (`wait` waits for it)"};
+    return show(ctx, summary, [&](const job_summary& s) {
+      return format_summary(s) + (opt->output.empty() ? "" : "vectors written to " + opt->output + "\n");
+    });
+  });
+}
+
+status run_wait(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("wait", args, 0, 1); !st)
+    return st;
+  std::chrono::milliseconds limit{0}; // none
+  if (!args.empty()) {
+    double seconds = 0;
+    auto [end, ec] = std::from_chars(args[0].data(), args[0].data() + args[0].size(), seconds);
+    if (ec != std::errc{} || end != args[0].data() + args[0].size() || !std::isfinite(seconds) || seconds <= 0 ||
+        seconds > 1e7)
+      return failure{"SECONDS must be a positive number, not '" + args[0] + "'"};
+    limit = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+  }
+  return with_client(ctx, [&](shell_client& c) -> status {
+    auto summary = c.wait(limit);
+    if (!summary && summary.error() == "interrupted")
+      return failure{"interrupted; the job goes on"};
+    return show(ctx, summary, format_summary);
+  });
+}
+
+status run_pause(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("pause", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) {
+    return show(ctx, c.pause(), [](bool) { return std::string{"job paused (`resume` continues it)\n"}; });
+  });
+}
+
+status run_resume(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("resume", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) {
+    return show(ctx, c.resume(), [](bool) { return std::string{"job resumed\n"}; });
+  });
+}
+
+status run_checkpoint(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("checkpoint", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.checkpoint(), format_checkpoint); });
+}
+
+status run_cancel(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("cancel", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) {
+    return show(ctx, c.cancel(), [](bool) { return std::string{"job cancelled; no vectors were written\n"}; });
+  });
+}
+
+status run_export(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("export", args, 1, 2); !st)
+    return st;
+  bool binary = false;
+  if (args.size() == 2) {
+    if (args[1] == "binary")
+      binary = true;
+    else if (args[1] != "text")
+      return failure{"the format is `binary` or `text`, not '" + args[1] + "'"};
+  }
+  if (args[0].empty())
+    return failure{"PATH is empty"};
+  const std::string path = absolute(args[0]);
+  return with_client(ctx, [&](shell_client& c) {
+    return show(ctx, c.export_vectors(path, binary), [&](uint64_t rows) {
+      return std::to_string(rows) + " vectors written to " + path + (binary ? " (binary)" : "") + "\n";
+    });
+  });
+}
+
+status run_nearest(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("nearest", args, 1, 2); !st)
+    return st;
+  auto k = args.size() == 2 ? parse_k(args[1]) : expected<uint32_t>{default_k};
+  if (!k)
+    return failure{k.error()};
+  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.nearest(args[0], *k), format_neighbours); });
+}
+
+status run_analogy(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("analogy", args, 3, 4); !st)
+    return st;
+  auto k = args.size() == 4 ? parse_k(args[3]) : expected<uint32_t>{default_k};
+  if (!k)
+    return failure{k.error()};
+  return with_client(ctx, [&](shell_client& c) {
+    return show(ctx, c.analogy(args[0], args[1], args[2], *k), format_neighbours);
+  });
+}
+
+status run_shutdown(shell_context& ctx, const shell_words& args) {
+  if (auto st = expect_count("shutdown", args, 0, 0); !st)
+    return st;
+  return with_client(ctx, [&](shell_client& c) -> status {
+    if (auto st = c.shutdown(); !st)
+      return st;
+    ctx.out << "the cluster is stopping: every node was told to stop\n";
+    return {};
+  });
+}
+
+} // namespace
+
+// --- the table -----------------------------------------------------------------
+
+const std::vector<shell_command>& shell_commands() {
+  static const std::vector<shell_command> table = {
+    {"help", "[COMMAND]", "list the commands, or describe one",
+     "Without COMMAND, lists every command. Commands are separated by ';' or\n"
+     "new lines; \"double quotes\" keep blanks and ';' inside one argument.\n",
+     run_help},
+    {"nodes", "", "the cluster's nodes: address, roles, up or down, memory",
+     "One row per node of the cluster config. MEMORY is the node process's\n"
+     "resident memory; SHARD LANES and LEARNERS are the actors it hosts now.\n",
+     run_nodes},
+    {"status", "", "the job: phase, epoch, progress, words/s, alpha, loss, ETA",
+     "The current (or last) job: its phase, epoch, progress, training speed,\n"
+     "learning rate, loss, time left, network bytes per trained word, last\n"
+     "checkpoint and the last thing that happened.\n",
+     run_status},
+    {"shards", "", "the job's shards: node, columns, memory, requests/s",
+     "One row per shard (a column slice of every vector). REQUESTS/S is the\n"
+     "rate since the previous `shards`.\n",
+     run_shards},
+    {"learners", "", "the job's learners: node, state, parts, in flight, words/s",
+     "One row per learner. PARTS lists the corpus parts it holds, with each\n"
+     "one's epoch and how far into it the learner is.\n",
+     run_learners},
+    {"train", "TRAIN-OPTIONS...", "start a job and return at once",
+     "Starts a training job on the cluster with the options of `gridvec train`\n"
+     "(e.g. train -train corpus.txt -output vectors.txt -size 100 -iter 5) and\n"
+     "returns; `status` follows it, `wait` waits for it. Only one job runs at a\n"
+     "time. Relative paths are taken from the shell's directory; the nodes\n"
+     "read and write them. The cluster keeps running when the job ends.\n",
+     run_train},
+    {"submit", "TRAIN-OPTIONS...", "run a job, showing its progress until it ends",
+     "As `train`, but waits for the job's end and prints its progress lines\n"
+     "meanwhile. Ctrl-C stops waiting; the job goes on.\n",
+     run_submit},
+    {"wait", "[SECONDS]", "wait for the job's end and show its summary",
+     "Waits until the current job ends (at most SECONDS if given) and prints\n"
+     "its summary; fails if the job failed or was cancelled. Ctrl-C stops\n"
+     "waiting; the job goes on.\n",
+     run_wait},
+    {"pause", "", "pause training (learners stop, shards keep their vectors)",
+     "Pauses a training job once the minibatches in flight are done.\n", run_pause},
+    {"resume", "", "continue a paused job", "Continues a job paused with `pause`.\n", run_resume},
+    {"checkpoint", "", "write a checkpoint now",
+     "Writes a checkpoint of the job into its --checkpoint-dir (the job must have\n"
+     "one); the job can later be resumed from it with --resume DIR.\n",
+     run_checkpoint},
+    {"cancel", "", "stop the job without writing vectors",
+     "Cancels the current job: training stops and no vectors are written.\n", run_cancel},
+    {"export", "PATH [binary|text]", "write the current vectors to PATH",
+     "Writes the job's vectors as they are now (during or after training) to\n"
+     "PATH, read back from the live shards, in word2vec text format or binary.\n",
+     run_export},
+    {"nearest", "WORD [K]", "the K (default 10) words most similar to WORD",
+     "Cosine nearest neighbours of WORD, computed by the live shards from their\n"
+     "column slices (no vector leaves a shard).\n",
+     run_nearest},
+    {"analogy", "A B C [K]", "the K (default 10) words closest to B - A + C",
+     "Answers \"A is to B as C is to ?\" (e.g. analogy man king woman) with the\n"
+     "words whose vectors are closest to B - A + C, as word2vec's word-analogy.\n",
+     run_analogy},
+    {"shutdown", "", "stop every node of the cluster",
+     "Stops the current job, every node of the cluster and its controller. The\n"
+     "shell stays; later commands fail until the cluster is started again.\n",
+     run_shutdown},
+    {"quit", "", "leave the shell (the cluster keeps running)", "Leaves the shell; Ctrl-D does too.\n", run_quit},
+    {"exit", "", "leave the shell, as quit", "Leaves the shell, as `quit`.\n", run_exit},
+  };
+  return table;
+}
+
+const shell_command* find_shell_command(std::string_view name) {
+  for (const auto& c : shell_commands())
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+std::string shell_usage(const shell_command& c) {
+  std::string out = "usage: " + std::string{c.name};
+  if (!c.args.empty())
+    out += " " + std::string{c.args};
+  return out;
+}
+
+status run_shell_command(shell_context& ctx, const shell_words& words) {
+  if (words.empty())
+    return {};
+  const shell_command* c = find_shell_command(words[0]);
+  if (!c)
+    return failure{"unknown command '" + words[0] + "' (`help` lists the commands)"};
+  // Errors name their command: in a script, several may fail.
+  if (auto st = c->run(ctx, shell_words(words.begin() + 1, words.end())); !st)
+    return failure{words[0] + ": " + st.error()};
+  return {};
+}
+
+expected<train_options> shell_job_options(const shell_words& args) {
+  auto opt = parse_train_options(args);
+  if (!opt) {
+    std::string why = opt.error();
+    // parse_train_options points at `gridvec train --help`; here it is `help train`.
+    if (auto at = why.find("see gridvec train --help"); at != std::string::npos)
+      why.replace(at, std::string_view{"see gridvec train --help"}.size(), "see `help train`");
+    return failure{why};
+  }
+  for (auto* path : {&opt->train, &opt->output, &opt->report, &opt->work_dir, &opt->checkpoint_dir, &opt->resume})
+    *path = absolute(*path);
+  opt->stop_cluster = false; // a shell's jobs never stop the cluster
+  // A bad output path is found now, not after the whole training.
+  for (const auto* path : {&opt->output, &opt->report})
+    if (!path->empty())
+      if (auto probe = atomic_file::create(*path); !probe)
+        return failure{probe.error()};
+  return opt;
+}
+
+expected<std::string> shell_help(std::string_view name) {
+  if (name.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& c : shell_commands())
+      rows.push_back({std::string{c.name} + (c.args.empty() ? "" : " " + std::string{c.args}), std::string{c.summary}});
+    std::string table = render_table({"", ""}, rows);
+    std::string out = "commands:\n";
+    // The table without its (empty) header row, indented.
+    for (size_t at = table.find('\n') + 1; at < table.size();) {
+      size_t end = table.find('\n', at);
+      out += "  " + table.substr(at, end - at + 1);
+      at = end + 1;
+    }
+    return out + "`help COMMAND` describes one. Separate commands with ';' or new lines.\n";
+  }
+  const shell_command* c = find_shell_command(name);
+  if (!c)
+    return failure{"no command '" + std::string{name} + "' (`help` lists them)"};
+  std::string out = shell_usage(*c) + "\n" + std::string{c->summary} + ".\n\n" + std::string{c->details};
+  if (c->name == "train" || c->name == "submit") {
+    // The option table of `gridvec train --help`, without its usage lines.
+    std::string all = train_help();
+    if (auto at = all.find("Options"); at != std::string::npos)
+      out += "\n" + all.substr(at);
+  }
+  return out;
+}
+
+} // namespace gridvec
