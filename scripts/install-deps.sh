@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what gridvec builds and tests with, all from Debian's packages:
-# CAF 0.17, Cap'n Proto 0.9, Boost, spdlog, Catch2, and gensim (the tests
-# load and score the vectors with the real gensim).
+# CAF 0.17, Cap'n Proto 0.9, Boost, spdlog, Catch2, libedit (the shell's
+# line editing and history), gensim (the tests load and score the vectors
+# with the real gensim) and tmux (the shell's test types into a terminal).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev catch2 python3 python3-gensim time)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

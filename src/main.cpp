@@ -14,7 +14,8 @@ const char* usage =
   "  train     train word vectors on a text corpus in this process\n"
   "  nearest   print the nearest neighbours of words in a vectors file\n"
   "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
-  "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n\n"
+  "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
+  "  shell     control a cluster and its job interactively (gridvec shell --config FILE)\n\n"
   "`gridvec COMMAND --help` describes a command's options.\n";
 
 } // namespace
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
     return gridvec::cli_node(args);
   if (command == "submit")
     return gridvec::cli_submit(args);
+  if (command == "shell")
+    return gridvec::cli_shell(args);
   std::fprintf(stderr, "gridvec: unknown command '%s' (try gridvec --help)\n", command.c_str());
   return 2;
 }
