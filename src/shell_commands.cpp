@@ -1,6 +1,7 @@
 #include "src/shell_commands.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -16,21 +17,9 @@ namespace {
 
 constexpr uint32_t default_k = 10;
 constexpr uint32_t max_k = 10000; // the coordinator's limit too
+constexpr size_t any = SIZE_MAX;   // train and submit: parse_train_options checks
 
-// --- argument checks ---------------------------------------------------------
-
-status usage_error(std::string_view name) {
-  const shell_command* c = find_shell_command(name);
-  if (c->args.empty())
-    return failure{"takes no arguments"};
-  return failure{"wrong arguments; " + shell_usage(*c)};
-}
-
-status expect_count(std::string_view name, const shell_words& args, size_t min, size_t max) {
-  if (args.size() < min || args.size() > max)
-    return usage_error(name);
-  return {};
-}
+// --- argument values -----------------------------------------------------------
 
 expected<uint32_t> parse_k(const std::string& text) {
   uint32_t k = 0;
@@ -65,50 +54,31 @@ status show(shell_context& ctx, const expected<T>& reply, Format format) {
   return {};
 }
 
-// --- handlers: check the arguments, then ask the controller and print --------
+// --- handlers: check argument values, then ask the controller and print -------
 
 status run_help(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("help", args, 0, 1); !st)
-    return st;
   return show(ctx, shell_help(args.empty() ? std::string_view{} : std::string_view{args[0]}),
               [](const std::string& text) { return text; });
 }
 
 status run_quit(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("quit", args, 0, 0); !st)
-    return st;
-  ctx.quit = true;
-  return {};
-}
-
-status run_exit(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("exit", args, 0, 0); !st)
-    return st;
   ctx.quit = true;
   return {};
 }
 
 status run_nodes(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("nodes", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) { return show(ctx, c.nodes(), format_nodes); });
 }
 
 status run_status(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("status", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) { return show(ctx, c.current_status(), format_status); });
 }
 
 status run_shards(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("shards", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) { return show(ctx, c.shards(), format_shards); });
 }
 
 status run_learners(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("learners", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) {
     // The job's epochs tell how far each part is into its current epoch.
     auto job = c.current_status();
@@ -144,8 +114,6 @@ status run_submit(shell_context& ctx, const shell_words& args) {
 }
 
 status run_wait(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("wait", args, 0, 1); !st)
-    return st;
   std::chrono::milliseconds limit{0}; // none
   if (!args.empty()) {
     double seconds = 0;
@@ -164,38 +132,28 @@ status run_wait(shell_context& ctx, const shell_words& args) {
 }
 
 status run_pause(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("pause", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) {
     return show(ctx, c.pause(), [](bool) { return std::string{"job paused (`resume` continues it)\n"}; });
   });
 }
 
 status run_resume(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("resume", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) {
     return show(ctx, c.resume(), [](bool) { return std::string{"job resumed\n"}; });
   });
 }
 
 status run_checkpoint(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("checkpoint", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) { return show(ctx, c.checkpoint(), format_checkpoint); });
 }
 
 status run_cancel(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("cancel", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) {
     return show(ctx, c.cancel(), [](bool) { return std::string{"job cancelled; no vectors were written\n"}; });
   });
 }
 
 status run_export(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("export", args, 1, 2); !st)
-    return st;
   bool binary = false;
   if (args.size() == 2) {
     if (args[1] == "binary")
@@ -214,8 +172,6 @@ status run_export(shell_context& ctx, const shell_words& args) {
 }
 
 status run_nearest(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("nearest", args, 1, 2); !st)
-    return st;
   auto k = args.size() == 2 ? parse_k(args[1]) : expected<uint32_t>{default_k};
   if (!k)
     return failure{k.error()};
@@ -223,8 +179,6 @@ status run_nearest(shell_context& ctx, const shell_words& args) {
 }
 
 status run_analogy(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("analogy", args, 3, 4); !st)
-    return st;
   auto k = args.size() == 4 ? parse_k(args[3]) : expected<uint32_t>{default_k};
   if (!k)
     return failure{k.error()};
@@ -234,8 +188,6 @@ status run_analogy(shell_context& ctx, const shell_words& args) {
 }
 
 status run_shutdown(shell_context& ctx, const shell_words& args) {
-  if (auto st = expect_count("shutdown", args, 0, 0); !st)
-    return st;
   return with_client(ctx, [&](shell_client& c) -> status {
     if (auto st = c.shutdown(); !st)
       return st;
@@ -250,70 +202,70 @@ status run_shutdown(shell_context& ctx, const shell_words& args) {
 
 const std::vector<shell_command>& shell_commands() {
   static const std::vector<shell_command> table = {
-    {"help", "[COMMAND]", "list the commands, or describe one",
+    {"help", "[COMMAND]", 0, 1, "list the commands, or describe one",
      "Without COMMAND, lists every command. Commands are separated by ';' or\n"
      "new lines; \"double quotes\" keep blanks and ';' inside one argument.\n",
      run_help},
-    {"nodes", "", "the cluster's nodes: address, roles, up or down, memory",
+    {"nodes", "", 0, 0, "the cluster's nodes: address, roles, up or down, memory",
      "One row per node of the cluster config. MEMORY is the node process's\n"
      "resident memory; SHARD LANES and LEARNERS are the actors it hosts now.\n",
      run_nodes},
-    {"status", "", "the job: phase, epoch, progress, words/s, alpha, loss, ETA",
+    {"status", "", 0, 0, "the job: phase, epoch, progress, words/s, alpha, loss, ETA",
      "The current (or last) job: its phase, epoch, progress, training speed,\n"
      "learning rate, loss, time left, network bytes per trained word, last\n"
      "checkpoint and the last thing that happened.\n",
      run_status},
-    {"shards", "", "the job's shards: node, columns, memory, requests/s",
+    {"shards", "", 0, 0, "the job's shards: node, columns, memory, requests/s",
      "One row per shard (a column slice of every vector). REQUESTS/S is the\n"
      "rate since the previous `shards`.\n",
      run_shards},
-    {"learners", "", "the job's learners: node, state, parts, in flight, words/s",
+    {"learners", "", 0, 0, "the job's learners: node, state, parts, in flight, words/s",
      "One row per learner. PARTS lists the corpus parts it holds, with each\n"
      "one's epoch and how far into it the learner is.\n",
      run_learners},
-    {"train", "TRAIN-OPTIONS...", "start a job and return at once",
+    {"train", "TRAIN-OPTIONS...", 0, any, "start a job and return at once",
      "Starts a training job on the cluster with the options of `gridvec train`\n"
      "(e.g. train -train corpus.txt -output vectors.txt -size 100 -iter 5) and\n"
      "returns; `status` follows it, `wait` waits for it. Only one job runs at a\n"
      "time. Relative paths are taken from the shell's directory; the nodes\n"
      "read and write them. The cluster keeps running when the job ends.\n",
      run_train},
-    {"submit", "TRAIN-OPTIONS...", "run a job, showing its progress until it ends",
+    {"submit", "TRAIN-OPTIONS...", 0, any, "run a job, showing its progress until it ends",
      "As `train`, but waits for the job's end and prints its progress lines\n"
      "meanwhile. Ctrl-C stops waiting; the job goes on.\n",
      run_submit},
-    {"wait", "[SECONDS]", "wait for the job's end and show its summary",
+    {"wait", "[SECONDS]", 0, 1, "wait for the job's end and show its summary",
      "Waits until the current job ends (at most SECONDS if given) and prints\n"
      "its summary; fails if the job failed or was cancelled. Ctrl-C stops\n"
      "waiting; the job goes on.\n",
      run_wait},
-    {"pause", "", "pause training (learners stop, shards keep their vectors)",
+    {"pause", "", 0, 0, "pause training (learners stop, shards keep their vectors)",
      "Pauses a training job once the minibatches in flight are done.\n", run_pause},
-    {"resume", "", "continue a paused job", "Continues a job paused with `pause`.\n", run_resume},
-    {"checkpoint", "", "write a checkpoint now",
+    {"resume", "", 0, 0, "continue a paused job", "Continues a job paused with `pause`.\n", run_resume},
+    {"checkpoint", "", 0, 0, "write a checkpoint now",
      "Writes a checkpoint of the job into its --checkpoint-dir (the job must have\n"
      "one); the job can later be resumed from it with --resume DIR.\n",
      run_checkpoint},
-    {"cancel", "", "stop the job without writing vectors",
+    {"cancel", "", 0, 0, "stop the job without writing vectors",
      "Cancels the current job: training stops and no vectors are written.\n", run_cancel},
-    {"export", "PATH [binary|text]", "write the current vectors to PATH",
+    {"export", "PATH [binary|text]", 1, 2, "write the current vectors to PATH",
      "Writes the job's vectors as they are now (during or after training) to\n"
      "PATH, read back from the live shards, in word2vec text format or binary.\n",
      run_export},
-    {"nearest", "WORD [K]", "the K (default 10) words most similar to WORD",
+    {"nearest", "WORD [K]", 1, 2, "the K (default 10) words most similar to WORD",
      "Cosine nearest neighbours of WORD, computed by the live shards from their\n"
      "column slices (no vector leaves a shard).\n",
      run_nearest},
-    {"analogy", "A B C [K]", "the K (default 10) words closest to B - A + C",
+    {"analogy", "A B C [K]", 3, 4, "the K (default 10) words closest to B - A + C",
      "Answers \"A is to B as C is to ?\" (e.g. analogy man king woman) with the\n"
      "words whose vectors are closest to B - A + C, as word2vec's word-analogy.\n",
      run_analogy},
-    {"shutdown", "", "stop every node of the cluster",
+    {"shutdown", "", 0, 0, "stop every node of the cluster",
      "Stops the current job, every node of the cluster and its controller. The\n"
      "shell stays; later commands fail until the cluster is started again.\n",
      run_shutdown},
-    {"quit", "", "leave the shell (the cluster keeps running)", "Leaves the shell; Ctrl-D does too.\n", run_quit},
-    {"exit", "", "leave the shell, as quit", "Leaves the shell, as `quit`.\n", run_exit},
+    {"quit", "", 0, 0, "leave the shell (the cluster keeps running)", "Leaves the shell; Ctrl-D does too.\n", run_quit},
+    {"exit", "", 0, 0, "leave the shell, as quit", "Leaves the shell, as `quit`.\n", run_quit},
   };
   return table;
 }
@@ -338,8 +290,14 @@ status run_shell_command(shell_context& ctx, const shell_words& words) {
   const shell_command* c = find_shell_command(words[0]);
   if (!c)
     return failure{"unknown command '" + words[0] + "' (`help` lists the commands)"};
+  const shell_words args(words.begin() + 1, words.end());
+  status st;
+  if (args.size() < c->min_args || args.size() > c->max_args)
+    st = c->max_args == 0 ? failure{"takes no arguments"} : failure{"wrong arguments; " + shell_usage(*c)};
+  else
+    st = c->run(ctx, args);
   // Errors name their command: in a script, several may fail.
-  if (auto st = c->run(ctx, shell_words(words.begin() + 1, words.end())); !st)
+  if (!st)
     return failure{words[0] + ": " + st.error()};
   return {};
 }

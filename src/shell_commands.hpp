@@ -1,8 +1,9 @@
 #pragma once
 // The shell's commands, all in one table (shell_commands.cpp): name,
-// arguments, one-line help, details for `help NAME`, and the handler. A
-// handler checks its arguments first and only then asks the controller, so
-// a bad argument never reaches the cluster; it prints results on the
+// arguments and how many, one-line help, details for `help NAME`, and the
+// handler. The number of arguments is checked before the handler runs; a
+// handler checks their values before it asks the controller anything, so a
+// bad argument never reaches the cluster. It prints results on the
 // context's output and returns a failure line for the caller to print.
 #include <iosfwd>
 #include <string>
@@ -32,8 +33,11 @@ struct shell_context {
 struct shell_command {
   std::string_view name;
   std::string_view args;    // as in the usage line: "WORD [K]"
+  size_t min_args;          // how many words may follow the name
+  size_t max_args;
   std::string_view summary; // one line, for `help`
   std::string_view details; // more lines, for `help NAME`
+  /// Called with min_args..max_args words (checked before).
   status (*run)(shell_context& ctx, const shell_words& args);
 };
 

@@ -41,6 +41,9 @@ TEST_CASE("every command has a name, help and a handler; names are unique", "[sh
     CHECK_FALSE(table[i].summary.empty());
     CHECK_FALSE(table[i].details.empty());
     CHECK(table[i].run != nullptr);
+    CHECK(table[i].min_args <= table[i].max_args);
+    // A command with arguments says which in its usage line.
+    CHECK(table[i].args.empty() == (table[i].max_args == 0));
     for (size_t j = i + 1; j < table.size(); ++j)
       CHECK(table[i].name != table[j].name);
   }
