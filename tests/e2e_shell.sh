@@ -14,19 +14,13 @@ set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../../shared/data
+source "$here/cluster_lib.sh"
 work=$(mktemp -d)
+cluster_init "$gridvec" "$work"
 tmux_socket=gridvec-e2e-shell-$$
-pids=()
 cleanup() {
   tmux -L "$tmux_socket" kill-server 2>/dev/null || true
-  # Each pid is a `timeout`, which passes SIGTERM on to its node.
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    pkill -9 -P "$p" 2>/dev/null || true
-    { kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; } || true
-  done
-  rm -rf "$work"
+  cluster_cleanup
 }
 trap cleanup EXIT
 trap 'exit 143' INT TERM # through cleanup too
@@ -59,48 +53,15 @@ expect_one_error_line() {
 { zcat "$data/dev-corpus.txt.gz" || true; } | head -n 3000 > "$work/corpus.txt"
 [ "$(wc -l < "$work/corpus.txt")" -eq 3000 ] || fail "cannot read the dev corpus in $data"
 
-read -r p_coord p_a p_b p_learn p_dead < <(/usr/bin/python3 -c "
-import socket
-socks = [socket.socket() for _ in range(5)]
-for s in socks: s.bind(('127.0.0.1', 0))
-print(*[s.getsockname()[1] for s in socks])
-for s in socks: s.close()")
-cat > "$work/cluster.conf" <<CONF
-[cluster]
-heartbeat-ms = 500
-connect-timeout-ms = 3000
-[node coord]
-host = 127.0.0.1
-port = $p_coord
-roles = coordinator, vocabulary, exporter
-[node shard-a]
-host = 127.0.0.1
-port = $p_a
-roles = shard
-shards = 1
-[node shard-b]
-host = 127.0.0.1
-port = $p_b
-roles = shard
-shards = 1
-[node learn-a]
-host = 127.0.0.1
-port = $p_learn
-roles = learner
-learners = 2
-CONF
-
-# `timeout`: even if this script is killed outright, no node outlives it long.
-for n in coord shard-a shard-b learn-a; do
-  timeout 600 "$gridvec" node --config "$work/cluster.conf" --name $n > "$work/$n.log" 2>&1 &
-  pids+=($!)
-done
-for port in $p_coord $p_a $p_b $p_learn; do
-  for _ in $(seq 1 100); do
-    (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-    sleep 0.1
-  done
-done
+cluster_node coord "roles = coordinator, vocabulary, exporter"
+cluster_node shard-a "roles = shard" "shards = 1"
+cluster_node shard-b "roles = shard" "shards = 1"
+cluster_node learn-a "roles = learner" "learners = 2"
+cluster_write "$work/cluster.conf" 500
+cluster_start coord shard-a shard-b learn-a
+p_coord=${CLUSTER_PORT[coord]}
+p_a=${CLUSTER_PORT[shard-a]}
+p_dead=$(cluster_free_port)
 
 echo "--- usage errors and unreachable nodes: exit 2, one line, within seconds"
 start=$SECONDS
@@ -292,12 +253,14 @@ wait_pane() {
 prompts=0
 at_prompt() { prompts=$((prompts + 1)); wait_pane "^gridvec>" $prompts; }
 keys() { tmux -L "$tmux_socket" send-keys -t shell "$@"; }
-if ! command -v tmux > /dev/null || ! tmux -L "$tmux_socket" -f /dev/null new-session -d -s probe true 2> "$work/tmux.err"; then
-  echo "SKIP: tmux cannot run here ($(cat "$work/tmux.err" 2>/dev/null)); the interactive prompt is not tested"
+# Only tmux itself failing to start skips this part.
+if ! command -v tmux > /dev/null; then
+  echo "SKIP: tmux is not installed; the interactive prompt is not tested"
+elif ! tmux -L "$tmux_socket" -f /dev/null new-session -d -s shell -x 150 -y 50 \
+       "exec env HOME=$work $gridvec shell --config $work/cluster.conf" \; \
+       set-option -t shell remain-on-exit on 2> "$work/tmux.err"; then
+  echo "SKIP: tmux cannot run here ($(cat "$work/tmux.err")); the interactive prompt is not tested"
 else
-  tmux -L "$tmux_socket" kill-server 2>/dev/null || true
-  tmux -L "$tmux_socket" -f /dev/null new-session -d -s shell -x 150 -y 50 \
-    "exec env HOME=$work $gridvec shell --config $work/cluster.conf" \; set-option -t shell remain-on-exit on
   at_prompt
   keys "status" Enter
   wait_pane "^phase +done"
@@ -357,15 +320,7 @@ shell -c "status; shutdown"
 expect_rc 0 "shutdown"
 cat "$work/out"
 expect_out "the cluster is stopping" "shutdown"
-for i in "${!pids[@]}"; do
-  for _ in $(seq 1 100); do
-    kill -0 "${pids[$i]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "${pids[$i]}" 2>/dev/null && fail "node process ${pids[$i]} still running after shutdown"
-  wait "${pids[$i]}" || fail "a node exited with an error"
-done
-pids=()
+cluster_wait_exit 10 || fail "a node did not exit cleanly after shutdown"
 start=$SECONDS
 shell -c status
 expect_rc 2 "a stopped cluster"
