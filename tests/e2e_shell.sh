@@ -57,7 +57,8 @@ cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard-a "roles = shard" "shards = 1"
 cluster_node shard-b "roles = shard" "shards = 1"
 cluster_node learn-a "roles = learner" "learners = 2"
-cluster_write "$work/cluster.conf" 500
+# A slow heartbeat: on a loaded machine a fast one takes a busy node for dead.
+cluster_write "$work/cluster.conf" 2000
 cluster_start coord shard-a shard-b learn-a
 p_coord=${CLUSTER_PORT[coord]}
 p_a=${CLUSTER_PORT[shard-a]}
@@ -297,14 +298,17 @@ else
   wait_pane "job cancelled"
   at_prompt
   keys "quit" Enter
-  for _ in $(seq 1 50); do
-    [ "$(tmux -L "$tmux_socket" display-message -p -t shell '#{pane_dead}')" = 1 ] && break
-    sleep 0.2
+  # tmux marks the pane dead when the terminal closes, and knows the exit
+  # status a moment later, once it has reaped the process.
+  ended=""
+  for _ in $(seq 1 100); do
+    ended=$(tmux -L "$tmux_socket" display-message -p -t shell '#{pane_dead} #{pane_dead_status}#{pane_dead_signal}')
+    [ "${ended#1 }" != "$ended" ] && [ -n "${ended#1 }" ] && break
+    sleep 0.1
   done
   pane > "$work/pane"
   cat "$work/pane"
-  [ "$(tmux -L "$tmux_socket" display-message -p -t shell '#{pane_dead} #{pane_dead_status}')" = "1 0" ] ||
-    fail "the interactive shell did not exit 0 on quit"
+  [ "$ended" = "1 0" ] || fail "the interactive shell did not exit 0 on quit (pane dead, status: '$ended')"
   # libedit writes blanks in its history file as \040.
   sed 's/\\040/ /g' "$work/.gridvec_history" > "$work/history"
   grep -q "nodes --half-typed" "$work/history" && fail "a line dropped with Ctrl-C went into the history"
