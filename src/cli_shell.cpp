@@ -22,7 +22,8 @@
 #include <iostream>
 #include <optional>
 
-#include "actors/message_types.hpp"
+#include <gridvec/cluster.hpp> // configure_cluster_system
+
 #include "src/cli.hpp"
 #include "src/cluster_config.hpp"
 #include "src/shell_client.hpp"
@@ -30,8 +31,6 @@
 #include "src/shell_words.hpp"
 
 namespace gridvec {
-
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster);
 
 namespace {
 
@@ -245,7 +244,7 @@ int cli_shell(const std::vector<std::string>& args) {
     std::fprintf(stderr, "error: %s\n", opts.error().c_str());
     return 2;
   }
-  cluster_config cluster; // --connect: the defaults (heartbeat, connect timeout)
+  std::optional<cluster_config> cluster;
   endpoint where;
   std::string node_name;
   if (!opts->config.empty()) {
@@ -255,8 +254,8 @@ int cli_shell(const std::vector<std::string>& args) {
       return 2;
     }
     cluster = std::move(*loaded);
-    where = {cluster.coordinator().host, cluster.coordinator().port};
-    node_name = cluster.coordinator().name;
+    where = {cluster->coordinator().host, cluster->coordinator().port};
+    node_name = cluster->coordinator().name;
   } else {
     auto e = parse_endpoint(opts->connect);
     if (!e) {
@@ -267,13 +266,18 @@ int cli_shell(const std::vector<std::string>& args) {
   }
 
   caf::actor_system_config cfg;
-  configure_cluster_system(cfg, cluster);
+  if (cluster)
+    configure_cluster_system(cfg, *cluster);
+  else
+    configure_cluster_system(cfg); // a heartbeat any node's config accepts
   caf::actor_system sys{cfg};
   int code = 0;
   {
+    // --connect: the connect timeout a config has by default.
+    const auto connect_timeout = std::chrono::milliseconds(cluster ? cluster->connect_timeout_ms
+                                                                   : cluster_config{}.connect_timeout_ms);
     const auto query_timeout = std::chrono::milliseconds(static_cast<int64_t>(opts->timeout_seconds * 1000));
-    shell_client client{sys, where.host, where.port, std::chrono::milliseconds(cluster.connect_timeout_ms),
-                        query_timeout};
+    shell_client client{sys, where.host, where.port, connect_timeout, query_timeout};
     if (auto st = client.connect(); !st) {
       std::fprintf(stderr, "error: %s%s\n",
                    node_name.empty() ? "" : ("the coordinator's node " + node_name + ": ").c_str(),

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <optional>
 
-#include "actors/connect.hpp"
+#include <gridvec/cluster.hpp> // connect_to_controller
 
 namespace gridvec {
 
@@ -90,25 +90,9 @@ status shell_client::connect() {
   const auto port = port_;
   const auto timeout = connect_timeout_;
   auto helper = sys_.spawn([=](caf::event_based_actor* self) -> caf::behavior {
-    connect_to_node(self, host, port, timeout, [=](expected<caf::strong_actor_ptr> ptr) {
-      if (!ptr) {
-        box->set(failure{ptr.error()});
-        self->quit();
-        return;
-      }
-      auto node = caf::actor_cast<node_actor>(std::move(*ptr));
-      self->request(node, timeout, controller_atom::value)
-        .then(
-          [=](const controller_actor& controller) {
-            box->set(controller);
-            self->quit();
-          },
-          [=](caf::error& err) {
-            box->set(failure{err == caf::sec::request_timeout
-                               ? "the node at " + host + ":" + std::to_string(port) + " does not answer"
-                               : error_text(err)});
-            self->quit();
-          });
+    connect_to_controller(self, host, port, timeout, [=](expected<controller_actor> controller) {
+      box->set(std::move(controller));
+      self->quit();
     });
     return {[](stop_atom) {}}; // the helper lives on its requests' replies
   });
