@@ -96,8 +96,10 @@ cluster_wait_exit() {
       sleep 0.1
     done
     if kill -0 "$pid" 2>/dev/null; then
+      # Left in CLUSTER_PID, so that cluster_cleanup kills it.
       echo "FAIL: node $name (pid $pid) still running" >&2
       failed=1
+      continue
     elif ! wait "$pid"; then
       echo "FAIL: node $name exited with an error" >&2
       failed=1
