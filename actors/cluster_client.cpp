@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "actors/message_types.hpp"
+#include "src/scheduler_config.hpp"
 
 namespace gridvec {
 
@@ -21,18 +22,20 @@ const std::vector<std::string> app_identifiers{"gridvec-0.1"};
 void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();
-  cfg.set("scheduler.max-threads", size_t{std::max(2u, std::thread::hardware_concurrency())});
+  configure_scheduler(cfg, std::max(2u, std::thread::hardware_concurrency()));
   // A hung peer is noticed through missed heartbeats, a dead one at once.
+  // Ten missed heartbeats, not fewer: a node busy on a loaded machine must
+  // not be taken for a hung one.
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms)});
   cfg.set("middleman.connection-timeout",
-          caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 5)});
+          caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 10)});
   cfg.set("middleman.app-identifiers", app_identifiers);
 }
 
 void configure_cluster_system(caf::actor_system_config& cfg) {
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();
-  // The nodes drop a connection that stays silent for five of their
+  // The nodes drop a connection that stays silent for ten of their
   // heartbeats; 100 ms keeps this one alive whatever their heartbeat-ms.
   // Without their interval, this side keeps CAF's own connection timeout.
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(100)});

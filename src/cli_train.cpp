@@ -13,12 +13,13 @@
 #include "src/atomic_file.hpp"
 #include "src/cli.hpp"
 #include "src/options.hpp"
+#include "src/scheduler_config.hpp"
 
 namespace gridvec {
 
 void setup_logging() {
   auto logger = spdlog::stderr_logger_mt("gridvec");
-  logger->set_pattern("[%H:%M:%S] %v");
+  logger->set_pattern("[%H:%M:%S.%e] %v");
   spdlog::set_default_logger(logger);
 }
 
@@ -75,7 +76,7 @@ int cli_train(const std::vector<std::string>& args) {
   std::signal(SIGTERM, on_signal);
 
   caf::actor_system_config cfg;
-  cfg.set("scheduler.max-threads", size_t{opt->threads});
+  configure_scheduler(cfg, opt->threads);
   caf::actor_system sys{cfg};
   auto result = run_train_job(sys, *opt);
   if (!result) {

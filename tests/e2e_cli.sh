@@ -67,13 +67,15 @@ else
   echo "ok   existing output kept"
 fi
 
-# Checkpoints: a finished job's directory is not reused by accident, and a
-# damaged manifest is named when resuming.
-if "$gridvec" train -train good.txt -output ck.txt -size 8 -iter 1000 -threads 2 -min-count 1 \
-     --checkpoint-dir ck --checkpoint-every 100w 2>/dev/null && ls -d ck/ckpt-* >/dev/null; then
-  echo "ok   checkpoints written"
+# Checkpoints: a job interrupted by SIGINT leaves its checkpoints and no
+# vectors; its directory is not reused by accident, and a damaged manifest
+# is named when resuming.
+timeout -s INT 3 "$gridvec" train -train good.txt -output ck.txt -size 8 -iter 100000 -threads 2 \
+  -min-count 1 --checkpoint-dir ck --checkpoint-every 1000w 2> interrupted.err
+if ls -d ck/ckpt-* >/dev/null 2>&1 && [ ! -e ck.txt ] && grep -q "interrupted" interrupted.err; then
+  echo "ok   checkpoints written, no vectors after SIGINT"
 else
-  echo "FAIL checkpoints"; fails=$((fails+1))
+  echo "FAIL checkpoints"; cat interrupted.err; fails=$((fails+1))
 fi
 expect_error reused-checkpoint-dir "already holds checkpoints" -- train -train good.txt -output out.txt --checkpoint-dir ck
 for m in ck/ckpt-*/MANIFEST; do printf 'garbage' >> "$m"; done
