@@ -87,7 +87,9 @@ case $scenario in
 esac
 
 [ -s "$work/vectors.txt" ] || fail "no vectors were written"
-/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.010 --floor-wordsim 0.18
+# Analogy on this small corpus varies by +-0.005 from run to run (word2vec.c:
+# 0.015-0.020); random vectors score 0.
+/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.008 --floor-wordsim 0.18
 # Nothing skipped: every part was trained for every epoch.
 /usr/bin/python3 - "$work/report.json" "$work/corpus.txt" <<'PY'
 import json, sys
