@@ -3,7 +3,9 @@
 #include <chrono>
 #include <optional>
 
+#include "actors/local_lanes.hpp"
 #include "src/id_stream.hpp"
+#include "src/local_trainer.hpp"
 #include "src/sgns.hpp"
 #include "src/text_corpus.hpp"
 
@@ -20,6 +22,8 @@ using clock = std::chrono::steady_clock;
 constexpr auto shard_timeout = std::chrono::seconds(120);
 constexpr auto watchdog_interval = std::chrono::seconds(1);
 constexpr auto report_interval = std::chrono::milliseconds(200);
+// The fused path trains for at most this long before it lets the mailbox in.
+constexpr auto fused_slice = std::chrono::milliseconds(5);
 
 /// One minibatch between its dotprod and the last adjust reply.
 struct batch_state {
@@ -59,6 +63,10 @@ struct learner_state {
   clock::time_point last_report;
   clock::time_point last_reply;
   std::vector<float> weights;
+
+  // Set when every shard lane is in this process (fused_pump).
+  std::unique_ptr<local_trainer> fused;
+  batch_state fused_batch;
 
   static inline const char* name = "learner";
 };
@@ -243,6 +251,53 @@ void pump(learner_ptr self) {
   }
 }
 
+// The fused path (src/local_trainer.hpp): when every shard lane lives in
+// this process, minibatches are trained right here on the shards' stores,
+// no messages. It works in slices of fused_slice, each ended by a tick to
+// itself, so the mailbox (exit, control messages) is served in between.
+bool start_fused(learner_ptr self) {
+  auto& st = self->state;
+  auto stores = find_local_stores(st.shards);
+  if (stores.empty())
+    return false;
+  st.fused = std::make_unique<local_trainer>(std::move(stores));
+  self->send(self, tick_atom::value);
+  return true;
+}
+
+void fused_pump(learner_ptr self) {
+  auto& st = self->state;
+  if (st.failed)
+    return;
+  const auto until = clock::now() + fused_slice;
+  while (!st.input_done) {
+    batch_state& b = st.fused_batch;
+    b.trained = 0;
+    if (!fill(st, b)) {
+      st.input_done = true;
+      break;
+    }
+    const float alpha = learning_rate(st.cfg.start_alpha, st.processed_words,
+                                      uint64_t{st.cfg.iterations} * st.part_words);
+    auto w = st.fused->train(b.mb, alpha);
+    for (auto* p : {&st.unreported, &st.totals}) {
+      p->processed_words += b.processed;
+      p->trained_words += b.trained;
+      p->pairs += b.mb.pairs();
+      p->loss_sum += w.loss;
+      p->loss_pairs += w.pairs;
+      p->alpha = alpha;
+    }
+    if (clock::now() >= until) {
+      report(self, false);
+      self->send(self, tick_atom::value);
+      return;
+    }
+  }
+  report(self, true);
+  st.done.deliver(st.totals);
+}
+
 learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg,
                                               vocabulary_ptr vocab, std::vector<shard_actor> shards,
                                               coordinator_actor coordinator) {
@@ -273,14 +328,20 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         return make_job_error("learner " + std::to_string(st.cfg.id) + " was asked to train before preprocessing");
       st.done = self->make_response_promise<learner_progress>();
       st.last_report = st.last_reply = clock::now();
-      self->delayed_send(self, watchdog_interval, tick_atom::value);
       if (st.part_words == 0)
         st.input_done = true; // an empty part: nothing to train
+      if (start_fused(self))
+        return st.done;
+      self->delayed_send(self, watchdog_interval, tick_atom::value);
       pump(self);
       return st.done;
     },
     [self](tick_atom) {
       auto& st = self->state;
+      if (st.fused) { // no shard to wait for: a tick continues training
+        fused_pump(self);
+        return;
+      }
       if (st.failed || (st.input_done && st.in_flight == 0))
         return;
       if (st.in_flight > 0 && clock::now() - st.last_reply > shard_timeout) {

@@ -1,5 +1,7 @@
 #include "actors/shard_actor.hpp"
 
+#include "actors/local_lanes.hpp"
+
 namespace gridvec {
 
 namespace {
@@ -61,7 +63,9 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
 
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index,
                              std::shared_ptr<shard_store> store) {
-  return sys.spawn(lane_behavior, index, std::move(store));
+  auto lane = sys.spawn(lane_behavior, index, store);
+  register_local_lane(lane, store); // learners of this process may train on it directly
+  return lane;
 }
 
 shard_info spawn_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim,

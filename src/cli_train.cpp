@@ -11,6 +11,7 @@
 #include "actors/train_job.hpp"
 #include "src/atomic_file.hpp"
 #include "src/cli.hpp"
+#include "src/local_shards.hpp"
 #include "src/options.hpp"
 
 namespace gridvec {
@@ -61,6 +62,7 @@ int cli_train(const std::vector<std::string>& args) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
+  local_shards::set_fusion(opt->fused);
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", size_t{opt->threads});
   caf::actor_system sys{cfg};
