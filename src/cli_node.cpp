@@ -37,6 +37,12 @@ void configure_cluster_system(caf::actor_system_config& cfg, const cluster_confi
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();
   cfg.set("scheduler.max-threads", size_t{std::max(2u, std::thread::hardware_concurrency())});
+  // Idle workers block instead of polling: the nodes of a cluster may share
+  // cores (loopback tests, a shard and a learner on one machine), and
+  // work-stealing workers that poll between messages take them from the
+  // busy ones.
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.max-throughput", size_t{64}); // no actor starves the others
   // A hung peer is noticed through missed heartbeats, a dead one at once.
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms)});
   cfg.set("middleman.connection-timeout",

@@ -65,6 +65,10 @@ int cli_train(const std::vector<std::string>& args) {
   local_shards::set_fusion(opt->fused);
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", size_t{opt->threads});
+  // A fused learner keeps its mailbox busy with ticks to itself; without a
+  // limit a worker would run it forever and the coordinator (progress,
+  // cancellation) would starve.
+  cfg.set("scheduler.max-throughput", size_t{64});
   caf::actor_system sys{cfg};
   auto result = run_train_job(sys, *opt);
   if (!result) {

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <new>
 
 namespace gridvec {
@@ -13,6 +14,15 @@ constexpr size_t huge_page = size_t{2} << 20;
 void huge_buffer_free::operator()(float* p) const {
   if (p)
     ::munmap(p, bytes);
+}
+
+void advise_huge_pages(void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  auto first = (reinterpret_cast<uintptr_t>(p) + huge_page - 1) / huge_page * huge_page;
+  auto last = (reinterpret_cast<uintptr_t>(p) + bytes) / huge_page * huge_page;
+  if (last > first)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
 }
 
 float_buffer allocate_floats(size_t count) {

@@ -16,6 +16,10 @@ struct huge_buffer_free {
 
 using float_buffer = std::unique_ptr<float[], huge_buffer_free>;
 
+/// Asks for huge pages for the whole 2 MiB pages inside [p, p + bytes), for
+/// memory that is allocated but not yet touched (e.g. a reserved vector).
+void advise_huge_pages(void* p, size_t bytes);
+
 /// `count` floats, all 0.0f. Throws std::bad_alloc when out of memory, as
 /// new[] would.
 float_buffer allocate_floats(size_t count);
