@@ -260,7 +260,7 @@ bool start_fused(learner_ptr self) {
   auto stores = find_local_stores(st.shards);
   if (stores.empty())
     return false;
-  st.fused = std::make_unique<local_trainer>(std::move(stores));
+  st.fused = std::make_unique<local_trainer>(std::move(stores), local_shards::fusion().shared_negatives);
   self->send(self, tick_atom::value);
   return true;
 }

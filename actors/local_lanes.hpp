@@ -30,7 +30,7 @@ inline void register_local_lane(const shard_actor& lane, const std::shared_ptr<s
 /// process and fusion is on; otherwise empty.
 inline std::vector<std::shared_ptr<shard_store>> find_local_stores(const std::vector<shard_actor>& lanes) {
   std::vector<std::shared_ptr<shard_store>> out;
-  if (!local_shards::fusion() || lanes.empty())
+  if (!local_shards::fusion().enabled || lanes.empty())
     return out;
   for (const auto& lane : lanes) {
     auto store = local_shards::find(local_lane_key(lane));

@@ -6,7 +6,7 @@
 // a third uniformly over all V words, the rest Zipf(1); noise words follow
 // Zipf(1)^0.75 over V.
 //
-// Usage: gridvec_train_kernel V [DIM] [WORDS] [THREADS]
+// Usage: gridvec_train_kernel V [DIM] [WORDS] [THREADS] [SHARED_NEGATIVES 0|1]
 //   e.g. build/gridvec_train_kernel 10000000 100 20000000 2
 #include <atomic>
 #include <chrono>
@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   const uint32_t dim = argc > 2 ? static_cast<uint32_t>(std::atoi(argv[2])) : 100;
   const uint64_t words = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 10000000;
   const unsigned threads = argc > 4 ? static_cast<unsigned>(std::atoi(argv[4])) : 2;
+  const bool shared = argc > 5 && std::atoi(argv[5]) != 0;
 
   auto t0 = std::chrono::steady_clock::now();
   std::vector<uint64_t> counts(vocab);
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
 
   std::atomic<uint64_t> pairs{0};
   auto work = [&](unsigned id) {
-    local_trainer trainer({store});
+    local_trainer trainer({store}, shared);
     rng r(1000 + id);
     example_builder builder(5, false);
     minibatch mb;
@@ -74,8 +75,8 @@ int main(int argc, char** argv) {
   auto t2 = std::chrono::steady_clock::now();
   const double setup = std::chrono::duration<double>(t1 - t0).count();
   const double train = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("V=%u d=%u threads=%u: setup %.1f s, %llu words in %.2f s = %.0f words/s, %.1f ns/pair\n",
-              vocab, dim, threads, setup, static_cast<unsigned long long>(words), train, words / train,
+  std::printf("V=%u d=%u threads=%u shared=%d: setup %.1f s, %llu words in %.2f s = %.0f words/s, %.1f ns/pair\n",
+              vocab, dim, threads, static_cast<int>(shared), setup, static_cast<unsigned long long>(words), train, words / train,
               1e9 * train * threads / static_cast<double>(pairs.load()));
   return 0;
 }

@@ -62,7 +62,7 @@ int cli_train(const std::vector<std::string>& args) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
-  local_shards::set_fusion(opt->fused);
+  local_shards::set_fusion({opt->fused, opt->shared_negatives});
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", size_t{opt->threads});
   // A fused learner keeps its mailbox busy with ticks to itself; without a

@@ -19,6 +19,7 @@ directory& instance() {
 }
 
 std::atomic<bool> fusion_on{true};
+std::atomic<bool> shared_negatives{false};
 
 } // namespace
 
@@ -41,12 +42,13 @@ std::shared_ptr<shard_store> find(uintptr_t lane) {
   return i == d.stores.end() ? nullptr : i->second.lock();
 }
 
-void set_fusion(bool on) {
-  fusion_on.store(on);
+void set_fusion(fusion_options options) {
+  fusion_on.store(options.enabled);
+  shared_negatives.store(options.shared_negatives);
 }
 
-bool fusion() {
-  return fusion_on.load();
+fusion_options fusion() {
+  return {fusion_on.load(), shared_negatives.load()};
 }
 
 } // namespace gridvec::local_shards

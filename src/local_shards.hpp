@@ -23,10 +23,15 @@ void remove(uintptr_t lane);
 /// The store behind `lane`, or null if it is not in this process.
 std::shared_ptr<shard_store> find(uintptr_t lane);
 
-/// Whether learners may train on local stores directly (gridvec train
-/// --fused); on by default.
-void set_fusion(bool on);
-bool fusion();
+/// How learners of this process train on local stores: whether at all
+/// (gridvec train --fused, on by default) and with shared negatives
+/// (--shared-negatives, off by default); see src/local_trainer.hpp.
+struct fusion_options {
+  bool enabled = true;
+  bool shared_negatives = false;
+};
+void set_fusion(fusion_options options);
+fusion_options fusion();
 
 } // namespace local_shards
 } // namespace gridvec

@@ -12,8 +12,9 @@ namespace {
 constexpr size_t prefetch_distance = 2;
 } // namespace
 
-local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores)
-  : stores_(std::move(stores)) {
+local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores,
+                             bool shared_negatives)
+  : stores_(std::move(stores)), shared_negatives_(shared_negatives) {
   std::sort(stores_.begin(), stores_.end(),
             [](const auto& a, const auto& b) { return a->slice().first < b->slice().first; });
   for (const auto& s : stores_)
@@ -30,11 +31,34 @@ void local_trainer::prefetch_pair(size_t first) {
       prefetch_row(s->output_row(targets_[k]), s->slice().width);
 }
 
+// Targets in the usual layout (per pair: positive, noise words), with the
+// same noise words for every pair of an example, drawn from the seed.
+void local_trainer::draw_shared_targets(const minibatch& mb) {
+  const shard_store& noise = *stores_.front();
+  rng r(mb.seed);
+  size_t out = 0;
+  uint32_t shared[1000];
+  const uint32_t n = std::min<uint32_t>(mb.negatives, 1000);
+  for (size_t e = 0; e < mb.examples(); ++e) {
+    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    for (uint32_t i = 0; i < n; ++i)
+      shared[i] = noise.draw_negative(r, mb.outputs[out]);
+    for (uint32_t o = 0; o < n_out; ++o) {
+      targets_.push_back(mb.outputs[out + o]);
+      targets_.insert(targets_.end(), shared, shared + n);
+    }
+    out += n_out;
+  }
+}
+
 weight_result local_trainer::train(const minibatch& mb, float alpha) {
   weight_result total;
   const size_t per_pair = size_t{mb.negatives} + 1;
   targets_.clear();
-  stores_.front()->draw_targets(mb, targets_); // the shards' noise words
+  if (shared_negatives_)
+    draw_shared_targets(mb);
+  else
+    stores_.front()->draw_targets(mb, targets_); // the shards' noise words
   dots_.resize(per_pair);
   weights_.resize(per_pair);
   for (size_t p = 0; p < prefetch_distance; ++p)
@@ -73,6 +97,10 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
       auto w = compute_weights(dots_.data(), 1, mb.negatives, alpha, weights_.data());
       total.loss += w.loss;
       total.pairs += w.pairs;
+      if (shared_negatives_)
+        for (size_t t = 1; t < per_pair; ++t)
+          if (targets_[k + t] == targets_[k])
+            weights_[t] = 0; // the positive drawn as noise: skipped
       for (size_t s = 0; s < stores_.size(); ++s) {
         auto& st = *stores_[s];
         const uint32_t width = st.slice().width;

@@ -13,6 +13,13 @@
 // after each pair, there at the end of each adjust call. That is word2vec.c's
 // own schedule, so the vectors are at least as good (scripts/bench measures
 // it), and each v row is read once per dot product instead of three times.
+//
+// With shared negatives (an option, off by default) the n noise words are
+// drawn once per example and used by all its pairs, as Intel's pWord2Vec
+// (HogBatch) shares them across a window: an example's pairs then touch
+// n + pairs rows instead of pairs * (n + 1), which is what bounds speed when
+// the vocabulary is too large for the caches. A shared noise word equal to
+// a pair's positive is skipped for that pair, as word2vec.c skips it.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,7 +34,8 @@ class local_trainer {
 public:
   /// `stores` hold the column slices of one model (together all columns),
   /// in any order; they are shared with the shard lanes that serve them.
-  explicit local_trainer(std::vector<std::shared_ptr<shard_store>> stores);
+  explicit local_trainer(std::vector<std::shared_ptr<shard_store>> stores,
+                         bool shared_negatives = false);
 
   /// Trains on `mb` with learning rate `alpha`; returns the SGNS loss of
   /// its pairs, measured before each pair's update.
@@ -37,9 +45,11 @@ public:
 
 private:
   void prefetch_pair(size_t first_target);
+  void draw_shared_targets(const minibatch& mb);
 
   std::vector<std::shared_ptr<shard_store>> stores_;
   uint32_t dim_ = 0;
+  bool shared_negatives_ = false;
   // Scratch, reused: nothing is allocated per minibatch in steady state.
   std::vector<uint32_t> targets_;
   std::vector<float> dots_, weights_;

@@ -33,6 +33,7 @@ struct train_options {
   uint32_t in_flight = 4;     // minibatches in flight per learner
   uint64_t seed = 1;
   bool fused = true;          // learners train on shards of their own process directly
+  bool shared_negatives = false; // fused path: one draw of noise words per example
   std::string report;         // JSON summary path
   std::string work_dir;       // preprocessed corpus; default: a temp dir
   double log_every = 0;       // seconds between progress lines; 0: auto

@@ -55,11 +55,34 @@ model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
   return m;
 }
 
-// Plain pair-by-pair SGNS in double, with the weights of compute_weights
-// and the noise words of the shards (draw_targets).
-double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha) {
+// The noise words of shared negatives: n per example, drawn in example order
+// from the seed, repeated for each of the example's pairs.
+std::vector<uint32_t> shared_targets(const shard_store& any, const minibatch& mb) {
   std::vector<uint32_t> targets;
-  any.draw_targets(mb, targets);
+  rng r(mb.seed);
+  size_t out = 0;
+  for (size_t e = 0; e < mb.examples(); ++e) {
+    std::vector<uint32_t> negs;
+    for (uint32_t i = 0; i < mb.negatives; ++i)
+      negs.push_back(any.draw_negative(r, mb.outputs[out]));
+    for (uint32_t o = 0; o < mb.output_counts[e]; ++o) {
+      targets.push_back(mb.outputs[out + o]);
+      targets.insert(targets.end(), negs.begin(), negs.end());
+    }
+    out += mb.output_counts[e];
+  }
+  return targets;
+}
+
+// Plain pair-by-pair SGNS in double, with the weights of compute_weights
+// and the noise words of the shards (draw_targets), or shared ones.
+double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha,
+                       bool shared = false) {
+  std::vector<uint32_t> targets;
+  if (shared)
+    targets = shared_targets(any, mb);
+  else
+    any.draw_targets(mb, targets);
   const size_t per_pair = mb.negatives + 1;
   double loss = 0;
   size_t in = 0, k = 0;
@@ -79,6 +102,9 @@ double reference_train(model& m, const shard_store& any, const minibatch& mb, fl
         dots[t] = static_cast<float>(f);
       }
       loss += compute_weights(dots.data(), 1, mb.negatives, alpha, weights.data()).loss;
+      for (size_t t = 1; shared && t < per_pair; ++t)
+        if (targets[k + t] == targets[k])
+          weights[t] = 0;
       for (size_t t = 0; t < per_pair; ++t) {
         double* v = m.vrow(targets[k + t]);
         for (uint32_t j = 0; j < m.dim; ++j) {
@@ -147,6 +173,33 @@ TEST_CASE("local_trainer: matches pair-by-pair SGNS for any sharding", "[local_t
       CHECK(max_abs_diff(after.u, expect.u) < 1e-4);
       CHECK(max_abs_diff(after.v, expect.v) < 1e-4);
     }
+}
+
+TEST_CASE("local_trainer: shared negatives are one draw per example", "[local_trainer]") {
+  const uint32_t vocab = 12, dim = 20; // a small vocabulary: positives get drawn as noise
+  auto noise = zipf_noise(vocab);
+  for (uint32_t shards : {1u, 3u}) {
+    auto stores = make_stores(shards, dim, vocab, noise);
+    model expect = gather(stores, dim, vocab);
+    local_trainer trainer(stores, true);
+    size_t collisions = 0;
+    for (uint64_t round = 1; round <= 20; ++round) {
+      auto mb = make_batch(round, vocab, false);
+      auto targets = shared_targets(*stores[0], mb);
+      for (size_t k = 0; k < targets.size(); ++k)
+        collisions += k % (mb.negatives + 1) != 0 && targets[k] == targets[k - k % (mb.negatives + 1)];
+      double ref_loss = reference_train(expect, *stores[0], mb, 0.05f, true);
+      auto got = trainer.train(mb, 0.05f);
+      CHECK(got.loss == Approx(ref_loss).epsilon(1e-3));
+    }
+    CHECK(collisions > 0u);
+    // 12 words updated ~100 times each: sigmoid-table steps crossed by float
+    // rounding add up to ~1e-4; a lost or doubled update would be ~1e-2.
+    auto after = gather(stores, dim, vocab);
+    INFO(shards << " shards");
+    CHECK(max_abs_diff(after.u, expect.u) < 5e-4);
+    CHECK(max_abs_diff(after.v, expect.v) < 5e-4);
+  }
 }
 
 TEST_CASE("local_trainer: the noise words are those the shards draw", "[local_trainer]") {
