@@ -43,6 +43,9 @@ void configure_cluster_system(caf::actor_system_config& cfg, const cluster_confi
   // busy ones.
   cfg.set("scheduler.policy", caf::atom("sharing"));
   cfg.set("scheduler.max-throughput", size_t{64}); // no actor starves the others
+  // Incoming messages are deserialized by the network thread itself rather
+  // than handed to a pool worker first: one scheduling hop less per message.
+  cfg.set("middleman.workers", size_t{0});
   // A hung peer is noticed through missed heartbeats, a dead one at once.
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms)});
   cfg.set("middleman.connection-timeout",

@@ -70,6 +70,9 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     const uint32_t* inputs = mb.inputs.data() + in;
+    if (e + 1 < examples) // the next example's input rows, like the targets
+      for (const auto& s : stores_)
+        prefetch_row(s->input_row(inputs[n_in]), s->slice().width);
     for (size_t s = 0; s < stores_.size(); ++s) {
       const auto& st = *stores_[s];
       const uint32_t first = st.slice().first, width = st.slice().width;

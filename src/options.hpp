@@ -29,7 +29,7 @@ struct train_options {
   uint64_t max_vocab = 0;     // 0: no limit
   // gridvec's own
   uint32_t shards = 1;
-  uint32_t minibatch = 32;    // input words per minibatch
+  uint32_t minibatch = 64;    // input words per minibatch
   uint32_t in_flight = 4;     // minibatches in flight per learner
   uint64_t seed = 1;
   bool fused = true;          // learners train on shards of their own process directly
