@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 NAMES = {"gridvec": "gridvec", "word2vec": "word2vec.c", "gensim": "gensim", "fasttext": "fastText"}
 
@@ -38,6 +39,7 @@ def main():
         bars = ax.bar(xs, ys, width, label=NAMES[t])
         ax.bar_label(bars, labels=[f"{y / 1e3:,.0f}k" for y in ys], fontsize=8)
     ax.set_xticks(range(len(threads)), [f"{nt} thread{'s' if nt > 1 else ''}" for nt in threads])
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda y, _: f"{y / 1e3:,.0f}k"))
     ax.set_ylabel("words/s (corpus tokens x epochs / wall s)")
     ax.set_title(sys.argv[3] if len(sys.argv) > 3 else "training speed")
     ax.legend()
