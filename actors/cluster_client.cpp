@@ -23,6 +23,9 @@ void configure_cluster_system(caf::actor_system_config& cfg, const cluster_confi
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();
   configure_scheduler(cfg, std::max(2u, std::thread::hardware_concurrency()));
+  // Incoming messages are deserialized by the network thread itself rather
+  // than handed to a pool worker first: one scheduling hop less per message.
+  cfg.set("middleman.workers", size_t{0});
   // A hung peer is noticed through missed heartbeats, a dead one at once.
   // Ten missed heartbeats, not fewer: a node busy on a loaded machine must
   // not be taken for a hung one.

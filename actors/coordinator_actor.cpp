@@ -174,6 +174,8 @@ learner_config learner_config_for(const train_options& opt, uint32_t id) {
   lc.start_alpha = opt.start_alpha();
   lc.sample = opt.sample;
   lc.seed = opt.seed;
+  lc.fused = opt.fused;
+  lc.shared_negatives = opt.shared_negatives;
   return lc;
 }
 

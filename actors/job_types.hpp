@@ -27,7 +27,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative,
            x.sample, x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab,
-           x.shards, x.minibatch, x.in_flight, x.seed, x.report, x.work_dir, x.log_every,
+           x.shards, x.minibatch, x.in_flight, x.seed, x.fused, x.shared_negatives, x.report, x.work_dir, x.log_every,
            x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.stop_cluster, x.resume);
 }
 
@@ -69,12 +69,14 @@ struct learner_config {
   float start_alpha = 0.025f;
   double sample = 1e-3;
   uint64_t seed = 1;
+  bool fused = true;             // train on shards of this process directly
+  bool shared_negatives = false; // fused path: one draw of noise words per example
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words,
-           x.in_flight, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed);
+           x.in_flight, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

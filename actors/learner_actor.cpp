@@ -5,7 +5,9 @@
 #include <chrono>
 #include <deque>
 
+#include "actors/local_lanes.hpp"
 #include "src/id_stream.hpp"
+#include "src/local_trainer.hpp"
 #include "src/part_walker.hpp"
 #include "src/sgns.hpp"
 #include "src/text_corpus.hpp"
@@ -17,6 +19,9 @@ namespace {
 using clock = std::chrono::steady_clock;
 constexpr auto report_interval = std::chrono::milliseconds(200);
 constexpr auto sync_timeout = std::chrono::seconds(60);
+// The fused path trains for at most this long before it lets the mailbox in
+// (pause, status, reports), by sending itself a `run` message.
+constexpr auto fused_slice = std::chrono::milliseconds(5);
 
 /// One minibatch between its dotprod and the last adjust reply.
 struct batch_state {
@@ -58,6 +63,12 @@ struct learner_state {
   std::vector<float> weights;
   uint64_t trained_total = 0;
   clock::time_point started = clock::now();
+
+  // The fused path (src/local_trainer.hpp): set while every shard lane is in
+  // this process; minibatches are then trained on the stores directly.
+  std::unique_ptr<local_trainer> fused;
+  batch_state fused_batch;
+  bool fused_scheduled = false; // a `run` message is on its way
 
   bool mid_sentence() const { return position < sentence.size(); }
   bool idle() const { return !walker->has_work() && !mid_sentence() && in_flight.empty(); }
@@ -265,8 +276,70 @@ void send_dotprod(learner_ptr self, const batch_ptr& b) {
   }
 }
 
+// Decides whether this learner trains on its shards directly: only if the
+// job allows it (--fused) and every lane is in this process (never so in a
+// cluster of one role per node).
+void choose_path(learner_state& st) {
+  st.fused.reset();
+  if (!st.cfg.fused)
+    return;
+  auto stores = find_local_stores(st.shards);
+  if (!stores.empty())
+    st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
+}
+
+// Trains minibatches on the local stores for one time slice; the same
+// minibatches, seeds, noise words and weights as the protocol, but nothing
+// is in flight, so a pause settles at the end of the current sentence.
+void fused_pump(learner_ptr self) {
+  auto& st = self->state;
+  const auto until = clock::now() + fused_slice;
+  while (st.state == mode::running || st.state == mode::pausing) {
+    if (!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work()))
+      break;
+    batch_state& b = st.fused_batch;
+    b.has_start = false;
+    b.trained = 0;
+    status error;
+    fill(st, b, error);
+    if (!error) {
+      fail(self, error.error());
+      return;
+    }
+    if (b.mb.examples() == 0 && !b.has_start)
+      continue; // a part ended or the pause point was reached
+    const float alpha = learning_rate(st.cfg.start_alpha, b.start.processed,
+                                      uint64_t{st.cfg.iterations} * b.start.words);
+    auto w = st.fused->train(b.mb, alpha);
+    st.unreported.trained_words += b.trained;
+    st.unreported.pairs += b.mb.pairs();
+    st.unreported.loss_sum += w.loss;
+    st.unreported.loss_pairs += w.pairs;
+    st.unreported.alpha = alpha;
+    st.trained_total += b.trained;
+    if (clock::now() >= until) {
+      // The next slice comes through the clock, not a message to itself:
+      // with a self-message always waiting, a scheduler without a
+      // max-throughput (CAF's default) would never give this worker to
+      // another actor, and the coordinator would starve.
+      if (!st.fused_scheduled) {
+        st.fused_scheduled = true;
+        self->delayed_send(self, std::chrono::microseconds(1), run_atom::value);
+      }
+      return;
+    }
+  }
+  settle_pause(self);
+  if (st.idle() && !st.reported_idle)
+    report(self, true);
+}
+
 void pump(learner_ptr self) {
   auto& st = self->state;
+  if (st.fused) {
+    fused_pump(self);
+    return;
+  }
   while ((st.state == mode::running || st.state == mode::pausing) && st.in_flight.size() < st.cfg.in_flight) {
     if (st.state == mode::pausing && !st.mid_sentence())
       break;
@@ -318,6 +391,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       if (!st.ticking) {
         st.ticking = true;
         st.state = mode::running;
+        choose_path(st);
         self->send(self, tick_atom::value);
       }
       pump(self);
@@ -392,6 +466,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       st.sentence.clear();
       st.position = 0;
       st.shards = lanes;
+      choose_path(st);
       st.state = mode::paused;
       st.reported_idle = false;
       if (auto s = st.walker->reset(parts); !s)
@@ -422,6 +497,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     [self](tick_atom) {
       report(self, false);
       self->delayed_send(self, report_interval, tick_atom::value);
+    },
+    [self](run_atom) {
+      self->state.fused_scheduled = false;
+      pump(self);
     },
   };
 }

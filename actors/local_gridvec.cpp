@@ -1,11 +1,24 @@
 // gridvec/local.hpp: a local gridvec in the host's actor system.
 #include <gridvec/local.hpp>
 
+#include <spdlog/spdlog.h>
+
+#include <limits>
 #include <optional>
+
+#include "src/scheduler_config.hpp"
 
 namespace gridvec {
 
 expected<local_gridvec> start_local_gridvec(caf::actor_system& sys, std::chrono::milliseconds timeout) {
+  // With CAF's defaults (work stealing, no max-throughput) busy learners and
+  // shard lanes keep the workers, and the coordinator's ticks, pauses and
+  // queries wait seconds: say so once, the host may not know.
+  const auto& cfg = sys.config();
+  if (caf::get_or(cfg, "scheduler.policy", caf::atom("stealing")) != caf::atom("sharing") ||
+      caf::get_or(cfg, "scheduler.max-throughput", std::numeric_limits<size_t>::max()) > 1000)
+    spdlog::warn("gridvec: this actor system keeps CAF's default scheduler; call "
+                 "gridvec::configure_scheduler(cfg, threads) on its config for responsive jobs");
   local_gridvec gv;
   gv.node = spawn_local_gridvec(sys);
   std::optional<expected<local_gridvec>> out;

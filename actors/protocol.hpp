@@ -150,7 +150,8 @@ using learner_actor = caf::typed_actor<
   caf::replies_to<halt_atom, uint64_t, std::vector<uint32_t>>::with<std::vector<part_cursor>>,
   caf::replies_to<rollback_atom, uint64_t, std::vector<part_cursor>, std::vector<shard_actor>>::with<bool>,
   caf::replies_to<status_atom>::with<learner_status>,
-  caf::reacts_to<tick_atom>>; // internal: progress reports
+  caf::reacts_to<tick_atom>,  // internal: progress reports
+  caf::reacts_to<run_atom>>;  // internal: the fused path's next time slice
 
 /// The exporter: (path, binary) -> rows written. Streams the shards'
 /// column slices back in vocabulary order into one vectors file, which

@@ -1,5 +1,6 @@
 #include "actors/shard_actor.hpp"
 
+#include "actors/local_lanes.hpp"
 #include "src/similarity.hpp"
 
 namespace gridvec {
@@ -115,7 +116,10 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
 } // namespace
 
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core) {
-  return sys.spawn(lane_behavior, index, std::move(core));
+  auto store = core->store;
+  auto lane = sys.spawn(lane_behavior, index, std::move(core));
+  register_local_lane(lane, store); // learners of this process may train on it directly
+  return lane;
 }
 
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,

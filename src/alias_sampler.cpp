@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "src/huge_buffer.hpp"
+
 namespace gridvec {
 
 alias_sampler::alias_sampler(const std::vector<double>& weights) {
@@ -11,8 +13,11 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
     total += w;
   if (n == 0 || total <= 0)
     return;
-  threshold_.assign(n, 0);
-  alias_.resize(n);
+  // Noise words are random rows of this table: on a large vocabulary, huge
+  // pages save a TLB miss per draw.
+  table_.reserve(n);
+  advise_huge_pages(table_.data(), n * sizeof(entry));
+  table_.assign(n, entry{});
   // Scaled probabilities: mean 1. Columns below 1 are topped up by one
   // column above 1 (Vose's stable variant of Walker's method).
   std::vector<double> scaled(n);
@@ -24,14 +29,14 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
   constexpr double two32 = 4294967296.0;
   auto set_threshold = [&](uint32_t i, double p) {
     double t = std::floor(p * two32);
-    threshold_[i] = t >= two32 ? 0xFFFFFFFFu : static_cast<uint32_t>(t);
+    table_[i].threshold = t >= two32 ? 0xFFFFFFFFu : static_cast<uint32_t>(t);
   };
   while (!small.empty() && !large.empty()) {
     uint32_t s = small.back();
     small.pop_back();
     uint32_t l = large.back();
     set_threshold(s, scaled[s]);
-    alias_[s] = l;
+    table_[s].alias = l;
     scaled[l] -= 1.0 - scaled[s];
     if (scaled[l] < 1.0) {
       large.pop_back();
@@ -39,14 +44,10 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
     }
   }
   // Leftovers are 1 up to rounding: they always keep themselves.
-  for (uint32_t i : large) {
-    threshold_[i] = 0xFFFFFFFFu;
-    alias_[i] = i;
-  }
-  for (uint32_t i : small) {
-    threshold_[i] = 0xFFFFFFFFu;
-    alias_[i] = i;
-  }
+  for (uint32_t i : large)
+    table_[i] = {0xFFFFFFFFu, i};
+  for (uint32_t i : small)
+    table_[i] = {0xFFFFFFFFu, i};
 }
 
 alias_sampler alias_sampler::from_counts(const std::vector<uint64_t>& counts, double power) {
@@ -61,10 +62,11 @@ double alias_sampler::probability(uint32_t i) const {
   constexpr double two32 = 4294967296.0;
   double p = 0;
   for (uint32_t c = 0; c < size(); ++c) {
-    double keep = threshold_[c] == 0xFFFFFFFFu ? 1.0 : threshold_[c] / two32;
+    const entry& e = table_[c];
+    double keep = e.threshold == 0xFFFFFFFFu ? 1.0 : e.threshold / two32;
     if (c == i)
       p += keep / n;
-    if (alias_[c] == i && alias_[c] != c)
+    if (e.alias == i && e.alias != c)
       p += (1.0 - keep) / n;
   }
   return p;

@@ -24,18 +24,23 @@ public:
     uint64_t x = r.next();
     auto column = static_cast<uint32_t>(((x >> 32) * size()) >> 32);
     auto coin = static_cast<uint32_t>(x);
-    return coin < threshold_[column] ? column : alias_[column];
+    const entry& c = table_[column];
+    return coin < c.threshold ? column : c.alias;
   }
 
-  uint32_t size() const { return static_cast<uint32_t>(threshold_.size()); }
+  uint32_t size() const { return static_cast<uint32_t>(table_.size()); }
 
   /// The probability the table assigns to word i (for tests).
   double probability(uint32_t i) const;
 
 private:
-  // Column i keeps i with probability threshold_[i] / 2^32, else alias_[i].
-  std::vector<uint32_t> threshold_;
-  std::vector<uint32_t> alias_;
+  // Column i keeps i with probability threshold / 2^32, else alias. Both in
+  // one 8-byte entry: a draw from a large vocabulary is one cache miss.
+  struct entry {
+    uint32_t threshold = 0;
+    uint32_t alias = 0;
+  };
+  std::vector<entry> table_;
 };
 
 } // namespace gridvec

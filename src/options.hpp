@@ -29,9 +29,11 @@ struct train_options {
   uint64_t max_vocab = 0;     // 0: no limit
   // gridvec's own
   uint32_t shards = 0;        // 0: 1 in gridvec train, the config's total in a cluster
-  uint32_t minibatch = 32;    // input words per minibatch
+  uint32_t minibatch = 64;    // input words per minibatch
   uint32_t in_flight = 4;     // minibatches in flight per learner
   uint64_t seed = 1;
+  bool fused = true;          // learners train on shards of their own process directly
+  bool shared_negatives = false; // fused path: one draw of noise words per example
   std::string report;         // JSON summary path
   std::string work_dir;       // preprocessed corpus; default: a temp dir
   double log_every = 0;       // seconds between progress lines; 0: auto

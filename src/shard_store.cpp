@@ -14,8 +14,8 @@ constexpr uint32_t max_negatives = 1000;
 shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size,
                          uint64_t init_seed, std::shared_ptr<const alias_sampler> noise)
   : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
-    u_(new float[size_t{vocab_size} * slice.width]),
-    v_(new float[size_t{vocab_size} * slice.width]()) {
+    u_(allocate_floats(size_t{vocab_size} * slice.width)),
+    v_(allocate_floats(size_t{vocab_size} * slice.width)) {
   reset(init_seed);
 }
 
@@ -73,13 +73,13 @@ status shard_store::validate(const minibatch& mb) const {
   return {};
 }
 
-uint32_t shard_store::draw_negative(rng& r, uint32_t positive) const {
-  // word2vec draws noise words different from the positive output; a bounded
-  // number of redraws keeps a one-word vocabulary from looping forever.
-  uint32_t w = noise_->draw(r);
-  for (int tries = 0; w == positive && tries < 8; ++tries)
-    w = noise_->draw(r);
-  return w;
+void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const {
+  rng r(mb.seed);
+  for (uint32_t output : mb.outputs) {
+    targets.push_back(output);
+    for (uint32_t n = 0; n < mb.negatives; ++n)
+      targets.push_back(draw_negative(r, output));
+  }
 }
 
 // Walks the minibatch in wire order, calling
@@ -119,53 +119,73 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
   const uint32_t width = slice_.width;
   rng r(mb.seed);
   size_t k = 0;
+  uint32_t targets[1 + max_negatives];
   for_each_pair(mb, hidden, [&](const float* h, size_t, size_t, uint32_t, uint32_t output) {
-    dots[k++] = dot(h, output_row(output), width);
-    for (uint32_t n = 0; n < mb.negatives; ++n)
-      dots[k++] = dot(h, output_row(draw_negative(r, output)), width);
+    // Draw the pair's noise words first and fetch their rows together, so
+    // the cache misses of a large vocabulary overlap instead of queueing.
+    const uint32_t n = 1 + mb.negatives;
+    targets[0] = output;
+    for (uint32_t i = 1; i < n; ++i)
+      targets[i] = draw_negative(r, output);
+    for (uint32_t i = 0; i < n; ++i)
+      prefetch_row(output_row(targets[i]), width);
+    for (uint32_t i = 0; i < n; ++i)
+      dots[k++] = dot(h, output_row(targets[i]), width);
   });
 }
 
+// Seed 000 applies the updates of one call at its end: every read sees the
+// vectors as they were when the call began. Three passes give that without
+// a table of delta rows:
+//   1. the input side: e_x = sum over the example's dot products of
+//      g * v_t, reading v only (u and v are unchanged so far);
+//   2. the output side: v_t += g * h_x, reading u only (still unchanged),
+//      writing each v row in place; a word that is the target of several
+//      dot products gets the sum of their updates, as if deferred;
+//   3. u_in += e_x for every input word of every example.
 void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s) {
   const uint32_t width = slice_.width;
-  rng r(mb.seed);
-  s.du.begin(mb.inputs.size());
-  s.dv.begin(mb.outputs.size() * (mb.negatives + 1));
+  const size_t examples = mb.examples();
+  const size_t per_pair = size_t{mb.negatives} + 1;
+  s.targets.clear();
+  draw_targets(mb, s.targets);
+  s.errors.assign(examples * width, 0.0f);
+  if (mb.mean_inputs)
+    s.inputs.resize(examples * width);
+
+  // Pass 1. For CBOW the mean input row of each example is kept for pass 2.
   size_t k = 0;
-  // The input side's delta of an example collects in s.row (the same h for
-  // all its outputs) and goes to s.du once the example's last pair is done.
-  size_t current = ~size_t{0};
-  size_t current_first = 0;
-  uint32_t current_count = 0;
-  auto flush_example = [&] {
-    if (current == ~size_t{0})
-      return;
-    // CBOW adds the whole error to every context word, as word2vec.c does.
-    for (uint32_t i = 0; i < current_count; ++i)
-      axpy(1.0f, s.row.data(), s.du.row(mb.inputs[current_first + i]), width);
-  };
-  s.row.resize(width);
-  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t first, uint32_t count, uint32_t output) {
-    if (e != current) {
-      flush_example();
-      current = e;
-      current_first = first;
-      current_count = count;
-      std::fill(s.row.begin(), s.row.end(), 0.0f);
-    }
-    float g = weights[k++];
-    axpy(g, output_row(output), s.row.data(), width);
-    axpy(g, h, s.dv.row(output), width);
-    for (uint32_t n = 0; n < mb.negatives; ++n) {
-      uint32_t neg = draw_negative(r, output);
-      g = weights[k++];
-      axpy(g, output_row(neg), s.row.data(), width);
-      axpy(g, h, s.dv.row(neg), width);
-    }
+  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t, uint32_t, uint32_t) {
+    if (mb.mean_inputs)
+      std::copy(h, h + width, s.inputs.data() + e * width);
+    float* err = s.errors.data() + e * width;
+    // Fetch the next pair's rows while this one is summed.
+    for (size_t i = k + per_pair; i < std::min(k + 2 * per_pair, s.targets.size()); ++i)
+      prefetch_row(output_row(s.targets[i]), width);
+    for (size_t i = 0; i < per_pair; ++i, ++k)
+      axpy(weights[k], output_row(s.targets[k]), err, width);
   });
-  flush_example();
-  s.du.apply_and_clear(u_.get());
-  s.dv.apply_and_clear(v_.get());
+
+  // Pass 2: the pairs again, in the same order.
+  k = 0;
+  size_t in = 0;
+  for (size_t e = 0; e < examples; ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    const float* h = mb.mean_inputs ? s.inputs.data() + e * width : input_row(mb.inputs[in]);
+    for (size_t j = 0; j < n_out * per_pair; ++j, ++k)
+      axpy(weights[k], h, output_row(s.targets[k]), width);
+    in += n_in;
+  }
+
+  // Pass 3. CBOW adds the whole error to every context word, as word2vec.c.
+  in = 0;
+  for (size_t e = 0; e < examples; ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    for (uint32_t i = 0; i < n_in; ++i)
+      axpy(1.0f, s.errors.data() + e * width, input_row(mb.inputs[in + i]), width);
+    in += n_in;
+  }
 }
 
 void shard_store::read_input_rows(uint32_t begin, uint32_t end, float* out) const {

@@ -8,15 +8,16 @@
 //   adjust:  regenerates the same noise words and adds the weighted partial
 //            vectors, all updates of the call applied at its end.
 // Several callers may run dotprod/adjust at once without locks (Hogwild),
-// each with its own adjust_scratch.
+// each with its own adjust_scratch. A learner in the same process may also
+// train on the store directly (src/local_trainer.hpp).
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "src/alias_sampler.hpp"
 #include "src/expected.hpp"
+#include "src/huge_buffer.hpp"
 #include "src/minibatch.hpp"
-#include "src/sparse_delta.hpp"
 
 namespace gridvec {
 
@@ -32,11 +33,14 @@ struct column_slice {
   }
 };
 
-/// Per-caller buffers for adjust, reused across calls.
+/// Per-caller buffers for adjust, reused across calls: steady state
+/// allocates nothing.
 struct adjust_scratch {
-  explicit adjust_scratch(uint32_t width) : du(width), dv(width), row(width), hidden(width) {}
-  sparse_delta du, dv;
-  std::vector<float> row, hidden;
+  explicit adjust_scratch(uint32_t width) : hidden(width) {}
+  std::vector<uint32_t> targets; // output word of every dot product
+  std::vector<float> errors;     // input-side delta, one row per example
+  std::vector<float> inputs;     // CBOW: the mean input row of every example
+  std::vector<float> hidden;
 };
 
 class shard_store {
@@ -57,7 +61,8 @@ public:
   /// Writes mb.dot_count() partial dot products to `dots`.
   void dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden) const;
 
-  /// Applies weights (one per dot product, layout of dotprod).
+  /// Applies weights (one per dot product, layout of dotprod). Every read
+  /// sees the vectors as they were when the call began.
   void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch);
 
   /// Back to the initial vectors of `init_seed`, as the constructor makes
@@ -78,16 +83,30 @@ public:
   const float* input_row(uint32_t w) const { return u_.get() + size_t{w} * slice_.width; }
   const float* output_row(uint32_t w) const { return v_.get() + size_t{w} * slice_.width; }
 
+  /// The next noise word for a pair whose positive output is `positive`;
+  /// dotprod, adjust and the local trainer draw them in the same order.
+  uint32_t draw_negative(rng& r, uint32_t positive) const {
+    // word2vec draws noise words different from the positive output; a
+    // bounded number of redraws keeps a one-word vocabulary from looping.
+    uint32_t w = noise_->draw(r);
+    for (int tries = 0; w == positive && tries < 8; ++tries)
+      w = noise_->draw(r);
+    return w;
+  }
+
+  /// Appends the output word of every dot product of `mb` to `targets`, in
+  /// the layout of dotprod: per pair the positive, then its noise words.
+  void draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const;
+
 private:
   template <class OnPair>
   void for_each_pair(const minibatch& mb, std::vector<float>& hidden, OnPair&& on_pair) const;
-  uint32_t draw_negative(rng& r, uint32_t positive) const;
 
   column_slice slice_;
   uint32_t dim_;
   uint32_t vocab_size_;
   std::shared_ptr<const alias_sampler> noise_;
-  std::unique_ptr<float[]> u_, v_;
+  float_buffer u_, v_;
 };
 
 } // namespace gridvec

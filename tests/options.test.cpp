@@ -38,7 +38,7 @@ void expect_failure(const args_t& args, const std::string& option) {
 const std::vector<std::string> all_options{
   "train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads",
   "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "seed", "report", "work-dir",
-  "log-every"};
+  "log-every", "fused", "shared-negatives"};
 
 } // namespace
 
@@ -68,8 +68,10 @@ TEST_CASE("options: gridvec's own options and the other spellings", "[options]")
   auto o = parse_train_options({"--train=c.txt", "--output", "out.txt", "--shards", "4", "--minibatch", "64",
                                 "--in-flight=8", "--seed", "18446744073709551615", "--report", "r.json",
                                 "-work-dir", "/tmp/w", "--log-every=2.5", "--size=40", "-window=3",
-                                "--cbow", "0", "-sample", "0"});
+                                "--cbow", "0", "-sample", "0", "--fused", "0", "--shared-negatives=1"});
   REQUIRE(o);
+  CHECK_FALSE(o->fused);
+  CHECK(o->shared_negatives);
   CHECK(o->train == "c.txt");
   CHECK(o->output == "out.txt");
   CHECK(o->shards == 4u);
@@ -114,8 +116,10 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK_FALSE(o->cbow);
   CHECK(o->max_vocab == 0u);
   CHECK(o->shards == 0u); // unset: 1 in gridvec train, the total of the config in a cluster
-  CHECK(o->minibatch == 32u);
+  CHECK(o->minibatch == 64u);
   CHECK(o->in_flight == 4u);
+  CHECK(o->fused);
+  CHECK_FALSE(o->shared_negatives);
   CHECK(o->seed == 1u);
   CHECK(o->report.empty());
   CHECK(o->work_dir.empty());

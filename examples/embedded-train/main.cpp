@@ -15,6 +15,9 @@
 
 #include <gridvec/gridvec.hpp>
 
+#include <algorithm>
+#include <thread>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -164,6 +167,9 @@ int main(int argc, char** argv) {
   gridvec::configure_logging(gridvec::log_level::warn);
 
   caf::actor_system_config cfg;
+  // One shared scheduler queue with bounded turns, so that the controller
+  // answers while the learners train (see configure_scheduler).
+  gridvec::configure_scheduler(cfg, std::max(2u, std::thread::hardware_concurrency()));
   caf::actor_system sys{cfg};
   auto gv = gridvec::start_local_gridvec(sys);
   if (!gv)

@@ -35,6 +35,7 @@
 #include "actors/train_job.hpp" // spawn_local_gridvec, run_train_job
 #include "src/expected.hpp"
 #include "src/options.hpp"      // train_options, parse_train_options
+#include "src/scheduler_config.hpp" // configure_scheduler: call it on the host's config
 
 namespace gridvec {
 
@@ -49,6 +50,10 @@ struct local_gridvec {
 /// one round trip (a scoped_actor): call it from plain code, not from inside
 /// an actor. The host's scheduler runs gridvec's actors; a job's options say
 /// how many learners (-threads, default: one per core) and shards it uses.
+/// Configure the host's actor_system_config with configure_scheduler(cfg,
+/// threads) first (one shared queue, bounded turns): with CAF's defaults the
+/// busy learners keep the workers and pause, checkpoint and queries answer
+/// late; a warning is logged then.
 expected<local_gridvec> start_local_gridvec(caf::actor_system& sys,
                                             std::chrono::milliseconds timeout = std::chrono::seconds(10));
 

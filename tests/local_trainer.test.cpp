@@ -1,0 +1,227 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "src/alias_sampler.hpp"
+#include "src/local_trainer.hpp"
+#include "src/minibatch.hpp"
+#include "src/sgns.hpp"
+#include "src/shard_store.hpp"
+
+using namespace gridvec;
+
+namespace {
+
+using stores_t = std::vector<std::shared_ptr<shard_store>>;
+
+std::shared_ptr<const alias_sampler> zipf_noise(uint32_t vocab) {
+  std::vector<uint64_t> counts(vocab);
+  for (uint32_t i = 0; i < vocab; ++i)
+    counts[i] = 1000 / (i + 1) + 1;
+  return std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+}
+
+stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab,
+                     const std::shared_ptr<const alias_sampler>& noise) {
+  stores_t out;
+  for (uint32_t s = 0; s < shards; ++s) {
+    out.push_back(std::make_shared<shard_store>(column_slice::of(s, shards, dim), dim, vocab, 3, noise));
+    // v starts at zero; give it values so that every dot product matters.
+    auto& st = *out.back();
+    for (uint32_t w = 0; w < vocab; ++w)
+      for (uint32_t j = 0; j < st.slice().width; ++j)
+        st.output_row(w)[j] = 0.3f * std::sin(0.7f * static_cast<float>(w * dim + st.slice().first + j));
+  }
+  return out;
+}
+
+struct model {
+  uint32_t dim;
+  std::vector<double> u, v;
+  double* urow(uint32_t w) { return u.data() + size_t{w} * dim; }
+  double* vrow(uint32_t w) { return v.data() + size_t{w} * dim; }
+};
+
+model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
+  model m{dim, std::vector<double>(size_t{vocab} * dim), std::vector<double>(size_t{vocab} * dim)};
+  for (const auto& st : stores)
+    for (uint32_t w = 0; w < vocab; ++w)
+      for (uint32_t j = 0; j < st->slice().width; ++j) {
+        m.urow(w)[st->slice().first + j] = st->input_row(w)[j];
+        m.vrow(w)[st->slice().first + j] = st->output_row(w)[j];
+      }
+  return m;
+}
+
+// The noise words of shared negatives: n per example, drawn in example order
+// from the seed, repeated for each of the example's pairs.
+std::vector<uint32_t> shared_targets(const shard_store& any, const minibatch& mb) {
+  std::vector<uint32_t> targets;
+  rng r(mb.seed);
+  size_t out = 0;
+  for (size_t e = 0; e < mb.examples(); ++e) {
+    std::vector<uint32_t> negs;
+    for (uint32_t i = 0; i < mb.negatives; ++i)
+      negs.push_back(any.draw_negative(r, mb.outputs[out]));
+    for (uint32_t o = 0; o < mb.output_counts[e]; ++o) {
+      targets.push_back(mb.outputs[out + o]);
+      targets.insert(targets.end(), negs.begin(), negs.end());
+    }
+    out += mb.output_counts[e];
+  }
+  return targets;
+}
+
+// Plain pair-by-pair SGNS in double, with the weights of compute_weights
+// and the noise words of the shards (draw_targets), or shared ones.
+double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha,
+                       bool shared = false) {
+  std::vector<uint32_t> targets;
+  if (shared)
+    targets = shared_targets(any, mb);
+  else
+    any.draw_targets(mb, targets);
+  const size_t per_pair = mb.negatives + 1;
+  double loss = 0;
+  size_t in = 0, k = 0;
+  for (size_t e = 0; e < mb.examples(); ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    for (uint32_t o = 0; o < n_out; ++o, k += per_pair) {
+      std::vector<double> h(m.dim, 0.0), err(m.dim, 0.0);
+      for (uint32_t i = 0; i < n_in; ++i)
+        for (uint32_t j = 0; j < m.dim; ++j)
+          h[j] += m.urow(mb.inputs[in + i])[j] / n_in;
+      std::vector<float> dots(per_pair), weights(per_pair);
+      for (size_t t = 0; t < per_pair; ++t) {
+        double f = 0;
+        for (uint32_t j = 0; j < m.dim; ++j)
+          f += h[j] * m.vrow(targets[k + t])[j];
+        dots[t] = static_cast<float>(f);
+      }
+      loss += compute_weights(dots.data(), 1, mb.negatives, alpha, weights.data()).loss;
+      for (size_t t = 1; shared && t < per_pair; ++t)
+        if (targets[k + t] == targets[k])
+          weights[t] = 0;
+      for (size_t t = 0; t < per_pair; ++t) {
+        double* v = m.vrow(targets[k + t]);
+        for (uint32_t j = 0; j < m.dim; ++j) {
+          err[j] += weights[t] * v[j];
+          v[j] += weights[t] * h[j];
+        }
+      }
+      for (uint32_t i = 0; i < n_in; ++i)
+        for (uint32_t j = 0; j < m.dim; ++j)
+          m.urow(mb.inputs[in + i])[j] += err[j];
+    }
+    in += n_in;
+  }
+  return loss;
+}
+
+minibatch make_batch(uint64_t seed, uint32_t vocab, bool cbow) {
+  rng r(seed);
+  example_builder b(cbow ? 3 : 4, cbow);
+  minibatch mb;
+  mb.seed = seed * 7919 + 1;
+  mb.negatives = 5;
+  mb.mean_inputs = cbow;
+  for (size_t s = 0; s < 6; ++s) {
+    std::vector<uint32_t> sent(2 + r.below(10));
+    for (auto& x : sent)
+      x = r.below(vocab);
+    sent.push_back(sent[0]); // a word twice in a sentence
+    for (size_t pos = 0; pos < sent.size(); ++pos)
+      b.add(sent, pos, r, mb);
+  }
+  return mb;
+}
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
+} // namespace
+
+TEST_CASE("local_trainer: matches pair-by-pair SGNS for any sharding", "[local_trainer]") {
+  const uint32_t vocab = 40, dim = 37; // 37: vector bodies and tails
+  auto noise = zipf_noise(vocab);
+  for (bool cbow : {false, true})
+    for (uint32_t shards : {1u, 2u, 5u}) {
+      INFO((cbow ? "CBOW" : "skip-gram") << ", " << shards << " shards");
+      auto stores = make_stores(shards, dim, vocab, noise);
+      model expect = gather(stores, dim, vocab);
+      local_trainer trainer(stores);
+      REQUIRE(trainer.dim() == dim);
+      for (uint64_t round = 1; round <= 20; ++round) {
+        auto mb = make_batch(round, vocab, cbow);
+        REQUIRE(stores[0]->validate(mb));
+        const float alpha = 0.05f;
+        double ref_loss = reference_train(expect, *stores[0], mb, alpha);
+        auto got = trainer.train(mb, alpha);
+        CHECK(got.pairs == mb.pairs());
+        CHECK(got.loss == Approx(ref_loss).epsilon(1e-3));
+      }
+      // Float against double over 20 minibatches; a dot product that
+      // crosses a step of the sigmoid table moves a row by ~1e-5.
+      auto after = gather(stores, dim, vocab);
+      CHECK(max_abs_diff(after.u, expect.u) < 1e-4);
+      CHECK(max_abs_diff(after.v, expect.v) < 1e-4);
+    }
+}
+
+TEST_CASE("local_trainer: shared negatives are one draw per example", "[local_trainer]") {
+  const uint32_t vocab = 12, dim = 20; // a small vocabulary: positives get drawn as noise
+  auto noise = zipf_noise(vocab);
+  for (uint32_t shards : {1u, 3u}) {
+    auto stores = make_stores(shards, dim, vocab, noise);
+    model expect = gather(stores, dim, vocab);
+    local_trainer trainer(stores, true);
+    size_t collisions = 0;
+    for (uint64_t round = 1; round <= 20; ++round) {
+      auto mb = make_batch(round, vocab, false);
+      auto targets = shared_targets(*stores[0], mb);
+      for (size_t k = 0; k < targets.size(); ++k)
+        collisions += k % (mb.negatives + 1) != 0 && targets[k] == targets[k - k % (mb.negatives + 1)];
+      double ref_loss = reference_train(expect, *stores[0], mb, 0.05f, true);
+      auto got = trainer.train(mb, 0.05f);
+      CHECK(got.loss == Approx(ref_loss).epsilon(1e-3));
+    }
+    CHECK(collisions > 0u);
+    // 12 words updated ~100 times each: sigmoid-table steps crossed by float
+    // rounding add up to ~1e-4; a lost or doubled update would be ~1e-2.
+    auto after = gather(stores, dim, vocab);
+    INFO(shards << " shards");
+    CHECK(max_abs_diff(after.u, expect.u) < 5e-4);
+    CHECK(max_abs_diff(after.v, expect.v) < 5e-4);
+  }
+}
+
+TEST_CASE("local_trainer: the noise words are those the shards draw", "[local_trainer]") {
+  const uint32_t vocab = 30, dim = 8;
+  auto noise = zipf_noise(vocab);
+  auto stores = make_stores(2, dim, vocab, noise);
+  auto mb = make_batch(3, vocab, false);
+  std::vector<uint32_t> targets;
+  stores[1]->draw_targets(mb, targets);
+  REQUIRE(targets.size() == mb.dot_count());
+  // dotprod's results are the dot products with exactly these rows.
+  std::vector<float> dots(mb.dot_count()), hidden;
+  stores[1]->dotprod(mb, dots.data(), hidden);
+  size_t k = 0;
+  for (size_t e = 0; e < mb.examples(); ++e)
+    for (uint32_t o = 0; o < mb.output_counts[e]; ++o)
+      for (uint32_t t = 0; t <= mb.negatives; ++t, ++k) {
+        if (t == 0)
+          CHECK(targets[k] == mb.outputs[k / (mb.negatives + 1)]);
+        double f = 0;
+        for (uint32_t j = 0; j < stores[1]->slice().width; ++j)
+          f += double{stores[1]->input_row(mb.inputs[e])[j]} * stores[1]->output_row(targets[k])[j];
+        CHECK(dots[k] == Approx(f).margin(1e-6));
+      }
+}
