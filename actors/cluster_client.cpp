@@ -35,6 +35,11 @@ void configure_cluster_system(caf::actor_system_config& cfg, const cluster_confi
   cfg.set("middleman.app-identifiers", app_identifiers);
 }
 
+void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node) {
+  configure_cluster_system(cfg, cluster);
+  configure_scheduler(cfg, node.worker_threads(std::max(1u, std::thread::hardware_concurrency())));
+}
+
 void configure_cluster_system(caf::actor_system_config& cfg) {
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();

@@ -15,10 +15,13 @@
 namespace gridvec {
 
 /// Asks this process's middleman to connect to host:port; calls `then` with
-/// the actor published there or an error line.
+/// the actor published there or an error line. CAF 0.17's network thread can
+/// drop a connection whose handshake is still under way when its heartbeat
+/// check runs (the new connection has never been "seen"), which surfaces as
+/// `connection_timeout` right away; such an attempt is repeated, a few times.
 template <class Self>
 void connect_to_node(Self* self, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
-                     std::function<void(expected<caf::strong_actor_ptr>)> then) {
+                     std::function<void(expected<caf::strong_actor_ptr>)> then, int retries_left = 3) {
   auto mm = self->home_system().middleman().actor_handle();
   auto where = host + ":" + std::to_string(port);
   self->request(mm, timeout, caf::connect_atom::value, host, port)
@@ -29,7 +32,11 @@ void connect_to_node(Self* self, const std::string& host, uint16_t port, std::ch
         else
           then(std::move(ptr));
       },
-      [then, where, timeout](caf::error& err) {
+      [self, host, port, then, where, timeout, retries_left](caf::error& err) {
+        if (err == caf::sec::connection_timeout && retries_left > 0) {
+          connect_to_node(self, host, port, timeout, then, retries_left - 1);
+          return;
+        }
         std::string why;
         if (err == caf::sec::request_timeout)
           why = "no answer within " + std::to_string(timeout.count()) + " ms";

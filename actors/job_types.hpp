@@ -63,7 +63,7 @@ struct learner_config {
   uint32_t window = 5;
   uint32_t negatives = 5;
   uint32_t minibatch_words = 32;
-  uint32_t in_flight = 4;
+  uint32_t in_flight = 8;
   uint32_t iterations = 5;
   bool cbow = false;
   float start_alpha = 0.025f;

@@ -189,16 +189,20 @@ void settle_pause(learner_ptr self) {
   report(self, true);
 }
 
-void finish_batch(learner_ptr self, const batch_ptr& b) {
-  auto& st = self->state;
+// Counts a minibatch as trained and forgets it.
+void retire_batch(learner_state& st, const batch_state& b) {
   for (auto it = st.in_flight.begin(); it != st.in_flight.end(); ++it)
-    if (*it == b) {
+    if (it->get() == &b) {
       st.in_flight.erase(it);
       break;
     }
-  st.unreported.trained_words += b->trained;
-  st.unreported.pairs += b->mb.pairs();
-  st.trained_total += b->trained;
+  st.unreported.trained_words += b.trained;
+  st.unreported.pairs += b.mb.pairs();
+  st.trained_total += b.trained;
+}
+
+void finish_batch(learner_ptr self, const batch_ptr& b) {
+  retire_batch(self->state, *b);
   pump(self);
 }
 
@@ -219,6 +223,68 @@ void on_shard_error(learner_ptr self, const batch_ptr& b, const caf::error& err)
   fail(self, error_text(err));
 }
 
+// Forms the next minibatch to send, or returns nullptr when none may start
+// now: not running, the window of in-flight minibatches is full (not
+// counting `releasing` ones that end with the message this one will ride
+// in), or the pause point or the end of the work is reached. A minibatch of
+// words without context has nothing to send and is counted on the spot.
+batch_ptr next_batch(learner_state& st, size_t releasing, status& error) {
+  while ((st.state == mode::running || st.state == mode::pausing) &&
+         st.in_flight.size() - releasing < st.cfg.in_flight) {
+    if (st.state == mode::pausing && !st.mid_sentence())
+      break;
+    if (!st.walker->has_work() && !st.mid_sentence())
+      break;
+    auto b = std::make_shared<batch_state>();
+    b->generation = st.generation;
+    fill(st, *b, error);
+    if (!error)
+      return nullptr;
+    if (b->mb.pairs() == 0) {
+      retire_batch(st, *b);
+      continue; // a part ended, the pause point was reached, or no context
+    }
+    return b;
+  }
+  return nullptr;
+}
+
+void send_adjust(learner_ptr self, const batch_ptr& b);
+
+// The adjust of `done` and the dotprod of `next` in one message to every
+// shard, which applies the adjust before it computes the dot products: what
+// separate messages would do, in half the messages (each costs system calls
+// and thread wake-ups on both sides).
+void send_step(learner_ptr self, const batch_ptr& done, const wire_bytes& adjust, const batch_ptr& next) {
+  auto& st = self->state;
+  st.in_flight.push_back(next);
+  wire_bytes dotprod = encode_dotprod_request(next->mb);
+  next->sum.assign(next->mb.dot_count(), 0.0f);
+  next->pending = st.shards.size();
+  for (auto& shard : st.shards) {
+    st.unreported.wire.add_part(message_kind::adjust_request, adjust.size());
+    st.unreported.wire.add(message_kind::dotprod_request, dotprod.size());
+    self->request(shard, caf::infinite, step_atom::value, adjust, dotprod)
+      .then(
+        [self, done, next](const wire_bytes& reply) {
+          auto& st = self->state;
+          if (next->generation != st.generation)
+            return;
+          st.unreported.wire.add(message_kind::dotprod_reply, reply.size());
+          if (auto s = accumulate_dotprod_reply(reply, next->sum); !s) {
+            fail(self, s.error());
+            return;
+          }
+          if (--next->pending == 0) {
+            retire_batch(st, *done);
+            send_adjust(self, next);
+            pump(self);
+          }
+        },
+        [self, next](caf::error& err) { on_shard_error(self, next, err); });
+  }
+}
+
 void send_adjust(learner_ptr self, const batch_ptr& b) {
   auto& st = self->state;
   const float alpha = learning_rate(st.cfg.start_alpha, b->start.processed,
@@ -229,6 +295,17 @@ void send_adjust(learner_ptr self, const batch_ptr& b) {
   st.unreported.loss_pairs += w.pairs;
   st.unreported.alpha = alpha;
   wire_bytes request = encode_adjust_request(b->mb, st.weights.data(), st.weights.size());
+  // `b` leaves the window when this adjust is done, so its successor may
+  // be formed now and ride in the same message.
+  status error;
+  if (auto next = next_batch(st, 1, error)) {
+    send_step(self, b, request, next);
+    return;
+  }
+  if (!error) {
+    fail(self, error.error());
+    return;
+  }
   b->pending = st.shards.size();
   for (auto& shard : st.shards) {
     st.unreported.wire.add(message_kind::adjust_request, request.size());
@@ -249,10 +326,6 @@ void send_adjust(learner_ptr self, const batch_ptr& b) {
 void send_dotprod(learner_ptr self, const batch_ptr& b) {
   auto& st = self->state;
   st.in_flight.push_back(b);
-  if (b->mb.pairs() == 0) { // only words without context: nothing to send
-    finish_batch(self, b);
-    return;
-  }
   wire_bytes request = encode_dotprod_request(b->mb);
   b->sum.assign(b->mb.dot_count(), 0.0f);
   b->pending = st.shards.size();
@@ -340,24 +413,12 @@ void pump(learner_ptr self) {
     fused_pump(self);
     return;
   }
-  while ((st.state == mode::running || st.state == mode::pausing) && st.in_flight.size() < st.cfg.in_flight) {
-    if (st.state == mode::pausing && !st.mid_sentence())
-      break;
-    if (!st.walker->has_work() && !st.mid_sentence())
-      break;
-    auto b = std::make_shared<batch_state>();
-    b->generation = st.generation;
-    status error;
-    fill(st, *b, error);
-    if (!error) {
-      fail(self, error.error());
-      return;
-    }
-    if (b->mb.examples() == 0) {
-      if (!b->has_start)
-        continue; // a part ended or the pause point was reached
-    }
+  status error;
+  while (auto b = next_batch(st, 0, error))
     send_dotprod(self, b);
+  if (!error) {
+    fail(self, error.error());
+    return;
   }
   settle_pause(self);
   if (st.idle() && !st.reported_idle)

@@ -31,6 +31,7 @@ using preprocess_atom = caf::atom_constant<caf::atom("preproc")>;
 using assign_atom = caf::atom_constant<caf::atom("assign")>;
 using dotprod_atom = caf::atom_constant<caf::atom("dotprod")>;
 using adjust_atom = caf::atom_constant<caf::atom("adjust")>;
+using step_atom = caf::atom_constant<caf::atom("step")>;
 using rows_atom = caf::atom_constant<caf::atom("rows")>;
 using progress_atom = caf::atom_constant<caf::atom("progress")>;
 using export_atom = caf::atom_constant<caf::atom("export")>;
@@ -84,6 +85,10 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 /// several cores (Hogwild, as word2vec.c's threads).
 ///   dotprod: DotprodRequest bytes -> DotprodReply bytes
 ///   adjust:  AdjustRequest bytes  -> AdjustReply bytes
+///   step:    (AdjustRequest bytes of one minibatch, DotprodRequest bytes
+///            of the next) -> DotprodReply bytes of the next; the adjust is
+///            applied first. Half the messages of adjust + dotprod; nothing
+///            is applied if either part is bad.
 ///   rows:    (first word, end word) -> those words' input vectors, this
 ///            shard's columns, row-major little-endian float32 (export)
 ///   sync:    -> true once every message this sender sent before is done
@@ -103,6 +108,7 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 using shard_actor = caf::typed_actor<
   caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<step_atom, wire_bytes, wire_bytes>::with<wire_bytes>,
   caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
   caf::replies_to<sync_atom>::with<bool>,
   caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,

@@ -13,6 +13,7 @@ struct lane_state {
   std::unique_ptr<adjust_scratch> scratch;
   // Decode buffers, reused across calls.
   minibatch batch;
+  minibatch next; // a step's dotprod part
   std::vector<float> floats;
   std::vector<float> hidden;
   static inline const char* name = "shard";
@@ -25,6 +26,29 @@ status check_words(const shard_store& store, const std::vector<uint32_t>& words)
   return {};
 }
 
+status decode_adjust(lane_state& st, const wire_bytes& request) {
+  if (auto s = decode_adjust_request(request, st.batch, st.floats); !s)
+    return s;
+  if (auto s = st.core->store->validate(st.batch); !s)
+    return s;
+  if (st.floats.size() != st.batch.dot_count())
+    return failure{"adjust request has " + std::to_string(st.floats.size()) + " weights for " +
+                   std::to_string(st.batch.dot_count()) + " dot products"};
+  return {};
+}
+
+status decode_dotprod(lane_state& st, const wire_bytes& request, minibatch& into) {
+  if (auto s = decode_dotprod_request(request, into); !s)
+    return s;
+  return st.core->store->validate(into);
+}
+
+wire_bytes answer_dotprod(lane_state& st, const minibatch& mb) {
+  st.floats.resize(mb.dot_count());
+  st.core->store->dotprod(mb, st.floats.data(), st.hidden);
+  return encode_dotprod_reply(st.index, st.floats.data(), st.floats.size());
+}
+
 shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_state> self, uint32_t index,
                                          std::shared_ptr<shard_core> core) {
   auto& st = self->state;
@@ -35,26 +59,28 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
     [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
-      if (auto s = decode_dotprod_request(request, st.batch); !s)
+      if (auto s = decode_dotprod(st, request, st.batch); !s)
         return make_job_error(s.error());
-      if (auto s = st.core->store->validate(st.batch); !s)
-        return make_job_error(s.error());
-      st.floats.resize(st.batch.dot_count());
-      st.core->store->dotprod(st.batch, st.floats.data(), st.hidden);
-      return encode_dotprod_reply(st.index, st.floats.data(), st.floats.size());
+      return answer_dotprod(st, st.batch);
     },
     [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
-      if (auto s = decode_adjust_request(request, st.batch, st.floats); !s)
+      if (auto s = decode_adjust(st, request); !s)
         return make_job_error(s.error());
-      if (auto s = st.core->store->validate(st.batch); !s)
-        return make_job_error(s.error());
-      if (st.floats.size() != st.batch.dot_count())
-        return make_job_error("adjust request has " + std::to_string(st.floats.size()) + " weights for " +
-                              std::to_string(st.batch.dot_count()) + " dot products");
       st.core->store->adjust(st.batch, st.floats.data(), *st.scratch);
       return encode_adjust_reply(st.index, static_cast<uint32_t>(st.batch.pairs()));
+    },
+    [self](step_atom, const wire_bytes& adjust, const wire_bytes& dotprod) -> caf::result<wire_bytes> {
+      auto& st = self->state;
+      st.core->requests.fetch_add(2, std::memory_order_relaxed);
+      // Both parts are checked before anything is applied.
+      if (auto s = decode_adjust(st, adjust); !s)
+        return make_job_error(s.error());
+      if (auto s = decode_dotprod(st, dotprod, st.next); !s)
+        return make_job_error(s.error());
+      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch);
+      return answer_dotprod(st, st.next);
     },
     [self](rows_atom, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
       auto& store = *self->state.core->store;

@@ -73,7 +73,7 @@ int cli_node(const std::vector<std::string>& args) {
   }
   setup_logging();
   caf::actor_system_config cfg;
-  configure_cluster_system(cfg, *cluster);
+  configure_cluster_system(cfg, *cluster, *spec);
   caf::actor_system sys{cfg};
   node_setup setup;
   setup.name = name;

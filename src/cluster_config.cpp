@@ -21,9 +21,10 @@ namespace {
 constexpr uint32_t max_milliseconds = 3'600'000; // an hour
 constexpr uint32_t max_shards_per_node = 4096;
 constexpr uint32_t max_learners_per_node = 1024;
+constexpr uint32_t max_threads_per_node = 1024;
 
 constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
-constexpr const char* node_key_list = "host, port, roles, shards, learners, standby";
+constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby";
 constexpr const char* cluster_key_list = "heartbeat-ms, connect-timeout-ms";
 
 // '\r' counts as blank so that CRLF files parse like LF files.
@@ -254,6 +255,10 @@ private:
       if (!parse_positive(value, max_learners_per_node, n.learners))
         return error("learners must be a positive integer up to " + std::to_string(max_learners_per_node) +
                      ", got " + in_quotes(value) + in);
+    } else if (key == "threads") {
+      if (!parse_positive(value, max_threads_per_node, n.threads))
+        return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) +
+                     ", got " + in_quotes(value) + in);
     } else if (key == "standby") {
       if (value != "true" && value != "false")
         return error("standby must be true or false, got " + in_quotes(value) + in);
@@ -286,6 +291,12 @@ std::string to_string(node_role r) {
 
 bool node_spec::has(node_role r) const {
   return std::find(roles.begin(), roles.end(), r) != roles.end();
+}
+
+uint32_t node_spec::worker_threads(uint32_t cores) const {
+  if (threads > 0)
+    return threads;
+  return std::clamp(shards + learners, 1u, std::max(1u, cores));
 }
 
 const node_spec* cluster_config::find(std::string_view name) const {

@@ -26,6 +26,8 @@
 //   port = 7703
 //   roles = learner
 //   learners = 2                 # learner actors on this node; required >= 1 iff role learner
+//   threads = 2                  # optional: CAF worker threads (default: shards + learners
+//                                # of the node, at least 1, at most the machine's cores)
 //
 //   [node spare]
 //   host = 127.0.0.1
@@ -66,9 +68,15 @@ struct node_spec {
   uint32_t shards = 0;          // > 0 iff has(node_role::shard)
   uint32_t learners = 0;        // > 0 iff has(node_role::learner)
   bool standby = false;         // then roles == {shard}
+  uint32_t threads = 0;         // worker threads; 0: worker_threads() decides
   int line = 0;                 // of its [node NAME] header, for messages
 
   bool has(node_role r) const;
+  /// CAF worker threads for this node: `threads` if set, else one per
+  /// shard and learner actor (they do the work; every other role is light),
+  /// at least one and at most `cores`. More workers than busy actors only
+  /// add futex wake-ups and context switches to every network message.
+  uint32_t worker_threads(uint32_t cores) const;
 };
 
 struct cluster_config {

@@ -123,7 +123,7 @@ const std::vector<option_spec>& specs() {
     {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words", number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
     {"shards", "S", "1 (gridvec train), the config's shards (a cluster)", "column partitions of the vectors (shard actors)", number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
     {"minibatch", "B", "64", "input words per minibatch sent to the shards (larger: fewer messages, staler updates; on the dev corpus 64 trains as well as 32, 256 diverges)", number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
-    {"in-flight", "K", "4", "minibatches each learner keeps in flight", number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
+    {"in-flight", "K", "8", "minibatches each learner keeps in flight (protocol path)", number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
     {"fused", "0|1", "1", "learners train directly on the shards of their own process, updating after each pair as word2vec.c; 0 sends dotprod/adjust messages as a cluster does", flag(&train_options::fused, "fused")},
     {"shared-negatives", "0|1", "0", "fused path only: the noise words of an example are drawn once and shared by its pairs (pWord2Vec); fewer cache misses on a large vocabulary; quality on the dev corpus, 3 seeds: analogy 0.016 and WordSim-353 0.27, against 0.016 and 0.23 without", flag(&train_options::shared_negatives, "shared-negatives")},
     {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)", number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},

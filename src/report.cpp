@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "src/atomic_file.hpp"
@@ -39,7 +40,11 @@ std::string to_json(const job_summary& s) {
   field("shards", "%u", s.shards);
   field("learners", "%u", s.learners);
   field("peak_rss_bytes", "%llu", static_cast<unsigned long long>(s.peak_rss_bytes));
-  field("final_loss", "%.6f", s.final_loss);
+  // JSON has no inf or nan: a diverged run's loss is written as null.
+  if (std::isfinite(s.final_loss))
+    field("final_loss", "%.6f", s.final_loss);
+  else
+    out += "  \"final_loss\": null,\n";
   field("checkpoints", "%u", s.checkpoints);
   field("recoveries", "%u", s.recoveries);
   field("redone_words", "%llu", static_cast<unsigned long long>(s.redone_words));

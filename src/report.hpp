@@ -23,6 +23,10 @@ struct traffic {
     messages[static_cast<size_t>(k)] += 1;
     bytes[static_cast<size_t>(k)] += n;
   }
+  /// Bytes of a kind that travel inside a message of another kind (an
+  /// adjust request riding on the next dotprod request): no message of
+  /// their own.
+  void add_part(message_kind k, uint64_t n) { bytes[static_cast<size_t>(k)] += n; }
   void merge(const traffic& o) {
     for (size_t i = 0; i < messages.size(); ++i) {
       messages[i] += o.messages[i];

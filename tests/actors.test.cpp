@@ -114,6 +114,59 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
     self->send_exit(lane, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE("a step is an adjust followed by a dotprod, and a bad step changes nothing", "[actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto vocab = small_vocab(8);
+  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto stepped = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
+  auto separate = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
+  auto mb = sample_batch();
+  auto next = sample_batch();
+  next.seed = 43;
+  next.inputs = {3, 0};
+  std::vector<float> weights(mb.dot_count());
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = 0.05f * static_cast<float>(i + 1);
+  auto adjust = encode_adjust_request(mb, weights.data(), weights.size());
+  auto dotprod = encode_dotprod_request(next);
+  // A nonzero output side first, so that the adjust shows in the dot products.
+  for (auto* lane : {&stepped.lanes[0], &separate.lanes[0]})
+    request_value(self, *lane, wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
+
+  auto step_reply =
+    request_value(self, stepped.lanes[0], wire_bytes{}, caf::make_message(step_atom::value, adjust, dotprod));
+  request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
+  auto dotprod_reply =
+    request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(dotprod_atom::value, dotprod));
+  uint32_t shard = 0;
+  std::vector<float> from_step, from_separate;
+  REQUIRE(decode_dotprod_reply(step_reply, shard, from_step));
+  REQUIRE(decode_dotprod_reply(dotprod_reply, shard, from_separate));
+  REQUIRE(from_step.size() == next.dot_count());
+  CHECK(from_step == from_separate);
+  bool any_nonzero = false;
+  for (float x : from_step)
+    any_nonzero |= x != 0.0f;
+  CHECK(any_nonzero);
+
+  // A bad dotprod part: an error, and the adjust part is not applied either.
+  auto before = request_value(self, stepped.lanes[0], wire_bytes{},
+                              caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8}));
+  auto bad = next;
+  bad.inputs[0] = 999;
+  std::string error;
+  request_value(self, stepped.lanes[0], wire_bytes{},
+                caf::make_message(step_atom::value, adjust, encode_dotprod_request(bad)), &error);
+  CHECK(error.find("out of range") != std::string::npos);
+  auto after = request_value(self, stepped.lanes[0], wire_bytes{},
+                             caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8}));
+  CHECK(before == after);
+  for (auto* h : {&stepped, &separate})
+    self->send_exit(h->lanes[0], caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("shard lanes turn bad messages into error replies", "[actors]") {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};

@@ -228,7 +228,7 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
     auto lines = base_lines;
     lines[3] = "hots = 127.0.0.1";
     auto message = failure_of(joined(lines, "\r\n"));
-    CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, standby)");
+    CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby)");
   }
   SECTION("no newline at the end") {
     auto text = joined(base_lines);
@@ -252,9 +252,29 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
   }
 }
 
+TEST_CASE("cluster config: worker threads per node", "[cluster_config]") {
+  node_spec shard_node;
+  shard_node.shards = 1;
+  CHECK(shard_node.worker_threads(8) == 1); // one busy actor, one worker
+  node_spec both;
+  both.shards = 2;
+  both.learners = 3;
+  CHECK(both.worker_threads(8) == 5);
+  CHECK(both.worker_threads(2) == 2); // never more than the cores
+  node_spec coordinator_only;
+  CHECK(coordinator_only.worker_threads(4) == 1);
+  both.threads = 7; // the config's `threads` wins
+  CHECK(both.worker_threads(2) == 7);
+  auto lines = base_lines;
+  lines.insert(lines.begin() + 11, "threads = 3");
+  auto config = parse_cluster_config(joined(lines), "test.conf");
+  REQUIRE(config);
+  CHECK(config->nodes[1].threads == 3);
+}
+
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
   CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
-        "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, standby)");
+        "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby)");
 }
 
 TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {
@@ -309,6 +329,8 @@ TEST_CASE("cluster config: bad values name their line", "[cluster_config]") {
     {"learners zero", replacing(16, "learners = 0"), at(16), "learners must be a positive integer"},
     {"learners not a number", replacing(16, "learners = many"), at(16), "learners"},
     {"learners absurd", replacing(16, "learners = 4294967296"), at(16), "learners"},
+    {"threads zero", inserting(12, "threads = 0"), at(12), "threads must be a positive integer"},
+    {"threads not a number", inserting(12, "threads = all"), at(12), "threads"},
     {"standby neither true nor false", inserting(12, "standby = yes"), at(12), "standby must be true or false"},
     {"heartbeat zero", replacing(2, "heartbeat-ms = 0"), at(2), "heartbeat-ms must be a positive integer"},
     {"heartbeat negative", replacing(2, "heartbeat-ms = -5"), at(2), "heartbeat-ms"},

@@ -117,7 +117,7 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->max_vocab == 0u);
   CHECK(o->shards == 0u); // unset: 1 in gridvec train, the total of the config in a cluster
   CHECK(o->minibatch == 64u);
-  CHECK(o->in_flight == 4u);
+  CHECK(o->in_flight == 8u);
   CHECK(o->fused);
   CHECK_FALSE(o->shared_negatives);
   CHECK(o->seed == 1u);

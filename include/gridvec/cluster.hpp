@@ -45,6 +45,10 @@ namespace gridvec {
 /// submit` use the same function.
 void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster);
 
+/// The same for the process of `node` (`gridvec node`): its scheduler gets
+/// node.worker_threads(cores) threads instead.
+void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node);
+
 /// The same without a config file (connecting by host:port): a short
 /// heartbeat interval (100 ms), which any node accepts whatever its
 /// config's heartbeat-ms.
