@@ -1,6 +1,7 @@
 #include "actors/shard_actor.hpp"
 
 #include "actors/local_lanes.hpp"
+#include "src/drawn_targets.hpp"
 #include "src/similarity.hpp"
 
 namespace gridvec {
@@ -16,6 +17,7 @@ struct lane_state {
   minibatch next; // a step's dotprod part
   std::vector<float> floats;
   std::vector<float> hidden;
+  drawn_targets drawn; // by dotprod, for the adjust of the same minibatch
   static inline const char* name = "shard";
 };
 
@@ -45,7 +47,7 @@ status decode_dotprod(lane_state& st, const wire_bytes& request, minibatch& into
 
 wire_bytes answer_dotprod(lane_state& st, const minibatch& mb) {
   st.floats.resize(mb.dot_count());
-  st.core->store->dotprod(mb, st.floats.data(), st.hidden);
+  st.core->store->dotprod(mb, st.floats.data(), st.hidden, &st.drawn.record(mb));
   return encode_dotprod_reply(st.index, st.floats.data(), st.floats.size());
 }
 
@@ -68,7 +70,7 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
       if (auto s = decode_adjust(st, request); !s)
         return make_job_error(s.error());
-      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch);
+      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch, st.drawn.find(st.batch));
       return encode_adjust_reply(st.index, static_cast<uint32_t>(st.batch.pairs()));
     },
     [self](step_atom, const wire_bytes& adjust, const wire_bytes& dotprod) -> caf::result<wire_bytes> {
@@ -79,7 +81,7 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
         return make_job_error(s.error());
       if (auto s = decode_dotprod(st, dotprod, st.next); !s)
         return make_job_error(s.error());
-      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch);
+      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch, st.drawn.find(st.batch));
       return answer_dotprod(st, st.next);
     },
     [self](rows_atom, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {

@@ -115,7 +115,8 @@ void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden,
   }
 }
 
-void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden) const {
+void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden,
+                          std::vector<uint32_t>* drawn) const {
   const uint32_t width = slice_.width;
   rng r(mb.seed);
   size_t k = 0;
@@ -131,6 +132,8 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
       prefetch_row(output_row(targets[i]), width);
     for (uint32_t i = 0; i < n; ++i)
       dots[k++] = dot(h, output_row(targets[i]), width);
+    if (drawn)
+      drawn->insert(drawn->end(), targets, targets + n);
   });
 }
 
@@ -143,12 +146,17 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
 //      writing each v row in place; a word that is the target of several
 //      dot products gets the sum of their updates, as if deferred;
 //   3. u_in += e_x for every input word of every example.
-void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s) {
+void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s,
+                          const std::vector<uint32_t>* drawn) {
   const uint32_t width = slice_.width;
   const size_t examples = mb.examples();
   const size_t per_pair = size_t{mb.negatives} + 1;
-  s.targets.clear();
-  draw_targets(mb, s.targets);
+  if (!drawn) {
+    s.targets.clear();
+    draw_targets(mb, s.targets);
+    drawn = &s.targets;
+  }
+  const std::vector<uint32_t>& targets = *drawn;
   s.errors.assign(examples * width, 0.0f);
   if (mb.mean_inputs)
     s.inputs.resize(examples * width);
@@ -160,10 +168,10 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
       std::copy(h, h + width, s.inputs.data() + e * width);
     float* err = s.errors.data() + e * width;
     // Fetch the next pair's rows while this one is summed.
-    for (size_t i = k + per_pair; i < std::min(k + 2 * per_pair, s.targets.size()); ++i)
-      prefetch_row(output_row(s.targets[i]), width);
+    for (size_t i = k + per_pair; i < std::min(k + 2 * per_pair, targets.size()); ++i)
+      prefetch_row(output_row(targets[i]), width);
     for (size_t i = 0; i < per_pair; ++i, ++k)
-      axpy(weights[k], output_row(s.targets[k]), err, width);
+      axpy(weights[k], output_row(targets[k]), err, width);
   });
 
   // Pass 2: the pairs again, in the same order.
@@ -174,7 +182,7 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     const float* h = mb.mean_inputs ? s.inputs.data() + e * width : input_row(mb.inputs[in]);
     for (size_t j = 0; j < n_out * per_pair; ++j, ++k)
-      axpy(weights[k], h, output_row(s.targets[k]), width);
+      axpy(weights[k], h, output_row(targets[k]), width);
     in += n_in;
   }
 

@@ -58,12 +58,17 @@ public:
   /// Checks ids and shape against this store: the message came from outside.
   status validate(const minibatch& mb) const;
 
-  /// Writes mb.dot_count() partial dot products to `dots`.
-  void dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden) const;
+  /// Writes mb.dot_count() partial dot products to `dots`; if `drawn` is
+  /// given, appends the target of every dot product to it (for adjust).
+  void dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden,
+               std::vector<uint32_t>* drawn = nullptr) const;
 
   /// Applies weights (one per dot product, layout of dotprod). Every read
-  /// sees the vectors as they were when the call began.
-  void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch);
+  /// sees the vectors as they were when the call began. `drawn`: the
+  /// targets dotprod recorded for this minibatch, if kept; else they are
+  /// drawn again from the seed.
+  void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch,
+              const std::vector<uint32_t>* drawn = nullptr);
 
   /// Back to the initial vectors of `init_seed`, as the constructor makes
   /// them (a rollback to the start of a run that has no checkpoint).

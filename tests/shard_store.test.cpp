@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/alias_sampler.hpp"
+#include "src/drawn_targets.hpp"
 #include "src/minibatch.hpp"
 #include "src/rng.hpp"
 #include "src/sgns.hpp"
@@ -724,4 +725,66 @@ TEST_CASE("shard_store: a one-word noise distribution does not loop", "[shard_st
     CHECK(st.input_row(0)[j] == u0[j]);
     CHECK(st.output_row(0)[j] == Approx(0.5 * u0[j]).epsilon(1e-5));
   }
+}
+
+TEST_CASE("shard_store: adjust with the targets dotprod drew equals adjust drawing them again",
+          "[shard_store]") {
+  const uint32_t vocab = 40, dim = 8;
+  auto noise = zipf_noise(vocab);
+  auto kept = make_stores(1, dim, vocab, 3, noise);
+  auto redrawn = make_stores(1, dim, vocab, 3, noise);
+  set_vectors(kept, vocab, 0.3f, 0.2f);
+  set_vectors(redrawn, vocab, 0.3f, 0.2f);
+  minibatch mb;
+  mb.seed = 99;
+  mb.negatives = 4;
+  mb.inputs = {1, 2, 3};
+  mb.outputs = {4, 5, 6, 7, 8};
+  mb.output_counts = {2, 2, 1};
+  std::vector<float> dots(mb.dot_count()), hidden;
+  std::vector<uint32_t> drawn, expected;
+  kept[0]->dotprod(mb, dots.data(), hidden, &drawn);
+  kept[0]->draw_targets(mb, expected);
+  CHECK(drawn == expected);
+
+  std::vector<float> weights(mb.dot_count());
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = 0.01f * static_cast<float>(i % 7) - 0.03f;
+  adjust_scratch s1(dim), s2(dim);
+  kept[0]->adjust(mb, weights.data(), s1, &drawn);
+  redrawn[0]->adjust(mb, weights.data(), s2);
+  for (uint32_t w = 0; w < vocab; ++w)
+    for (uint32_t j = 0; j < dim; ++j) {
+      CHECK(kept[0]->input_row(w)[j] == redrawn[0]->input_row(w)[j]);
+      CHECK(kept[0]->output_row(w)[j] == redrawn[0]->output_row(w)[j]);
+    }
+}
+
+TEST_CASE("drawn_targets finds a minibatch only by seed, shape and positives", "[shard_store]") {
+  drawn_targets cache;
+  minibatch mb;
+  mb.seed = 5;
+  mb.negatives = 1;
+  mb.inputs = {0, 1};
+  mb.outputs = {2, 3};
+  auto& rec = cache.record(mb);
+  rec = {2, 9, 3, 8};
+  REQUIRE(cache.find(mb) != nullptr);
+  CHECK(*cache.find(mb) == std::vector<uint32_t>{2, 9, 3, 8});
+  auto other = mb;
+  other.seed = 6;
+  CHECK(cache.find(other) == nullptr);
+  other = mb;
+  other.outputs = {2, 4};
+  CHECK(cache.find(other) == nullptr);
+  other = mb;
+  other.negatives = 2;
+  CHECK(cache.find(other) == nullptr);
+  // The ring forgets the oldest entries.
+  for (uint64_t seed = 100; seed < 200; ++seed) {
+    minibatch m = mb;
+    m.seed = seed;
+    cache.record(m) = {2, 1, 3, 1};
+  }
+  CHECK(cache.find(mb) == nullptr);
 }
