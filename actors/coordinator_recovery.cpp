@@ -287,6 +287,9 @@ void begin_recovery(coordinator_ptr self) {
     [self, lost](bool) {
       // Place the replacements, then load one checkpoint into every shard.
       auto& st = self->state;
+      // The halted learners' cursors include what they trained since their
+      // last progress report: all of it is to be trained again.
+      st.words_before_recovery = std::max(st.words_before_recovery, st.processed_words());
       st.restoring.clear();
       for (const auto& [s, node] : lost)
         st.restoring.push_back(s);
