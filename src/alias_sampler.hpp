@@ -28,6 +28,13 @@ public:
     return coin < c.threshold ? column : c.alias;
   }
 
+  /// Fetches the entry that draw() will read for the random value `x`
+  /// into the cache (the table of a large vocabulary is in DRAM).
+  void prefetch(uint64_t x) const {
+    auto column = static_cast<uint32_t>(((x >> 32) * size()) >> 32);
+    __builtin_prefetch(&table_[column], 0, 3);
+  }
+
   uint32_t size() const { return static_cast<uint32_t>(table_.size()); }
 
   /// The probability the table assigns to word i (for tests).

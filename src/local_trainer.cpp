@@ -9,7 +9,7 @@ namespace gridvec {
 namespace {
 // Pairs ahead whose rows are prefetched: enough to cover a DRAM miss with
 // the work of the pairs in between, few enough to stay in L1/L2.
-constexpr size_t prefetch_distance = 2;
+constexpr size_t prefetch_distance = 4;
 } // namespace
 
 local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores,

@@ -74,11 +74,26 @@ status shard_store::validate(const minibatch& mb) const {
 }
 
 void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const {
+  // On a large vocabulary every draw is a cache miss in the alias table. A
+  // copy of the generator runs `lookahead` draws ahead and prefetches the
+  // entries the real draws will read, so the misses overlap. (After a
+  // redraw, rare, it is one value off: a wasted prefetch, nothing more.)
+  constexpr size_t lookahead = 16;
   rng r(mb.seed);
+  rng ahead(mb.seed);
+  const size_t draws = mb.outputs.size() * size_t{mb.negatives};
+  size_t prefetched = 0, drawn = 0;
+  auto prefetch_until = [&](size_t n) {
+    for (n = std::min(n, draws); prefetched < n; ++prefetched)
+      noise_->prefetch(ahead.next());
+  };
+  targets.reserve(targets.size() + draws + mb.outputs.size());
   for (uint32_t output : mb.outputs) {
     targets.push_back(output);
-    for (uint32_t n = 0; n < mb.negatives; ++n)
+    for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {
+      prefetch_until(drawn + lookahead);
       targets.push_back(draw_negative(r, output));
+    }
   }
 }
 
@@ -118,22 +133,23 @@ void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden,
 void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden,
                           std::vector<uint32_t>* drawn) const {
   const uint32_t width = slice_.width;
-  rng r(mb.seed);
+  // All noise words first (their alias entries prefetched), then the rows
+  // of the pair after next are fetched while this pair is computed, so the
+  // cache misses of a large vocabulary overlap instead of queueing.
+  std::vector<uint32_t> local;
+  std::vector<uint32_t>& targets = drawn ? *drawn : local;
+  const size_t first = targets.size();
+  draw_targets(mb, targets);
+  const uint32_t* t = targets.data() + first;
+  const size_t n = 1 + size_t{mb.negatives}, count = mb.dot_count();
+  for (size_t i = 0; i < std::min(count, 2 * n); ++i)
+    prefetch_row(output_row(t[i]), width);
   size_t k = 0;
-  uint32_t targets[1 + max_negatives];
-  for_each_pair(mb, hidden, [&](const float* h, size_t, size_t, uint32_t, uint32_t output) {
-    // Draw the pair's noise words first and fetch their rows together, so
-    // the cache misses of a large vocabulary overlap instead of queueing.
-    const uint32_t n = 1 + mb.negatives;
-    targets[0] = output;
-    for (uint32_t i = 1; i < n; ++i)
-      targets[i] = draw_negative(r, output);
-    for (uint32_t i = 0; i < n; ++i)
-      prefetch_row(output_row(targets[i]), width);
-    for (uint32_t i = 0; i < n; ++i)
-      dots[k++] = dot(h, output_row(targets[i]), width);
-    if (drawn)
-      drawn->insert(drawn->end(), targets, targets + n);
+  for_each_pair(mb, hidden, [&](const float* h, size_t, size_t, uint32_t, uint32_t) {
+    for (size_t i = k + 2 * n; i < std::min(count, k + 3 * n); ++i)
+      prefetch_row(output_row(t[i]), width);
+    for (size_t i = 0; i < n; ++i, ++k)
+      dots[k] = dot(h, output_row(t[k]), width);
   });
 }
 
