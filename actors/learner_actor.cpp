@@ -249,41 +249,8 @@ batch_ptr next_batch(learner_state& st, size_t releasing, status& error) {
   return nullptr;
 }
 
-void send_adjust(learner_ptr self, const batch_ptr& b);
-
-// The adjust of `done` and the dotprod of `next` in one message to every
-// shard, which applies the adjust before it computes the dot products: what
-// separate messages would do, in half the messages (each costs system calls
-// and thread wake-ups on both sides).
-void send_step(learner_ptr self, const batch_ptr& done, const wire_bytes& adjust, const batch_ptr& next) {
-  auto& st = self->state;
-  st.in_flight.push_back(next);
-  wire_bytes dotprod = encode_dotprod_request(next->mb);
-  next->sum.assign(next->mb.dot_count(), 0.0f);
-  next->pending = st.shards.size();
-  for (auto& shard : st.shards) {
-    st.unreported.wire.add_part(message_kind::adjust_request, adjust.size());
-    st.unreported.wire.add(message_kind::dotprod_request, dotprod.size());
-    self->request(shard, caf::infinite, step_atom::value, adjust, dotprod)
-      .then(
-        [self, done, next](const wire_bytes& reply) {
-          auto& st = self->state;
-          if (next->generation != st.generation)
-            return;
-          st.unreported.wire.add(message_kind::dotprod_reply, reply.size());
-          if (auto s = accumulate_dotprod_reply(reply, next->sum); !s) {
-            fail(self, s.error());
-            return;
-          }
-          if (--next->pending == 0) {
-            retire_batch(st, *done);
-            send_adjust(self, next);
-            pump(self);
-          }
-        },
-        [self, next](caf::error& err) { on_shard_error(self, next, err); });
-  }
-}
+void send_dotprod(learner_ptr self, const batch_ptr& b, const batch_ptr& done = nullptr,
+                  const wire_bytes* done_adjust = nullptr);
 
 void send_adjust(learner_ptr self, const batch_ptr& b) {
   auto& st = self->state;
@@ -299,7 +266,7 @@ void send_adjust(learner_ptr self, const batch_ptr& b) {
   // be formed now and ride in the same message.
   status error;
   if (auto next = next_batch(st, 1, error)) {
-    send_step(self, b, request, next);
+    send_dotprod(self, next, b, &request);
     return;
   }
   if (!error) {
@@ -323,29 +290,43 @@ void send_adjust(learner_ptr self, const batch_ptr& b) {
   }
 }
 
-void send_dotprod(learner_ptr self, const batch_ptr& b) {
+// Sends the dotprod of `b` to every shard. With `done`, the adjust of that
+// finished minibatch rides in the same message (a `step`): the shard
+// applies it before it computes the dot products, as separate messages
+// would, in half the messages (each costs system calls and thread wake-ups
+// on both sides); the reply acknowledges both.
+void send_dotprod(learner_ptr self, const batch_ptr& b, const batch_ptr& done, const wire_bytes* done_adjust) {
   auto& st = self->state;
   st.in_flight.push_back(b);
   wire_bytes request = encode_dotprod_request(b->mb);
   b->sum.assign(b->mb.dot_count(), 0.0f);
   b->pending = st.shards.size();
+  auto on_reply = [self, b, done](const wire_bytes& reply) {
+    auto& st = self->state;
+    if (b->generation != st.generation)
+      return;
+    st.unreported.wire.add(message_kind::dotprod_reply, reply.size());
+    if (auto s = accumulate_dotprod_reply(reply, b->sum); !s) {
+      fail(self, s.error());
+      return;
+    }
+    if (--b->pending > 0)
+      return;
+    if (done)
+      retire_batch(st, *done);
+    send_adjust(self, b);
+    if (done)
+      pump(self);
+  };
+  auto on_error = [self, b](caf::error& err) { on_shard_error(self, b, err); };
   for (auto& shard : st.shards) {
     st.unreported.wire.add(message_kind::dotprod_request, request.size());
-    self->request(shard, caf::infinite, dotprod_atom::value, request)
-      .then(
-        [self, b](const wire_bytes& reply) {
-          auto& st = self->state;
-          if (b->generation != st.generation)
-            return;
-          st.unreported.wire.add(message_kind::dotprod_reply, reply.size());
-          if (auto s = accumulate_dotprod_reply(reply, b->sum); !s) {
-            fail(self, s.error());
-            return;
-          }
-          if (--b->pending == 0)
-            send_adjust(self, b);
-        },
-        [self, b](caf::error& err) { on_shard_error(self, b, err); });
+    if (done) {
+      st.unreported.wire.add_part(message_kind::adjust_request, done_adjust->size());
+      self->request(shard, caf::infinite, step_atom::value, *done_adjust, request).then(on_reply, on_error);
+    } else {
+      self->request(shard, caf::infinite, dotprod_atom::value, request).then(on_reply, on_error);
+    }
   }
 }
 

@@ -5,8 +5,12 @@
 #include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <thread>
 
 #include <gridvec/cluster.hpp> // configure_cluster_system
@@ -20,9 +24,29 @@ namespace gridvec {
 namespace {
 
 std::atomic<bool> stop_requested{false};
+// A node that is still shutting down this long after a signal (an actor
+// stuck in a long call, a peer that never answers) exits anyway: an
+// operator's SIGTERM must end the process.
+constexpr auto stop_grace = std::chrono::seconds(15);
 
 void on_stop_signal(int) {
-  stop_requested.store(true);
+  if (stop_requested.exchange(true)) {
+    // The second signal: no more waiting (write and _Exit are
+    // async-signal-safe).
+    const char line[] = "gridvec node: second signal, exiting now\n";
+    [[maybe_unused]] auto n = ::write(2, line, sizeof line - 1);
+    std::_Exit(130);
+  }
+}
+
+// Ends the process if the orderly shutdown takes longer than stop_grace.
+void start_stop_watchdog(const std::string& name) {
+  std::thread([name] {
+    std::this_thread::sleep_for(stop_grace);
+    spdlog::error("node {}: did not stop within {} s of the signal; exiting anyway", name,
+                  std::chrono::duration_cast<std::chrono::seconds>(stop_grace).count());
+    std::_Exit(1);
+  }).detach();
 }
 
 std::string roles_text(const node_spec& spec) {
@@ -104,6 +128,7 @@ int cli_node(const std::vector<std::string>& args) {
                         spdlog::info("node {}: signal received", name);
                         self->send(node, stop_atom::value);
                         stop_sent = true;
+                        start_stop_watchdog(name);
                       }
                     });
     }
