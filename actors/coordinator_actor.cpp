@@ -599,9 +599,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
         st.alpha = p.alpha;
       st.recent_loss += p.loss_sum;
       st.recent_pairs += p.loss_pairs;
-      for (auto& c : p.cursors)
-        if (c.part < st.cursors.size() && st.owner[c.part] == id)
-          st.cursors[c.part] = std::move(c);
+      st.adopt_cursors(id, p.cursors);
       st.learner_idle[id] = p.idle;
       check_training_done(self);
     },

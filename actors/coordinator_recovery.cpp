@@ -200,6 +200,7 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
   const uint64_t redone = st.words_before_recovery > now_at ? st.words_before_recovery - now_at : 0;
   if (!st.resuming)
     st.summary.redone_words += redone;
+  st.words_before_recovery = 0; // counted; a further loss counts from here
   if (!st.lost_shards.empty()) {
     begin_recovery(self); // more shards were lost meanwhile: once more, with them
     return;
@@ -262,7 +263,6 @@ void begin_recovery(coordinator_ptr self) {
   ++st.checkpoint_attempt; // voids a checkpoint or export under way
   st.phase = job_phase::recovering;
   st.recovery_started = coordinator_clock::now();
-  st.words_before_recovery = std::max(st.words_before_recovery, st.processed_words());
   auto lost = std::move(st.lost_shards);
   st.lost_shards.clear();
   std::vector<uint32_t> live;
@@ -276,10 +276,7 @@ void begin_recovery(coordinator_ptr self) {
       self->request(self->state.learners[l], learner_timeout, halt_atom::value, generation, live)
         .then(
           [self, l, done](const std::vector<part_cursor>& cursors) {
-            auto& st = self->state;
-            for (const auto& c : cursors)
-              if (c.part < st.cursors.size() && st.owner[c.part] == l)
-                st.cursors[c.part] = c;
+            self->state.adopt_cursors(l, cursors);
             done(true);
           },
           [done](caf::error&) { done(false); });
@@ -338,10 +335,7 @@ void pause_learners(coordinator_ptr self, std::function<void(bool)> then) {
       self->request(self->state.learners[l], learner_timeout, pause_atom::value)
         .then(
           [self, l, done](const std::vector<part_cursor>& cursors) {
-            auto& st = self->state;
-            for (const auto& c : cursors)
-              if (c.part < st.cursors.size() && st.owner[c.part] == l)
-                st.cursors[c.part] = c;
+            self->state.adopt_cursors(l, cursors);
             done(true);
           },
           [done](caf::error&) { done(false); });

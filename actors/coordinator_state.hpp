@@ -107,6 +107,13 @@ struct coordinator_state {
   std::vector<uint64_t> shard_requests_seen; // for requests/s in `shards`
   coordinator_clock::time_point shard_stats_time;
 
+  /// Takes the cursors learner `l` reports (progress, pause, halt) for the
+  /// parts it owns; others are stale (a part moved to another learner).
+  void adopt_cursors(uint32_t l, const std::vector<part_cursor>& reported) {
+    for (const auto& c : reported)
+      if (c.part < cursors.size() && owner[c.part] == l)
+        cursors[c.part] = c;
+  }
   uint64_t processed_words() const {
     uint64_t n = 0;
     for (const auto& c : cursors)

@@ -165,6 +165,20 @@ using learner_actor = caf::typed_actor<
 using exporter_actor = caf::typed_actor<
   caf::replies_to<export_atom, std::string, bool>::with<uint64_t>>;
 
+/// What can be asked of a job, by the coordinator that runs it and by the
+/// controller that forwards to its current job (both described below).
+using job_commands_actor = caf::typed_actor<
+  caf::replies_to<status_atom>::with<job_status>,
+  caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
+  caf::replies_to<learners_atom>::with<std::vector<learner_status>>,
+  caf::replies_to<pause_atom>::with<bool>,
+  caf::replies_to<resume_atom>::with<bool>,
+  caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
+  caf::replies_to<cancel_atom>::with<bool>,
+  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
+  caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
+  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>>;
+
 /// The coordinator of one training job (see coordinator_actor.hpp for its
 /// phases). Queries and commands:
 ///   run:        -> the job's summary, once the vectors are written
@@ -182,18 +196,8 @@ using exporter_actor = caf::typed_actor<
 ///   learner lost: (learner id, why): an empty reason means its process is
 ///               gone (its parts go to other learners); otherwise the learner
 ///               failed on bad data or a bug, and so does the job
-using coordinator_actor = caf::typed_actor<
+using coordinator_actor = job_commands_actor::extend<
   caf::replies_to<run_atom>::with<job_summary>,
-  caf::replies_to<status_atom>::with<job_status>,
-  caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
-  caf::replies_to<learners_atom>::with<std::vector<learner_status>>,
-  caf::replies_to<pause_atom>::with<bool>,
-  caf::replies_to<resume_atom>::with<bool>,
-  caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
-  caf::replies_to<cancel_atom>::with<bool>,
-  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
-  caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
-  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
   caf::reacts_to<progress_atom, uint32_t, learner_progress>,
   caf::reacts_to<shard_lost_atom, uint32_t, uint32_t>,
   caf::reacts_to<learner_lost_atom, uint32_t, std::string>,
@@ -254,21 +258,11 @@ using supervisor_actor = caf::typed_actor<
 ///   stop:    every node of the cluster stops (the controller's too)
 /// Errors: a second job while one runs; a command that needs a job when
 /// there is none; whatever the coordinator answers.
-using controller_actor = caf::typed_actor<
+using controller_actor = job_commands_actor::extend<
   caf::replies_to<submit_atom, train_options, caf::actor>::with<job_summary>,
   caf::replies_to<start_atom, train_options>::with<uint64_t>,
   caf::replies_to<wait_atom>::with<job_summary>,
-  caf::replies_to<status_atom>::with<job_status>,
-  caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
-  caf::replies_to<learners_atom>::with<std::vector<learner_status>>,
   caf::replies_to<nodes_atom>::with<std::vector<node_status>>,
-  caf::replies_to<pause_atom>::with<bool>,
-  caf::replies_to<resume_atom>::with<bool>,
-  caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
-  caf::replies_to<cancel_atom>::with<bool>,
-  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
-  caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
-  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
   caf::reacts_to<stop_atom>>;
 
 /// A node: hosts roles on request of a job's coordinator. In `gridvec

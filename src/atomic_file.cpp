@@ -83,4 +83,11 @@ status atomic_file::commit() {
   return {};
 }
 
+status atomic_file::check_writable(const std::string& path) {
+  auto probe = create(path);
+  if (!probe)
+    return failure{probe.error()};
+  return {}; // the probe's temporary file is removed here
+}
+
 } // namespace gridvec

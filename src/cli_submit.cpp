@@ -6,7 +6,6 @@
 #include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 
 #include <gridvec/cluster.hpp> // configure_cluster_system
 
@@ -60,14 +59,6 @@ caf::behavior submit_client(caf::event_based_actor* self, node_spec coordinator,
   };
 }
 
-std::string absolute(const std::string& path) {
-  if (path.empty())
-    return path;
-  std::error_code ec;
-  auto p = std::filesystem::absolute(path, ec);
-  return ec ? path : p.string();
-}
-
 } // namespace
 
 int cli_submit(const std::vector<std::string>& args) {
@@ -107,22 +98,16 @@ int cli_submit(const std::vector<std::string>& args) {
   }
   // Nodes read and write these on the shared file system, from their own
   // working directories.
-  opt->train = absolute(opt->train);
-  opt->output = absolute(opt->output);
-  opt->work_dir = absolute(opt->work_dir);
-  opt->checkpoint_dir = absolute(opt->checkpoint_dir);
-  opt->resume = absolute(opt->resume);
-  std::string report = absolute(opt->report);
+  make_paths_absolute(*opt);
+  std::string report = opt->report;
   opt->report.clear(); // written here, from the summary
   opt->stop_cluster = !keep_running;
-  for (const auto* path : {&opt->output, &report}) {
-    if (path->empty())
-      continue;
-    if (auto probe = atomic_file::create(*path); !probe) {
-      std::fprintf(stderr, "gridvec submit: %s\n", probe.error().c_str());
-      return 1;
-    }
-  }
+  for (const auto* path : {&opt->output, &report})
+    if (!path->empty())
+      if (auto s = atomic_file::check_writable(*path); !s) {
+        std::fprintf(stderr, "gridvec submit: %s\n", s.error().c_str());
+        return 1;
+      }
   setup_logging();
   auto out = std::make_shared<submit_outcome>();
   {

@@ -6,7 +6,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 
 #include "actors/coordinator_actor.hpp"
 #include "actors/train_job.hpp"
@@ -29,22 +28,6 @@ void on_signal(int) {
   request_cancel();
 }
 
-// Fails early, before hours of training, if a file cannot be written there.
-status check_writable(const std::string& path, const char* what) {
-  auto probe = atomic_file::create(path);
-  if (!probe)
-    return failure{probe.error() + " (" + what + ")"};
-  return {}; // the probe's temporary file is removed here
-}
-
-std::string absolute(const std::string& path) {
-  if (path.empty())
-    return path;
-  std::error_code ec;
-  auto p = std::filesystem::absolute(path, ec);
-  return ec ? path : p.string();
-}
-
 } // namespace
 
 int cli_train(const std::vector<std::string>& args) {
@@ -59,18 +42,14 @@ int cli_train(const std::vector<std::string>& args) {
     return 2;
   }
   // Checkpoints record these paths; a resumed job may run from elsewhere.
-  for (auto* path : {&opt->train, &opt->output, &opt->report, &opt->work_dir, &opt->checkpoint_dir, &opt->resume})
-    *path = absolute(*path);
-  if (!opt->output.empty())
-    if (auto s = check_writable(opt->output, "-output"); !s) {
-      std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
-      return 1;
-    }
-  if (!opt->report.empty())
-    if (auto s = check_writable(opt->report, "--report"); !s) {
-      std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
-      return 1;
-    }
+  make_paths_absolute(*opt);
+  // Fails early, before hours of training, if a file cannot be written there.
+  for (auto [path, flag] : {std::pair{&opt->output, "-output"}, std::pair{&opt->report, "--report"}})
+    if (!path->empty())
+      if (auto s = atomic_file::check_writable(*path); !s) {
+        std::fprintf(stderr, "gridvec train: %s (%s)\n", s.error().c_str(), flag);
+        return 1;
+      }
   setup_logging();
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -240,6 +241,19 @@ std::string train_help() {
          "                          come from there)\n"
          "                          default: (none: start a new job)\n";
   return out;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (path.empty())
+    return path;
+  std::error_code ec;
+  auto p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+void make_paths_absolute(train_options& o) {
+  for (auto* path : {&o.train, &o.output, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
+    *path = absolute_path(*path);
 }
 
 } // namespace gridvec

@@ -57,6 +57,15 @@ expected<train_options> parse_train_options(const std::vector<std::string>& args
 /// stop_cluster and resume are not included: they are not part of a job.
 std::vector<std::string> to_args(const train_options& o);
 
+/// `path` made absolute and normalised, from this process's working
+/// directory; an empty path stays empty.
+std::string absolute_path(const std::string& path);
+
+/// Every path option (-train, -output, --report, --work-dir,
+/// --checkpoint-dir, --resume) made absolute: checkpoints record them, and
+/// cluster nodes and resumed jobs open them from other working directories.
+void make_paths_absolute(train_options& o);
+
 /// The --help text: every option with its default and description.
 std::string train_help();
 

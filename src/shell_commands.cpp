@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <ostream>
 
 #include "src/atomic_file.hpp"
@@ -27,14 +26,6 @@ expected<uint32_t> parse_k(const std::string& text) {
   if (ec != std::errc{} || end != text.data() + text.size() || k == 0 || k > max_k)
     return failure{"K must be a whole number from 1 to " + std::to_string(max_k) + ", not '" + text + "'"};
   return k;
-}
-
-std::string absolute(const std::string& path) {
-  if (path.empty())
-    return path;
-  std::error_code ec;
-  auto p = std::filesystem::absolute(path, ec);
-  return ec ? path : p.lexically_normal().string();
 }
 
 // Runs `f` with the controller, or fails when there is none.
@@ -163,7 +154,7 @@ status run_export(shell_context& ctx, const shell_words& args) {
   }
   if (args[0].empty())
     return failure{"PATH is empty"};
-  const std::string path = absolute(args[0]);
+  const std::string path = absolute_path(args[0]);
   return with_client(ctx, [&](shell_client& c) {
     return show(ctx, c.export_vectors(path, binary), [&](uint64_t rows) {
       return std::to_string(rows) + " vectors written to " + path + (binary ? " (binary)" : "") + "\n";
@@ -311,14 +302,13 @@ expected<train_options> shell_job_options(const shell_words& args) {
       why.replace(at, std::string_view{"see gridvec train --help"}.size(), "see `help train`");
     return failure{why};
   }
-  for (auto* path : {&opt->train, &opt->output, &opt->report, &opt->work_dir, &opt->checkpoint_dir, &opt->resume})
-    *path = absolute(*path);
+  make_paths_absolute(*opt);
   opt->stop_cluster = false; // a shell's jobs never stop the cluster
   // A bad output path is found now, not after the whole training.
   for (const auto* path : {&opt->output, &opt->report})
     if (!path->empty())
-      if (auto probe = atomic_file::create(*path); !probe)
-        return failure{probe.error()};
+      if (auto s = atomic_file::check_writable(*path); !s)
+        return failure{s.error()};
   return opt;
 }
 

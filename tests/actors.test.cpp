@@ -12,21 +12,14 @@
 #include "actors/shard_actor.hpp"
 #include "actors/train_job.hpp"
 #include "src/vectors_file.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::temp_dir;
+using gridvec::test::write_topic_corpus;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string t = (fs::temp_directory_path() / "gridvec-actors-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    path = t;
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
 
 vocabulary small_vocab(uint32_t n) {
   word_counts c;
@@ -44,18 +37,6 @@ minibatch sample_batch() {
   mb.outputs = {3, 4, 5, 0};
   mb.output_counts = {3, 1};
   return mb;
-}
-
-// A corpus with structure: two topics whose words co-occur.
-void write_topic_corpus(const fs::path& file, int lines) {
-  std::ofstream out(file);
-  rng r(7);
-  for (int i = 0; i < lines; ++i) {
-    int topic = static_cast<int>(r.below(2));
-    for (int k = 0; k < 12; ++k)
-      out << (topic ? "sea" : "sky") << r.below(20) << ' ';
-    out << '\n';
-  }
 }
 
 shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
@@ -207,14 +188,14 @@ TEST_CASE("shard lanes turn bad messages into error replies", "[actors]") {
 
 TEST_CASE("a whole training job runs in one process and exports every word", "[actors][e2e]") {
   temp_dir dir;
-  write_topic_corpus(dir.path / "corpus.txt", 3000);
+  write_topic_corpus(dir.file("corpus.txt"), 3000, 7);
   for (uint32_t shards : {1u, 3u}) {
     for (bool cbow : {false, true}) {
       CAPTURE(shards, cbow);
       train_options o;
-      o.train = (dir.path / "corpus.txt").string();
-      o.output = (dir.path / "vectors.bin").string();
-      o.report = (dir.path / "report.json").string();
+      o.train = dir.file("corpus.txt");
+      o.output = dir.file("vectors.bin");
+      o.report = dir.file("report.json");
       o.size = 12;
       o.iter = 2;
       o.threads = 2;
@@ -266,12 +247,12 @@ TEST_CASE("a whole training job runs in one process and exports every word", "[a
 TEST_CASE("a failing job leaves an existing output file untouched", "[actors][e2e]") {
   temp_dir dir;
   {
-    std::ofstream(dir.path / "corpus.txt") << "a b c\nnot\x01\xff utf8\n";
-    std::ofstream(dir.path / "vectors.txt") << "precious\n";
+    std::ofstream(dir.file("corpus.txt")) << "a b c\nnot\x01\xff utf8\n";
+    std::ofstream(dir.file("vectors.txt")) << "precious\n";
   }
   train_options o;
-  o.train = (dir.path / "corpus.txt").string();
-  o.output = (dir.path / "vectors.txt").string();
+  o.train = dir.file("corpus.txt");
+  o.output = dir.file("vectors.txt");
   o.threads = 2;
   o.min_count = 1;
   caf::actor_system_config cfg;
@@ -279,12 +260,12 @@ TEST_CASE("a failing job leaves an existing output file untouched", "[actors][e2
   auto summary = run_train_job(sys, o);
   REQUIRE_FALSE(summary);
   CHECK(summary.error().find("UTF-8") != std::string::npos);
-  std::ifstream in(dir.path / "vectors.txt");
+  std::ifstream in(dir.file("vectors.txt"));
   std::string content;
   std::getline(in, content);
   CHECK(content == "precious");
   size_t files = 0;
-  for ([[maybe_unused]] auto& e : fs::directory_iterator(dir.path))
+  for ([[maybe_unused]] auto& e : fs::directory_iterator(dir.path()))
     ++files;
   CHECK(files == 2); // no temporary left behind
 }

@@ -19,21 +19,10 @@
 using namespace gridvec;
 using gridvec::test::contains;
 using gridvec::test::temp_dir;
+using gridvec::test::write_topic_corpus;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Two topics whose words co-occur only with each other.
-void write_topic_corpus(const std::string& file, int lines) {
-  std::ofstream out(file);
-  rng r(11);
-  for (int i = 0; i < lines; ++i) {
-    int topic = static_cast<int>(r.below(2));
-    for (int k = 0; k < 12; ++k)
-      out << (topic ? "sea" : "sky") << r.below(20) << ' ';
-    out << '\n';
-  }
-}
 
 struct local_gridvec {
   caf::actor_system_config cfg;
@@ -104,7 +93,7 @@ T must(expected<T> x) {
 
 TEST_CASE("controller: pause, checkpoint, resume, query and export a running job", "[actors][controller]") {
   temp_dir dir;
-  write_topic_corpus(dir.file("corpus.txt"), 20000);
+  write_topic_corpus(dir.file("corpus.txt"), 20000, 11);
   local_gridvec g;
   auto idle = g.ask<job_status>(status_atom::value);
   REQUIRE(idle);
@@ -173,7 +162,7 @@ TEST_CASE("controller: pause, checkpoint, resume, query and export a running job
 TEST_CASE("controller: a job resumes from its checkpoints, falling back past a damaged one",
           "[actors][controller]") {
   temp_dir dir;
-  write_topic_corpus(dir.file("corpus.txt"), 500);
+  write_topic_corpus(dir.file("corpus.txt"), 500, 11);
   {
     local_gridvec g;
     auto first = job(dir, 300);
@@ -233,7 +222,7 @@ TEST_CASE("controller: resuming without a usable checkpoint fails with one line"
 
 TEST_CASE("controller: a finished job stays queryable and exportable until the next", "[actors][controller]") {
   temp_dir dir;
-  write_topic_corpus(dir.file("corpus.txt"), 2000);
+  write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
   local_gridvec g;
   auto o = job(dir, 20);
   o.checkpoint_dir.clear(); // the vocabulary lives in a temporary work directory

@@ -10,22 +10,10 @@
 using namespace gridvec;
 using gridvec::test::contains;
 using gridvec::test::temp_dir;
+using gridvec::test::sentences_t;
+using gridvec::test::write_id_file;
 
 namespace {
-
-using sentences_t = std::vector<std::vector<uint32_t>>;
-
-void write_ids(const std::string& path, const sentences_t& sentences) {
-  auto w = id_writer::create(path);
-  REQUIRE(w);
-  for (const auto& s : sentences) {
-    for (uint32_t id : s)
-      w->add(id);
-    w->end_sentence();
-  }
-  auto st = w->close();
-  REQUIRE(st);
-}
 
 sentences_t read_all(id_reader& r) {
   sentences_t out;
@@ -41,7 +29,7 @@ TEST_CASE("id_stream: round trip of sentences", "[id_stream]") {
   temp_dir dir;
   const auto path = dir.file("ids.bin");
   sentences_t in{{0, 1, 2}, {7}, {4000000000u, 0, 5, 5, 5}, {3, 2, 1, 0}};
-  write_ids(path, in);
+  write_id_file(path, in);
 
   // Header and layout as documented: magic, ids, 0xFFFFFFFF after each sentence.
   auto bytes = gridvec::test::read_file(path);
@@ -131,7 +119,7 @@ TEST_CASE("id_stream: rewind reads the same again, across buffer refills", "[id_
     total += s.size();
     in.push_back(std::move(s));
   }
-  write_ids(path, in);
+  write_id_file(path, in);
   auto r = id_reader::open(path);
   REQUIRE(r);
   CHECK(read_all(*r) == in);

@@ -9,22 +9,14 @@
 
 using namespace gridvec;
 using gridvec::test::temp_dir;
+using gridvec::test::sentences_t;
+using gridvec::test::write_id_file;
 
 namespace {
 
-using sentences_t = std::vector<std::vector<uint32_t>>;
-
 part_cursor write_part(const temp_dir& dir, uint32_t part, const sentences_t& sentences) {
   auto path = dir.file("part-" + std::to_string(part) + ".ids");
-  auto w = id_writer::create(path);
-  REQUIRE(w);
-  for (const auto& s : sentences) {
-    for (uint32_t id : s)
-      w->add(id);
-    w->end_sentence();
-  }
-  uint64_t words = w->words();
-  REQUIRE(w->close());
+  uint64_t words = write_id_file(path, sentences);
   return part_cursor{part, path, words, 0, id_reader::first_offset, 0};
 }
 

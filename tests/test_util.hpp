@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "src/id_stream.hpp"
+#include "src/rng.hpp"
+
 namespace gridvec::test {
 
 class temp_dir {
@@ -63,6 +66,37 @@ inline std::string read_file(const std::string& path) {
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+/// A corpus with structure: `lines` lines of 12 words, each line from one
+/// of two topics ("sea0".."sea19", "sky0".."sky19") whose words co-occur
+/// only with each other.
+inline void write_topic_corpus(const std::string& file, int lines, uint64_t seed) {
+  std::ofstream out(file);
+  rng r(seed);
+  for (int i = 0; i < lines; ++i) {
+    int topic = static_cast<int>(r.below(2));
+    for (int k = 0; k < 12; ++k)
+      out << (topic ? "sea" : "sky") << r.below(20) << ' ';
+    out << '\n';
+  }
+}
+
+using sentences_t = std::vector<std::vector<uint32_t>>;
+
+/// Writes `sentences` as a word-id file (src/id_stream.hpp); returns its
+/// word count.
+inline uint64_t write_id_file(const std::string& path, const sentences_t& sentences) {
+  auto w = id_writer::create(path);
+  REQUIRE(w);
+  for (const auto& s : sentences) {
+    for (uint32_t id : s)
+      w->add(id);
+    w->end_sentence();
+  }
+  uint64_t words = w->words();
+  REQUIRE(w->close());
+  return words;
 }
 
 } // namespace gridvec::test
