@@ -79,14 +79,26 @@ status run_learners(shell_context& ctx, const shell_words& args) {
   });
 }
 
+// How long `train` watches a job it started for an early failure.
+constexpr std::chrono::milliseconds start_grace{3000};
+
 status run_train(shell_context& ctx, const shell_words& args) {
   auto opt = shell_job_options(args);
   if (!opt)
     return failure{opt.error()};
-  return with_client(ctx, [&](shell_client& c) {
-    return show(ctx, c.start(*opt), [](uint64_t job) {
-      return "job " + std::to_string(job) + " started (`status` shows its progress, `wait` waits for its end)\n";
-    });
+  return with_client(ctx, [&](shell_client& c) -> status {
+    auto job = c.start(*opt);
+    if (!job)
+      return failure{job.error()};
+    // Bad input (a corpus the nodes cannot read, a node that is not there)
+    // fails a job within milliseconds. A short wait turns that into this
+    // command's error instead of "started" and a failure found later in
+    // `status`; a job still running after it is simply reported started.
+    auto early = c.wait(start_grace);
+    if (!early && early.error() != "interrupted" && early.error().rfind("the job is still running", 0) != 0)
+      return failure{early.error()};
+    ctx.out << "job " << *job << " started (`status` shows its progress, `wait` waits for its end)\n";
+    return {};
   });
 }
 
@@ -214,10 +226,12 @@ const std::vector<shell_command>& shell_commands() {
      "One row per learner. PARTS lists the corpus parts it holds, with each\n"
      "one's epoch and how far into it the learner is.\n",
      run_learners},
-    {"train", "TRAIN-OPTIONS...", 0, any, "start a job and return at once",
+    {"train", "TRAIN-OPTIONS...", 0, any, "start a job; say within 3 s that it started, or why it failed",
      "Starts a training job on the cluster with the options of `gridvec train`\n"
      "(e.g. train -train corpus.txt -output vectors.txt -size 100 -iter 5) and\n"
-     "returns; `status` follows it, `wait` waits for it. Only one job runs at a\n"
+     "returns (after at most 3 s, in which a job that fails at once -- e.g. on\n"
+     "a corpus the nodes cannot read -- is reported as this command's error);\n"
+     "`status` follows it, `wait` waits for it. Only one job runs at a\n"
      "time. Relative paths are taken from the shell's directory; the nodes\n"
      "read and write them. The cluster keeps running when the job ends.\n",
      run_train},

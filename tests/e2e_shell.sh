@@ -321,6 +321,13 @@ else
   echo "interactive prompt ok"
 fi
 
+echo "--- a job that fails at once: train answers with its error, not 'started'"
+shell -c "train -train $work/no-such-corpus.txt -output $work/never.txt"
+expect_rc 1 "train with a missing corpus"
+expect_one_error_line "train with a missing corpus"
+expect_err "^error: train: cannot read corpus $work/no-such-corpus.txt" "train with a missing corpus"
+[ ! -e "$work/never.txt" ] || fail "a job that failed wrote vectors"
+
 echo "--- shutdown stops every node"
 shell -c "status; shutdown"
 expect_rc 0 "shutdown"
