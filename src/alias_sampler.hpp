@@ -22,18 +22,15 @@ public:
 
   uint32_t draw(rng& r) const {
     uint64_t x = r.next();
-    auto column = static_cast<uint32_t>(((x >> 32) * size()) >> 32);
+    const uint32_t col = column(x);
     auto coin = static_cast<uint32_t>(x);
-    const entry& c = table_[column];
-    return coin < c.threshold ? column : c.alias;
+    const entry& c = table_[col];
+    return coin < c.threshold ? col : c.alias;
   }
 
   /// Fetches the entry that draw() will read for the random value `x`
   /// into the cache (the table of a large vocabulary is in DRAM).
-  void prefetch(uint64_t x) const {
-    auto column = static_cast<uint32_t>(((x >> 32) * size()) >> 32);
-    __builtin_prefetch(&table_[column], 0, 3);
-  }
+  void prefetch(uint64_t x) const { __builtin_prefetch(&table_[column(x)], 0, 3); }
 
   uint32_t size() const { return static_cast<uint32_t>(table_.size()); }
 
@@ -48,6 +45,10 @@ private:
     uint32_t alias = 0;
   };
   std::vector<entry> table_;
+
+  // The column a draw with random value x reads: the high 32 bits scaled
+  // to the table (draw() and prefetch() must agree on it).
+  uint32_t column(uint64_t x) const { return static_cast<uint32_t>(((x >> 32) * size()) >> 32); }
 };
 
 } // namespace gridvec
