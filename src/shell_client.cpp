@@ -28,6 +28,9 @@ std::string seconds_text(std::chrono::milliseconds t) {
   return std::to_string(ms / 1000) + (ms == 1000 ? " second" : " seconds");
 }
 
+// What a wait ended by SIGINT fails with.
+constexpr const char* interrupted_text = "interrupted";
+
 // One line for an error of a request to the controller.
 std::string describe(const caf::error& err, std::chrono::milliseconds timeout) {
   if (err == caf::sec::request_timeout)
@@ -72,7 +75,7 @@ expected<Reply> shell_client::await(const std::shared_ptr<reply_box<Reply>>& box
     if (interrupt_ && interrupt_->load()) {
       lock.unlock();
       caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
-      return failure{"interrupted"};
+      return failure{interrupted_text};
     }
     if (clock::now() > deadline) {
       lock.unlock();
@@ -188,14 +191,33 @@ expected<job_summary> shell_client::submit(const train_options& opt, line_handle
     std::move(on_line));
 }
 
-expected<job_summary> shell_client::wait(millis limit) {
+expected<std::optional<job_summary>> shell_client::wait_for_end(millis limit) {
   const millis timeout = limit.count() > 0 ? limit : millis{job_timeout};
   auto r = call<job_summary>(timeout, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, wait_atom::value);
   });
-  if (!r && limit.count() > 0 && r.error().rfind("no answer from the controller within", 0) == 0)
+  if (r)
+    return std::optional<job_summary>{std::move(*r)};
+  // The request's own timeout (describe() words it) is the limit running out.
+  if (limit.count() > 0 && r.error() == describe(caf::sec::request_timeout, timeout))
+    return std::optional<job_summary>{};
+  return failure{r.error()};
+}
+
+expected<job_summary> shell_client::wait(millis limit) {
+  auto r = wait_for_end(limit);
+  if (!r)
+    return failure{r.error()};
+  if (!*r)
     return failure{"the job is still running after " + seconds_text(limit)};
-  return r;
+  return std::move(**r);
+}
+
+status shell_client::failure_within(millis limit) {
+  auto r = wait_for_end(limit);
+  if (!r && r.error() != interrupted_text)
+    return failure{r.error()};
+  return {};
 }
 
 expected<bool> shell_client::pause() {

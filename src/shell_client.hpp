@@ -15,6 +15,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ public:
   expected<job_summary> submit(const train_options& opt, line_handler on_line);
   /// The current job's summary once it ends; `limit` (> 0) bounds the wait.
   expected<job_summary> wait(millis limit);
+  /// The current job's error if it fails within `limit`; success if it is
+  /// still running then, ended well, or the wait was interrupted.
+  gridvec::status failure_within(millis limit);
   expected<bool> pause();
   expected<bool> resume();
   expected<checkpoint_info> checkpoint();
@@ -76,6 +80,10 @@ private:
   expected<Reply> await(const std::shared_ptr<reply_box<Reply>>& box, const caf::actor& helper, millis timeout);
 
   gridvec::status ensure_connected();
+
+  // wait() and failure_within(): the summary, or nothing if the job is
+  // still running when `limit` (> 0) is over.
+  expected<std::optional<job_summary>> wait_for_end(millis limit);
 
   caf::actor_system& sys_;
   std::string host_;

@@ -94,9 +94,8 @@ status run_train(shell_context& ctx, const shell_words& args) {
     // fails a job within milliseconds. A short wait turns that into this
     // command's error instead of "started" and a failure found later in
     // `status`; a job still running after it is simply reported started.
-    auto early = c.wait(start_grace);
-    if (!early && early.error() != "interrupted" && early.error().rfind("the job is still running", 0) != 0)
-      return failure{early.error()};
+    if (auto early = c.failure_within(start_grace); !early)
+      return early;
     ctx.out << "job " << *job << " started (`status` shows its progress, `wait` waits for its end)\n";
     return {};
   });
