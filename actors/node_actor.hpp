@@ -12,6 +12,7 @@
 #include <string>
 
 #include "actors/protocol.hpp"
+#include "actors/shard_actor.hpp"
 #include "src/cluster_config.hpp"
 
 namespace gridvec {
@@ -25,6 +26,8 @@ struct node_setup {
   /// jobs on (none: every role in this process).
   bool controller = false;
   std::optional<cluster_config> cluster;
+  /// Where the lanes of the shards it hosts run (actors/shard_actor.hpp).
+  lane_thread shard_lanes = lane_thread::workers;
 };
 
 node_actor spawn_node(caf::actor_system& sys, node_setup setup);

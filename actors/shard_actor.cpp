@@ -1,5 +1,8 @@
 #include "actors/shard_actor.hpp"
 
+#include <caf/io/middleman.hpp>
+#include <caf/io/typed_broker.hpp>
+
 #include "actors/local_lanes.hpp"
 #include "src/drawn_targets.hpp"
 #include "src/similarity.hpp"
@@ -11,6 +14,8 @@ namespace {
 struct lane_state {
   uint32_t index = 0;
   std::shared_ptr<shard_core> core;
+  // Set on the network thread: the worker lane that does the slow requests.
+  shard_actor slow;
   std::unique_ptr<adjust_scratch> scratch;
   // Decode buffers, reused across calls.
   minibatch batch;
@@ -51,12 +56,21 @@ wire_bytes answer_dotprod(lane_state& st, const minibatch& mb) {
   return encode_dotprod_reply(st.index, st.floats.data(), st.floats.size());
 }
 
-shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_state> self, uint32_t index,
-                                         std::shared_ptr<shard_core> core) {
+// One lane, as an actor on the workers (`Self` a stateful actor pointer) or
+// as a broker on the network thread (a stateful broker pointer, with `slow`
+// the worker lane its slow requests are delegated to).
+template <class Self>
+shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_ptr<shard_core> core,
+                                         shard_actor slow) {
   auto& st = self->state;
   st.index = index;
   st.scratch = std::make_unique<adjust_scratch>(core->store->slice().width);
   st.core = std::move(core);
+  if (slow) {
+    // The lanes of a shard live and die together.
+    self->link_to(slow);
+    st.slow = std::move(slow);
+  }
   return {
     [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
@@ -84,7 +98,9 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
       st.core->store->adjust(st.batch, st.floats.data(), *st.scratch, st.drawn.find(st.batch));
       return answer_dotprod(st, st.next);
     },
-    [self](rows_atom, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
+    [self](rows_atom a, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, begin, end);
       auto& store = *self->state.core->store;
       if (begin > end || end > store.vocab_size())
         return make_job_error("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
@@ -94,7 +110,9 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
       return out;
     },
     [](sync_atom) { return true; },
-    [self](save_atom, const std::string& path, uint64_t vocab_crc) -> caf::result<file_digest> {
+    [self](save_atom a, const std::string& path, uint64_t vocab_crc) -> caf::result<file_digest> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, path, vocab_crc);
       auto& core = *self->state.core;
       if (vocab_crc != core.header.vocab_crc)
         return make_job_error("shard " + std::to_string(core.header.shard) + " holds another vocabulary");
@@ -103,7 +121,9 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
         return make_job_error(digest.error());
       return *digest;
     },
-    [self](load_atom, const std::string& path, uint64_t vocab_crc) -> caf::result<bool> {
+    [self](load_atom a, const std::string& path, uint64_t vocab_crc) -> caf::result<bool> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, path, vocab_crc);
       auto& core = *self->state.core;
       slice_header expect = core.header;
       expect.vocab_crc = vocab_crc;
@@ -111,7 +131,9 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
         return make_job_error(s.error());
       return true;
     },
-    [self](reset_atom) {
+    [self](reset_atom a) -> caf::result<bool> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a);
       auto& core = *self->state.core;
       core.store->reset(core.init_seed);
       return true;
@@ -120,13 +142,17 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
       auto& core = *self->state.core;
       return shard_counters{core.requests.load(std::memory_order_relaxed), core.store->bytes()};
     },
-    [self](norms_atom, const std::vector<uint32_t>& words) -> caf::result<wire_bytes> {
+    [self](norms_atom a, const std::vector<uint32_t>& words) -> caf::result<wire_bytes> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, words);
       auto& store = *self->state.core->store;
       if (auto s = check_words(store, words); !s)
         return make_job_error(s.error());
       return float_bytes(partial_norms(store, words));
     },
-    [self](similar_atom, const std::vector<uint32_t>& words, const wire_bytes& weight_bytes) -> caf::result<wire_bytes> {
+    [self](similar_atom a, const std::vector<uint32_t>& words, const wire_bytes& weight_bytes) -> caf::result<wire_bytes> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, words, weight_bytes);
       auto& store = *self->state.core->store;
       auto weights = floats_of(weight_bytes);
       if (!weights)
@@ -145,13 +171,27 @@ shard_actor::behavior_type lane_behavior(shard_actor::stateful_pointer<lane_stat
 
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core) {
   auto store = core->store;
-  auto lane = sys.spawn(lane_behavior, index, std::move(core));
+  auto lane = sys.spawn(lane_behavior<shard_actor::stateful_pointer<lane_state>>, index, std::move(core),
+                        shard_actor{});
   register_local_lane(lane, store); // learners of this process may train on it directly
   return lane;
 }
 
+namespace {
+
+shard_actor spawn_network_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core,
+                               shard_actor slow) {
+  auto store = core->store;
+  auto lane = sys.middleman().spawn_broker(lane_behavior<shard_actor::stateful_broker_pointer<lane_state>>,
+                                           index, std::move(core), std::move(slow));
+  register_local_lane(lane, store);
+  return lane;
+}
+
+} // namespace
+
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
-                                 std::shared_ptr<const alias_sampler> noise) {
+                                 std::shared_ptr<const alias_sampler> noise, lane_thread where) {
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " +
                    std::to_string(spec.count) + " for dimension " + std::to_string(spec.dim)};
@@ -169,6 +209,12 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   info.index = spec.index;
   info.first = slice.first;
   info.width = slice.width;
+  if (where == lane_thread::network && sys.has_middleman()) {
+    auto slow = spawn_shard_lane(sys, spec.index, core);
+    for (uint32_t i = 0; i < spec.lanes; ++i)
+      info.lanes.push_back(spawn_network_lane(sys, spec.index, core, slow));
+    return info;
+  }
   for (uint32_t i = 0; i < spec.lanes; ++i)
     info.lanes.push_back(spawn_shard_lane(sys, spec.index, core));
   return info;

@@ -18,11 +18,25 @@ struct shard_core {
   std::atomic<uint64_t> requests{0};
 };
 
+/// Which thread a shard's lanes run their training messages on.
+///   workers: the scheduler's worker threads, as every actor.
+///   network: the network thread of the actor system (CAF brokers). A
+///            message from a remote learner is then decoded, trained and
+///            answered on the thread that read it from the socket: no
+///            hand-over to a worker and back, which on a node whose one
+///            worker serves the shard anyway only costs wake-ups. The
+///            slow requests (save, load, reset, rows, norms, similar) go
+///            on to one worker lane, so that the network thread never
+///            stalls for long (heartbeats). Needs a middleman; without
+///            one the lanes run on the workers.
+enum class lane_thread { workers, network };
+
 /// Creates shard spec.index of spec.count, from its checkpoint file if
 /// spec.checkpoint is set, with spec.lanes actors on it. Fails if the
 /// checkpoint cannot be read back intact.
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
-                                 std::shared_ptr<const alias_sampler> noise);
+                                 std::shared_ptr<const alias_sampler> noise,
+                                 lane_thread where = lane_thread::workers);
 
 /// One lane over an existing shard (used by spawn_shard, and by tests).
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core);

@@ -105,6 +105,8 @@ int cli_node(const std::vector<std::string>& args) {
   setup.address = spec->host + ":" + std::to_string(spec->port);
   setup.controller = spec->has(node_role::coordinator);
   setup.cluster = *cluster;
+  if (spec->shards_on_network_thread(std::max(1u, std::thread::hardware_concurrency())))
+    setup.shard_lanes = lane_thread::network;
   auto node = spawn_node(sys, std::move(setup));
   auto port = sys.middleman().publish(node, spec->port, spec->host.c_str(), true);
   if (!port) {

@@ -299,6 +299,10 @@ uint32_t node_spec::worker_threads(uint32_t cores) const {
   return std::clamp(shards + learners, 1u, std::max(1u, cores));
 }
 
+bool node_spec::shards_on_network_thread(uint32_t cores) const {
+  return shards > 0 && worker_threads(cores) == 1;
+}
+
 const node_spec* cluster_config::find(std::string_view name) const {
   for (const auto& n : nodes)
     if (n.name == name)

@@ -77,6 +77,10 @@ struct node_spec {
   /// at least one and at most `cores`. More workers than busy actors only
   /// add futex wake-ups and context switches to every network message.
   uint32_t worker_threads(uint32_t cores) const;
+  /// Whether its shards serve learners on the network thread: when one
+  /// worker thread would serve them anyway, handing every message from the
+  /// network thread to that worker and back only adds wake-ups.
+  bool shards_on_network_thread(uint32_t cores) const;
 };
 
 struct cluster_config {

@@ -3,11 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include <caf/all.hpp>
+#include <caf/io/abstract_broker.hpp>
+#include <caf/io/middleman.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "actors/shard_actor.hpp"
 #include "actors/train_job.hpp"
@@ -40,14 +43,15 @@ minibatch sample_batch() {
 }
 
 shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
-                      uint64_t seed, std::shared_ptr<const alias_sampler> noise, uint32_t lanes) {
+                      uint64_t seed, std::shared_ptr<const alias_sampler> noise, uint32_t lanes,
+                      lane_thread where = lane_thread::workers) {
   shard_spec spec;
   spec.index = index;
   spec.count = count;
   spec.dim = dim;
   spec.seed = seed;
   spec.lanes = lanes;
-  auto info = spawn_shard(sys, spec, vocab, std::move(noise));
+  auto info = spawn_shard(sys, spec, vocab, std::move(noise), where);
   REQUIRE(info);
   return *info;
 }
@@ -146,6 +150,77 @@ TEST_CASE("a step is an adjust followed by a dotprod, and a bad step changes not
   CHECK(before == after);
   for (auto* h : {&stepped, &separate})
     self->send_exit(h->lanes[0], caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("shard lanes on the network thread train as lanes on the workers and pass slow requests on",
+          "[actors]") {
+  temp_dir dir;
+  caf::actor_system_config cfg;
+  cfg.load<caf::io::middleman>();
+  caf::actor_system sys{cfg};
+  const size_t before = sys.registry().running();
+  {
+    caf::scoped_actor self{sys};
+    auto vocab = small_vocab(8);
+    auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+    auto network = make_shard(sys, 0, 2, 8, vocab, 5, noise, 2, lane_thread::network);
+    auto workers = make_shard(sys, 0, 2, 8, vocab, 5, noise, 2, lane_thread::workers);
+    // They are brokers: the network thread runs them.
+    for (const auto& lane : network.lanes)
+      CHECK(dynamic_cast<caf::io::abstract_broker*>(caf::actor_cast<caf::abstract_actor*>(lane)) != nullptr);
+    CHECK(dynamic_cast<caf::io::abstract_broker*>(caf::actor_cast<caf::abstract_actor*>(workers.lanes[0])) ==
+          nullptr);
+
+    // The same dotprod, adjust and step messages give the same bytes back.
+    auto mb = sample_batch();
+    auto next = sample_batch();
+    next.seed = 43;
+    next.inputs = {3, 0};
+    std::vector<float> weights(mb.dot_count());
+    for (size_t i = 0; i < weights.size(); ++i)
+      weights[i] = 0.05f * static_cast<float>(i + 1);
+    const auto adjust = encode_adjust_request(mb, weights.data(), weights.size());
+    const auto dotprod = encode_dotprod_request(next);
+    std::vector<std::vector<wire_bytes>> replies(2);
+    for (int which = 0; which < 2; ++which) {
+      const auto& lanes = which == 0 ? network.lanes : workers.lanes;
+      auto& out = replies[which];
+      out.push_back(request_value(self, lanes[1], wire_bytes{},
+                                  caf::make_message(dotprod_atom::value, encode_dotprod_request(mb))));
+      out.push_back(request_value(self, lanes[1], wire_bytes{}, caf::make_message(adjust_atom::value, adjust)));
+      out.push_back(
+        request_value(self, lanes[0], wire_bytes{}, caf::make_message(step_atom::value, adjust, dotprod)));
+      out.push_back(request_value(self, lanes[0], wire_bytes{},
+                                  caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8})));
+    }
+    for (const auto& r : replies[0])
+      CHECK(!r.empty());
+    CHECK(replies[0] == replies[1]);
+
+    // Slow requests go on to a worker lane and their answers come back.
+    const auto file = dir.file("slice.bin");
+    std::string error;
+    auto digest = request_value(self, network.lanes[1], file_digest{},
+                                caf::make_message(save_atom::value, file, uint64_t{0}), &error);
+    CHECK(error.empty());
+    CHECK(fs::file_size(file) == digest.bytes);
+    CHECK(request_value(self, network.lanes[0], true, caf::make_message(reset_atom::value)));
+    CHECK(request_value(self, network.lanes[0], true, caf::make_message(load_atom::value, file, uint64_t{0})));
+    CHECK(request_value(self, network.lanes[1], wire_bytes{},
+                        caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8})) == replies[0][3]);
+    request_value(self, network.lanes[0], wire_bytes{},
+                  caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{100}), &error);
+    CHECK(error.find("outside") != std::string::npos);
+
+    // Stopping one lane stops the shard: its other lanes and the worker lane.
+    self->send_exit(network.lanes[0], caf::exit_reason::user_shutdown);
+    for (const auto& lane : workers.lanes)
+      self->send_exit(lane, caf::exit_reason::user_shutdown);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (sys.registry().running() > before && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(sys.registry().running() == before);
 }
 
 TEST_CASE("shard lanes turn bad messages into error replies", "[actors]") {
