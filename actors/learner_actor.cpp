@@ -258,6 +258,10 @@ void send_adjust(learner_ptr self, const batch_ptr& b) {
                                     uint64_t{st.cfg.iterations} * b->start.words);
   st.weights.resize(b->sum.size());
   auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
+  if (w.diverged) {
+    fail(self, diverged_text);
+    return;
+  }
   st.unreported.loss_sum += w.loss;
   st.unreported.loss_pairs += w.pairs;
   st.unreported.alpha = alpha;
@@ -365,6 +369,10 @@ void fused_pump(learner_ptr self) {
     const float alpha = learning_rate(st.cfg.start_alpha, b.start.processed,
                                       uint64_t{st.cfg.iterations} * b.start.words);
     auto w = st.fused->train(b.mb, alpha);
+    if (w.diverged) {
+      fail(self, diverged_text);
+      return;
+    }
     st.unreported.trained_words += b.trained;
     st.unreported.pairs += b.mb.pairs();
     st.unreported.loss_sum += w.loss;

@@ -99,6 +99,7 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
       }
       auto w = compute_weights(dots_.data(), 1, mb.negatives, alpha, weights_.data());
       total.loss += w.loss;
+      total.diverged |= w.diverged;
       total.pairs += w.pairs;
       if (shared_negatives_)
         for (size_t t = 1; t < per_pair; ++t)

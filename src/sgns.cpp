@@ -51,6 +51,10 @@ float table_sigmoid(float f) {
   return lookup().sigmoid[table_index(f)];
 }
 
+const char* const diverged_text =
+  "training diverged: a dot product is no longer a finite number (try a lower -alpha, --minibatch or "
+  "--in-flight: with a small vocabulary, the minibatches in flight update the same rows from stale values)";
+
 weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha,
                               float* weights) {
   weight_result r;
@@ -61,6 +65,7 @@ weight_result compute_weights(const float* dots, size_t pairs, uint32_t negative
     for (uint32_t n = 0; n <= negatives; ++n, ++k) {
       const float label = n == 0 ? 1.0f : 0.0f;
       const float f = dots[k];
+      r.diverged |= !std::isfinite(f);
       float g;
       if (!(f < max_exp)) // also catches NaN
         g = (label - 1) * alpha;

@@ -14,7 +14,11 @@ namespace gridvec {
 struct weight_result {
   double loss = 0;   // summed over the pairs
   size_t pairs = 0;
+  bool diverged = false; // a dot product was NaN or infinite: the vectors blew up
 };
+
+/// What a learner reports when weight_result::diverged.
+extern const char* const diverged_text;
 
 /// weights[i] for each of pairs * (negatives + 1) summed dot products.
 weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha,

@@ -344,3 +344,33 @@ TEST_CASE("a failing job leaves an existing output file untouched", "[actors][e2
     ++files;
   CHECK(files == 2); // no temporary left behind
 }
+
+TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", "[actors][e2e]") {
+  // 40 words, 16 minibatches in flight over the protocol: every minibatch
+  // updates every row many times from stale values, and the vectors grow
+  // until the dot products are no longer finite (the fused path, which
+  // updates in place, trains the same corpus to finite vectors).
+  temp_dir dir;
+  write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
+  std::ofstream(dir.file("vectors.txt")) << "precious\n";
+  train_options o;
+  o.train = dir.file("corpus.txt");
+  o.output = dir.file("vectors.txt");
+  o.size = 16;
+  o.iter = 300;
+  o.threads = 2;
+  o.min_count = 1;
+  o.sample = 0;
+  o.fused = false;
+  o.log_every = 1000;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto summary = run_train_job(sys, o);
+  REQUIRE_FALSE(summary);
+  CHECK(summary.error().find("training diverged") != std::string::npos);
+  CHECK(summary.error().find('\n') == std::string::npos);
+  std::ifstream in(dir.file("vectors.txt"));
+  std::string content;
+  std::getline(in, content);
+  CHECK(content == "precious");
+}
