@@ -1,7 +1,17 @@
 #pragma once
 // Walker's alias method (seed 001, section "alias method"): draws word ids
-// from an arbitrary discrete distribution in O(1) per draw with O(V) memory.
-// gridvec uses it for the noise distribution, unigram counts ^ 0.75.
+// from an arbitrary discrete distribution in O(1) per draw. gridvec uses it
+// for the noise distribution, unigram counts ^ 0.75.
+//
+// The table is built over *runs*, not words: a run is a range of
+// consecutive ids of equal weight, drawn as a whole by the alias method and
+// then uniformly within. Vocabulary ids are sorted by count, so words of
+// equal count are consecutive, and a vocabulary of any size has few
+// distinct counts (a few thousand for billions of tokens; most of a large
+// vocabulary are words seen once or twice). The table then fits in the
+// caches: a draw costs no cache miss, and memory no longer grows with V
+// (a table over words was 8 bytes per word, and a miss per draw on a
+// large vocabulary). The distribution is exactly the same.
 #include <cstdint>
 #include <vector>
 
@@ -22,33 +32,42 @@ public:
 
   uint32_t draw(rng& r) const {
     uint64_t x = r.next();
-    const uint32_t col = column(x);
-    auto coin = static_cast<uint32_t>(x);
-    const entry& c = table_[col];
-    return coin < c.threshold ? col : c.alias;
+    const entry& e = table_[column(x)];
+    const bool keep = static_cast<uint32_t>(x) < e.threshold;
+    // Selects without a branch (which of the two runs is random), and
+    // always draws the word within the run, even from a run of one.
+    const uint32_t first = keep ? e.first : e.alias_first;
+    const uint32_t size = keep ? e.size : e.alias_size;
+    return first + r.below(size);
   }
 
   /// Fetches the entry that draw() will read for the random value `x`
-  /// into the cache (the table of a large vocabulary is in DRAM).
+  /// into the cache (for a table too large to stay there).
   void prefetch(uint64_t x) const { __builtin_prefetch(&table_[column(x)], 0, 3); }
 
-  uint32_t size() const { return static_cast<uint32_t>(table_.size()); }
+  /// Words it draws from (0 for an empty sampler).
+  uint32_t size() const { return words_; }
+  /// Entries of its table: the runs of equal weight.
+  uint32_t runs() const { return static_cast<uint32_t>(table_.size()); }
 
   /// The probability the table assigns to word i (for tests).
   double probability(uint32_t i) const;
 
 private:
-  // Column i keeps i with probability threshold / 2^32, else alias. Both in
-  // one 8-byte entry: a draw from a large vocabulary is one cache miss.
+  // Column i keeps run i with probability threshold / 2^32, else takes its
+  // alias run. Both runs are in the entry: a draw reads one entry.
   struct entry {
     uint32_t threshold = 0;
-    uint32_t alias = 0;
+    uint32_t first = 0, size = 0;             // run i: first word id, words
+    uint32_t alias_first = 0, alias_size = 0; // the alias run
   };
   std::vector<entry> table_;
+  std::vector<uint32_t> aliases_; // alias run of each column (for probability())
+  uint32_t words_ = 0;
 
   // The column a draw with random value x reads: the high 32 bits scaled
   // to the table (draw() and prefetch() must agree on it).
-  uint32_t column(uint64_t x) const { return static_cast<uint32_t>(((x >> 32) * size()) >> 32); }
+  uint32_t column(uint64_t x) const { return static_cast<uint32_t>(((x >> 32) * runs()) >> 32); }
 };
 
 } // namespace gridvec

@@ -74,11 +74,15 @@ status shard_store::validate(const minibatch& mb) const {
 }
 
 void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const {
-  // On a large vocabulary every draw is a cache miss in the alias table. A
-  // copy of the generator runs `lookahead` draws ahead and prefetches the
-  // entries the real draws will read, so the misses overlap. (After a
-  // redraw, rare, it is one value off: a wasted prefetch, nothing more.)
+  // The alias table has one entry per run of equal counts, and usually
+  // stays in the caches. Where it does not (counts that nearly all differ),
+  // every draw is a cache miss: a copy of the generator then runs
+  // `lookahead` draws ahead and prefetches the entries the real draws will
+  // read, so the misses overlap. (After a redraw, or a draw inside a run,
+  // it is off: a wasted prefetch, nothing more.)
   constexpr size_t lookahead = 16;
+  // 1 MB of 8-byte entries: a table this small stays in L2.
+  constexpr uint32_t cached_table_entries = 1u << 17;
   rng r(mb.seed);
   rng ahead(mb.seed);
   const size_t draws = mb.outputs.size() * size_t{mb.negatives};
@@ -88,6 +92,15 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
       noise_->prefetch(ahead.next());
   };
   targets.reserve(targets.size() + draws + mb.outputs.size());
+  if (noise_->runs() <= cached_table_entries) {
+    // The table stays in the caches: looking ahead would only draw twice.
+    for (uint32_t output : mb.outputs) {
+      targets.push_back(output);
+      for (uint32_t n = 0; n < mb.negatives; ++n)
+        targets.push_back(draw_negative(r, output));
+    }
+    return;
+  }
   for (uint32_t output : mb.outputs) {
     targets.push_back(output);
     for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {

@@ -190,3 +190,42 @@ TEST_CASE("alias_sampler: draws are a deterministic function of the rng seed", "
   CHECK(xa == xb);
   CHECK(xa != xc);
 }
+
+TEST_CASE("alias_sampler: words of equal weight share one table entry, drawn uniformly within",
+          "[alias_sampler]") {
+  // A vocabulary shaped like a large one: a few frequent words, then long
+  // runs of words seen 3, 2 and once (ids sorted by count, as vocabulary ids).
+  std::vector<uint64_t> counts{5000, 4000, 4000, 900, 30};
+  for (uint64_t c : {3u, 2u, 1u})
+    counts.insert(counts.end(), 20000 * (4 - c), c);
+  auto s = alias_sampler::from_counts(counts, 0.75);
+  REQUIRE(s.size() == counts.size());
+  CHECK(s.runs() == 7u); // 5000, 4000 x 2, 900, 30, 3, 2, 1
+  std::vector<double> w;
+  for (auto c : counts)
+    w.push_back(std::pow(static_cast<double>(c), 0.75));
+  auto p = normalised(w);
+  for (uint32_t i : {0u, 1u, 2u, 3u, 4u, 5u, 20004u, 20005u, 60004u, 60005u, 120004u})
+    CHECK(std::abs(s.probability(i) - p[i]) < 1e-9);
+  CHECK(s.probability(static_cast<uint32_t>(counts.size())) == 0.0);
+
+  // Empirically: per word for the frequent ones, per run for the rest (and
+  // every word of a run is drawn, over the run's whole range).
+  constexpr size_t draws = 4'000'000;
+  auto h = histogram(s, 31337, draws);
+  std::vector<uint64_t> grouped{h[0], h[1], h[2], h[3], h[4], 0, 0, 0};
+  std::vector<double> expected{p[0], p[1], p[2], p[3], p[4], 0, 0, 0};
+  size_t first = 5;
+  for (size_t g = 5; g < 8; ++g) {
+    const size_t len = 20000 * (g - 4);
+    size_t seen = 0;
+    for (size_t i = first; i < first + len; ++i) {
+      grouped[g] += h[i];
+      expected[g] += p[i];
+      seen += h[i] > 0 ? 1 : 0;
+    }
+    CHECK(seen > len * 9 / 10);
+    first += len;
+  }
+  check_frequencies(grouped, expected, draws);
+}
