@@ -6,12 +6,13 @@
 // The table is built over *runs*, not words: a run is a range of
 // consecutive ids of equal weight, drawn as a whole by the alias method and
 // then uniformly within. Vocabulary ids are sorted by count, so words of
-// equal count are consecutive, and a vocabulary of any size has few
-// distinct counts (a few thousand for billions of tokens; most of a large
-// vocabulary are words seen once or twice). The table then fits in the
-// caches: a draw costs no cache miss, and memory no longer grows with V
-// (a table over words was 8 bytes per word, and a miss per draw on a
-// large vocabulary). The distribution is exactly the same.
+// equal count are consecutive, and a corpus of N tokens has fewer than
+// sqrt(2N) distinct counts whatever its vocabulary (in practice a few
+// thousand: most words of a large vocabulary are seen a handful of times).
+// The table then stays in the caches: a draw costs no cache miss, and its
+// memory (20 bytes per run) no longer grows with V (a table over words took
+// 8 bytes per word, and a miss per draw on a large vocabulary). The
+// distribution is exactly the same.
 #include <cstdint>
 #include <vector>
 

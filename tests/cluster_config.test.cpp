@@ -272,6 +272,25 @@ TEST_CASE("cluster config: worker threads per node", "[cluster_config]") {
   CHECK(config->nodes[1].threads == 3);
 }
 
+TEST_CASE("cluster config: which nodes serve their shards on the network thread", "[cluster_config]") {
+  node_spec shard_node;
+  shard_node.shards = 1;
+  CHECK(shard_node.shards_on_network_thread(8)); // its one worker would serve the shard anyway
+  node_spec two_shards;
+  two_shards.shards = 2;
+  CHECK_FALSE(two_shards.shards_on_network_thread(8)); // two workers, one per shard
+  CHECK(two_shards.shards_on_network_thread(1));       // one core: one worker
+  node_spec mixed;
+  mixed.shards = 1;
+  mixed.learners = 1;
+  CHECK_FALSE(mixed.shards_on_network_thread(2));
+  mixed.threads = 1; // the config asks for one worker: the learner gets it
+  CHECK(mixed.shards_on_network_thread(2));
+  node_spec learner_node;
+  learner_node.learners = 1;
+  CHECK_FALSE(learner_node.shards_on_network_thread(8)); // no shards
+}
+
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
   CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
         "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby)");
