@@ -32,10 +32,9 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
   // Scaled probabilities: mean 1. Columns below 1 are topped up by one
   // column above 1 (Vose's stable variant of Walker's method).
   std::vector<double> scaled(n);
-  std::vector<uint32_t> thresholds(n, 0xFFFFFFFFu), small, large;
-  aliases_.resize(n);
+  std::vector<uint32_t> thresholds(n, 0xFFFFFFFFu), aliases(n), small, large;
   for (size_t i = 0; i < n; ++i) {
-    aliases_[i] = static_cast<uint32_t>(i);
+    aliases[i] = static_cast<uint32_t>(i);
     scaled[i] = runs[i].weight * static_cast<double>(n) / total;
     (scaled[i] < 1.0 ? small : large).push_back(static_cast<uint32_t>(i));
   }
@@ -46,7 +45,7 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
     uint32_t l = large.back();
     const double t = std::floor(scaled[s] * two32);
     thresholds[s] = t >= two32 ? 0xFFFFFFFFu : static_cast<uint32_t>(t);
-    aliases_[s] = l;
+    aliases[s] = l;
     scaled[l] -= 1.0 - scaled[s];
     if (scaled[l] < 1.0) {
       large.pop_back();
@@ -62,7 +61,7 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
   advise_huge_pages(table_.data(), n * sizeof(entry));
   for (size_t i = 0; i < n; ++i) {
     const run& keep = runs[i];
-    const run& alias = runs[aliases_[i]];
+    const run& alias = runs[aliases[i]];
     table_.push_back(entry{thresholds[i], keep.first, keep.size, alias.first, alias.size});
   }
 }
@@ -94,9 +93,10 @@ double alias_sampler::probability(uint32_t i) const {
   for (uint32_t c = 0; c < runs(); ++c) {
     const entry& e = table_[c];
     double keep = e.threshold == 0xFFFFFFFFu ? 1.0 : e.threshold / two32;
+    // Runs are told apart by their first word.
     if (c == r)
       p += keep / n;
-    if (aliases_[c] == r && aliases_[c] != c)
+    if (e.alias_first == table_[r].first && e.alias_first != e.first)
       p += (1.0 - keep) / n;
   }
   return p / table_[r].size;

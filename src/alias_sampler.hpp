@@ -62,8 +62,7 @@ private:
     uint32_t first = 0, size = 0;             // run i: first word id, words
     uint32_t alias_first = 0, alias_size = 0; // the alias run
   };
-  std::vector<entry> table_;
-  std::vector<uint32_t> aliases_; // alias run of each column (for probability())
+  std::vector<entry> table_; // runs in id order: column i is run i
   uint32_t words_ = 0;
 
   // The column a draw with random value x reads: the high 32 bits scaled

@@ -91,20 +91,15 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
     for (n = std::min(n, draws); prefetched < n; ++prefetched)
       noise_->prefetch(ahead.next());
   };
+  // A table that stays in the caches gains nothing from it: it would only
+  // draw twice.
+  const bool look_ahead = noise_->runs() > cached_table_entries;
   targets.reserve(targets.size() + draws + mb.outputs.size());
-  if (noise_->runs() <= cached_table_entries) {
-    // The table stays in the caches: looking ahead would only draw twice.
-    for (uint32_t output : mb.outputs) {
-      targets.push_back(output);
-      for (uint32_t n = 0; n < mb.negatives; ++n)
-        targets.push_back(draw_negative(r, output));
-    }
-    return;
-  }
   for (uint32_t output : mb.outputs) {
     targets.push_back(output);
     for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {
-      prefetch_until(drawn + lookahead);
+      if (look_ahead)
+        prefetch_until(drawn + lookahead);
       targets.push_back(draw_negative(r, output));
     }
   }

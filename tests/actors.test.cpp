@@ -42,6 +42,27 @@ minibatch sample_batch() {
   return mb;
 }
 
+/// A step's two parts: the adjust of `mb` (weights 0.05, 0.10, ...) and the
+/// dotprod of `next`, another minibatch.
+struct sample_step {
+  minibatch mb, next;
+  wire_bytes adjust, dotprod;
+};
+
+sample_step make_sample_step() {
+  sample_step s;
+  s.mb = sample_batch();
+  s.next = sample_batch();
+  s.next.seed = 43;
+  s.next.inputs = {3, 0};
+  std::vector<float> weights(s.mb.dot_count());
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = 0.05f * static_cast<float>(i + 1);
+  s.adjust = encode_adjust_request(s.mb, weights.data(), weights.size());
+  s.dotprod = encode_dotprod_request(s.next);
+  return s;
+}
+
 shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
                       uint64_t seed, std::shared_ptr<const alias_sampler> noise, uint32_t lanes,
                       lane_thread where = lane_thread::workers) {
@@ -107,15 +128,7 @@ TEST_CASE("a step is an adjust followed by a dotprod, and a bad step changes not
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto stepped = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
   auto separate = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
-  auto mb = sample_batch();
-  auto next = sample_batch();
-  next.seed = 43;
-  next.inputs = {3, 0};
-  std::vector<float> weights(mb.dot_count());
-  for (size_t i = 0; i < weights.size(); ++i)
-    weights[i] = 0.05f * static_cast<float>(i + 1);
-  auto adjust = encode_adjust_request(mb, weights.data(), weights.size());
-  auto dotprod = encode_dotprod_request(next);
+  const auto [mb, next, adjust, dotprod] = make_sample_step();
   // A nonzero output side first, so that the adjust shows in the dot products.
   for (auto* lane : {&stepped.lanes[0], &separate.lanes[0]})
     request_value(self, *lane, wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
@@ -172,15 +185,7 @@ TEST_CASE("shard lanes on the network thread train as lanes on the workers and p
           nullptr);
 
     // The same dotprod, adjust and step messages give the same bytes back.
-    auto mb = sample_batch();
-    auto next = sample_batch();
-    next.seed = 43;
-    next.inputs = {3, 0};
-    std::vector<float> weights(mb.dot_count());
-    for (size_t i = 0; i < weights.size(); ++i)
-      weights[i] = 0.05f * static_cast<float>(i + 1);
-    const auto adjust = encode_adjust_request(mb, weights.data(), weights.size());
-    const auto dotprod = encode_dotprod_request(next);
+    const auto [mb, next, adjust, dotprod] = make_sample_step();
     std::vector<std::vector<wire_bytes>> replies(2);
     for (int which = 0; which < 2; ++which) {
       const auto& lanes = which == 0 ? network.lanes : workers.lanes;
