@@ -128,7 +128,8 @@ void start_training(coordinator_ptr self) {
   st.learner_idle.assign(st.learners.size(), false);
   say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
               " shards of " + std::to_string(st.shards.front().width) + " columns, minibatch " +
-              std::to_string(st.opt.minibatch) + ", " + std::to_string(st.opt.in_flight) + " in flight");
+              std::to_string(st.opt.minibatch) + ", " + std::to_string(st.opt.in_flight) + " in flight, " +
+              std::to_string(st.opt.coalesce) + " per message");
   for (size_t i = 0; i < st.learners.size(); ++i) {
     std::vector<part_cursor> mine;
     for (size_t p = 0; p < st.cursors.size(); ++p)
@@ -169,6 +170,7 @@ learner_config learner_config_for(const train_options& opt, uint32_t id) {
   lc.negatives = opt.negative;
   lc.minibatch_words = opt.minibatch;
   lc.in_flight = opt.in_flight;
+  lc.coalesce = opt.coalesce;
   lc.iterations = opt.iter;
   lc.cbow = opt.cbow;
   lc.start_alpha = opt.start_alpha();

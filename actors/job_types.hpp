@@ -27,7 +27,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative,
            x.sample, x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab,
-           x.shards, x.minibatch, x.in_flight, x.seed, x.fused, x.shared_negatives, x.report, x.work_dir, x.log_every,
+           x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed, x.fused, x.shared_negatives, x.report, x.work_dir, x.log_every,
            x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.stop_cluster, x.resume);
 }
 
@@ -63,7 +63,8 @@ struct learner_config {
   uint32_t window = 5;
   uint32_t negatives = 5;
   uint32_t minibatch_words = 32;
-  uint32_t in_flight = 8;
+  uint32_t in_flight = 10;
+  uint32_t coalesce = 4;       // minibatches per message to each shard
   uint32_t iterations = 5;
   bool cbow = false;
   float start_alpha = 0.025f;
@@ -76,7 +77,7 @@ struct learner_config {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words,
-           x.in_flight, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives);
+           x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

@@ -201,18 +201,13 @@ void retire_batch(learner_state& st, const batch_state& b) {
   st.trained_total += b.trained;
 }
 
-void finish_batch(learner_ptr self, const batch_ptr& b) {
-  retire_batch(self->state, *b);
-  pump(self);
-}
-
 // A shard did not answer. If it is gone the supervisor will restore it and
 // the coordinator will halt and roll back this learner; anything else is a
 // bug or bad data, and ends the job.
-void on_shard_error(learner_ptr self, const batch_ptr& b, const caf::error& err) {
+void on_shard_error(learner_ptr self, uint64_t generation, const caf::error& err) {
   auto& st = self->state;
-  if (b->generation != st.generation)
-    return; // a minibatch forgotten by halt
+  if (generation != st.generation)
+    return; // minibatches forgotten by halt
   if (err.category() == caf::atom("system") && err != caf::sec::runtime_error) {
     if (st.state != mode::stalled)
       spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id,
@@ -249,88 +244,146 @@ batch_ptr next_batch(learner_state& st, size_t releasing, status& error) {
   return nullptr;
 }
 
-void send_dotprod(learner_ptr self, const batch_ptr& b, const batch_ptr& done = nullptr,
-                  const wire_bytes* done_adjust = nullptr);
+/// Minibatches that travel together: one message to every shard carries
+/// their dotprods, and a later one their adjusts (with the dotprods of the
+/// group that follows). Each message and reply costs system calls and
+/// thread wake-ups on both sides, so a group of G minibatches costs about
+/// 1/G of what they would alone; the shard still applies every minibatch
+/// on its own.
+struct batch_group {
+  std::vector<batch_ptr> batches;
+  size_t pending = 0; // shard replies still expected
+  uint64_t generation = 0;
+};
+using group_ptr = std::shared_ptr<batch_group>;
 
-void send_adjust(learner_ptr self, const batch_ptr& b) {
+// Up to `coalesce` new minibatches, entered in the in-flight window.
+group_ptr next_group(learner_state& st, size_t releasing, status& error) {
+  auto g = std::make_shared<batch_group>();
+  g->generation = st.generation;
+  while (g->batches.size() < st.cfg.coalesce) {
+    auto b = next_batch(st, releasing, error);
+    if (!b)
+      break;
+    st.in_flight.push_back(b);
+    g->batches.push_back(std::move(b));
+  }
+  return g;
+}
+
+void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, std::vector<wire_bytes> adjusts);
+
+// The adjusts of a group with no successor (the end of the work or a pause
+// point), each as an `adjust` message of its own; `g` is retired once every
+// shard has applied all of them.
+void send_adjusts(learner_ptr self, const group_ptr& g, const std::vector<wire_bytes>& adjusts) {
   auto& st = self->state;
-  const float alpha = learning_rate(st.cfg.start_alpha, b->start.processed,
-                                    uint64_t{st.cfg.iterations} * b->start.words);
-  st.weights.resize(b->sum.size());
-  auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
-  if (w.diverged) {
-    fail(self, diverged_text);
-    return;
+  g->pending = st.shards.size() * adjusts.size();
+  for (auto& shard : st.shards) {
+    for (const auto& request : adjusts) {
+      st.unreported.wire.add(message_kind::adjust_request, request.size());
+      self->request(shard, caf::infinite, adjust_atom::value, request)
+        .then(
+          [self, g](const wire_bytes& reply) {
+            auto& st = self->state;
+            if (g->generation != st.generation)
+              return;
+            st.unreported.wire.add(message_kind::adjust_reply, reply.size());
+            if (--g->pending > 0)
+              return;
+            for (const auto& b : g->batches)
+              retire_batch(st, *b);
+            pump(self);
+          },
+          [self, generation = g->generation](caf::error& err) { on_shard_error(self, generation, err); });
+    }
   }
-  st.unreported.loss_sum += w.loss;
-  st.unreported.loss_pairs += w.pairs;
-  st.unreported.alpha = alpha;
-  wire_bytes request = encode_adjust_request(b->mb, st.weights.data(), st.weights.size());
-  // `b` leaves the window when this adjust is done, so its successor may
-  // be formed now and ride in the same message.
+}
+
+// Every shard has answered the dotprods of `g`: turns the summed dot
+// products into weights and sends them back as adjusts, together with the
+// dotprods of the group that takes its place in the window.
+void finish_dotprods(learner_ptr self, const group_ptr& g) {
+  auto& st = self->state;
+  std::vector<wire_bytes> adjusts;
+  adjusts.reserve(g->batches.size());
+  for (const auto& b : g->batches) {
+    const float alpha = learning_rate(st.cfg.start_alpha, b->start.processed,
+                                      uint64_t{st.cfg.iterations} * b->start.words);
+    st.weights.resize(b->sum.size());
+    auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
+    if (w.diverged) {
+      fail(self, diverged_text);
+      return;
+    }
+    st.unreported.loss_sum += w.loss;
+    st.unreported.loss_pairs += w.pairs;
+    st.unreported.alpha = alpha;
+    adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
+  }
+  // `g` leaves the window when these adjusts are done, so its successors
+  // may be formed now and ride in the same message.
   status error;
-  if (auto next = next_batch(st, 1, error)) {
-    send_dotprod(self, next, b, &request);
-    return;
-  }
+  auto next = next_group(st, g->batches.size(), error);
   if (!error) {
     fail(self, error.error());
     return;
   }
-  b->pending = st.shards.size();
-  for (auto& shard : st.shards) {
-    st.unreported.wire.add(message_kind::adjust_request, request.size());
-    self->request(shard, caf::infinite, adjust_atom::value, request)
-      .then(
-        [self, b](const wire_bytes& reply) {
-          auto& st = self->state;
-          if (b->generation != st.generation)
-            return;
-          st.unreported.wire.add(message_kind::adjust_reply, reply.size());
-          if (--b->pending == 0)
-            finish_batch(self, b);
-        },
-        [self, b](caf::error& err) { on_shard_error(self, b, err); });
-  }
+  if (next->batches.empty())
+    send_adjusts(self, g, adjusts);
+  else
+    send_step(self, next, g, std::move(adjusts));
 }
 
-// Sends the dotprod of `b` to every shard. With `done`, the adjust of that
-// finished minibatch rides in the same message (a `step`): the shard
-// applies it before it computes the dot products, as separate messages
-// would, in half the messages (each costs system calls and thread wake-ups
-// on both sides); the reply acknowledges both.
-void send_dotprod(learner_ptr self, const batch_ptr& b, const batch_ptr& done, const wire_bytes* done_adjust) {
+// Sends one step to every shard: the adjusts of `done` (if any), then the
+// dotprods of `next`. The reply holds the dot products of `next`; once
+// every shard has sent it, `done` is retired.
+void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, std::vector<wire_bytes> adjusts) {
   auto& st = self->state;
-  st.in_flight.push_back(b);
-  wire_bytes request = encode_dotprod_request(b->mb);
-  b->sum.assign(b->mb.dot_count(), 0.0f);
-  b->pending = st.shards.size();
-  auto on_reply = [self, b, done](const wire_bytes& reply) {
+  std::vector<wire_bytes> dotprods;
+  dotprods.reserve(next->batches.size());
+  uint64_t dotprod_bytes = 0, adjust_bytes = 0;
+  for (const auto& b : next->batches) {
+    dotprods.push_back(encode_dotprod_request(b->mb));
+    dotprod_bytes += dotprods.back().size();
+    b->sum.assign(b->mb.dot_count(), 0.0f);
+  }
+  for (const auto& a : adjusts)
+    adjust_bytes += a.size();
+  next->pending = st.shards.size();
+  auto on_reply = [self, next, done](const std::vector<wire_bytes>& replies) {
     auto& st = self->state;
-    if (b->generation != st.generation)
+    if (next->generation != st.generation)
       return;
-    st.unreported.wire.add(message_kind::dotprod_reply, reply.size());
-    if (auto s = accumulate_dotprod_reply(reply, b->sum); !s) {
-      fail(self, s.error());
+    if (replies.size() != next->batches.size()) {
+      fail(self, "a shard answered a step of " + std::to_string(next->batches.size()) + " dotprods with " +
+                   std::to_string(replies.size()) + " replies");
       return;
     }
-    if (--b->pending > 0)
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < replies.size(); ++i) {
+      bytes += replies[i].size();
+      if (auto s = accumulate_dotprod_reply(replies[i], next->batches[i]->sum); !s) {
+        fail(self, s.error());
+        return;
+      }
+    }
+    st.unreported.wire.add(message_kind::dotprod_reply, bytes);
+    if (--next->pending > 0)
       return;
     if (done)
-      retire_batch(st, *done);
-    send_adjust(self, b);
+      for (const auto& b : done->batches)
+        retire_batch(st, *b);
+    finish_dotprods(self, next);
     if (done)
       pump(self);
   };
-  auto on_error = [self, b](caf::error& err) { on_shard_error(self, b, err); };
+  const uint64_t generation = next->generation;
+  auto on_error = [self, generation](caf::error& err) { on_shard_error(self, generation, err); };
   for (auto& shard : st.shards) {
-    st.unreported.wire.add(message_kind::dotprod_request, request.size());
-    if (done) {
-      st.unreported.wire.add_part(message_kind::adjust_request, done_adjust->size());
-      self->request(shard, caf::infinite, step_atom::value, *done_adjust, request).then(on_reply, on_error);
-    } else {
-      self->request(shard, caf::infinite, dotprod_atom::value, request).then(on_reply, on_error);
-    }
+    st.unreported.wire.add(message_kind::dotprod_request, dotprod_bytes);
+    st.unreported.wire.add_part(message_kind::adjust_request, adjust_bytes);
+    self->request(shard, caf::infinite, step_atom::value, adjusts, dotprods).then(on_reply, on_error);
   }
 }
 
@@ -403,8 +456,8 @@ void pump(learner_ptr self) {
     return;
   }
   status error;
-  while (auto b = next_batch(st, 0, error))
-    send_dotprod(self, b);
+  for (auto g = next_group(st, 0, error); !g->batches.empty(); g = next_group(st, 0, error))
+    send_step(self, g, nullptr, {});
   if (!error) {
     fail(self, error.error());
     return;

@@ -39,6 +39,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<node_actor>("gridvec::node_actor");
   cfg.add_message_type<std::vector<uint16_t>>("std::vector<uint16_t>");
   cfg.add_message_type<std::vector<uint32_t>>("std::vector<uint32_t>");
+  cfg.add_message_type<std::vector<wire_bytes>>("std::vector<gridvec::wire_bytes>");
 }
 
 } // namespace gridvec

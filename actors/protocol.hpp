@@ -85,10 +85,12 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 /// several cores (Hogwild, as word2vec.c's threads).
 ///   dotprod: DotprodRequest bytes -> DotprodReply bytes
 ///   adjust:  AdjustRequest bytes  -> AdjustReply bytes
-///   step:    (AdjustRequest bytes of one minibatch, DotprodRequest bytes
-///            of the next) -> DotprodReply bytes of the next; the adjust is
-///            applied first. Half the messages of adjust + dotprod; nothing
-///            is applied if either part is bad.
+///   step:    (AdjustRequest bytes of finished minibatches, DotprodRequest
+///            bytes of new ones) -> DotprodReply bytes of the new ones, in
+///            order; the adjusts are applied first, one minibatch after the
+///            other. A learner's whole group of minibatches in one message
+///            each way, instead of an adjust and a dotprod per minibatch;
+///            nothing is applied if any part is bad.
 ///   rows:    (first word, end word) -> those words' input vectors, this
 ///            shard's columns, row-major little-endian float32 (export)
 ///   sync:    -> true once every message this sender sent before is done
@@ -108,7 +110,7 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 using shard_actor = caf::typed_actor<
   caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<step_atom, wire_bytes, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<step_atom, std::vector<wire_bytes>, std::vector<wire_bytes>>::with<std::vector<wire_bytes>>,
   caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
   caf::replies_to<sync_atom>::with<bool>,
   caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,

@@ -19,8 +19,11 @@ struct lane_state {
   std::unique_ptr<adjust_scratch> scratch;
   // Decode buffers, reused across calls.
   minibatch batch;
-  minibatch next; // a step's dotprod part
   std::vector<float> floats;
+  // A step's parts: its adjusts (minibatch and weights) and its dotprods.
+  std::vector<minibatch> adjust_batches;
+  std::vector<std::vector<float>> adjust_weights;
+  std::vector<minibatch> dotprod_batches;
   std::vector<float> hidden;
   drawn_targets drawn; // by dotprod, for the adjust of the same minibatch
   static inline const char* name = "shard";
@@ -33,14 +36,15 @@ status check_words(const shard_store& store, const std::vector<uint32_t>& words)
   return {};
 }
 
-status decode_adjust(lane_state& st, const wire_bytes& request) {
-  if (auto s = decode_adjust_request(request, st.batch, st.floats); !s)
+status decode_adjust(const shard_store& store, const wire_bytes& request, minibatch& batch,
+                     std::vector<float>& weights) {
+  if (auto s = decode_adjust_request(request, batch, weights); !s)
     return s;
-  if (auto s = st.core->store->validate(st.batch); !s)
+  if (auto s = store.validate(batch); !s)
     return s;
-  if (st.floats.size() != st.batch.dot_count())
-    return failure{"adjust request has " + std::to_string(st.floats.size()) + " weights for " +
-                   std::to_string(st.batch.dot_count()) + " dot products"};
+  if (weights.size() != batch.dot_count())
+    return failure{"adjust request has " + std::to_string(weights.size()) + " weights for " +
+                   std::to_string(batch.dot_count()) + " dot products"};
   return {};
 }
 
@@ -48,6 +52,26 @@ status decode_dotprod(lane_state& st, const wire_bytes& request, minibatch& into
   if (auto s = decode_dotprod_request(request, into); !s)
     return s;
   return st.core->store->validate(into);
+}
+
+// Decodes and checks every part of a step into the lane's buffers.
+status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts,
+                   const std::vector<wire_bytes>& dotprods) {
+  const shard_store& store = *st.core->store;
+  // Buffers only grow, so a steady stream of steps allocates nothing.
+  if (st.adjust_batches.size() < adjusts.size()) {
+    st.adjust_batches.resize(adjusts.size());
+    st.adjust_weights.resize(adjusts.size());
+  }
+  if (st.dotprod_batches.size() < dotprods.size())
+    st.dotprod_batches.resize(dotprods.size());
+  for (size_t i = 0; i < adjusts.size(); ++i)
+    if (auto s = decode_adjust(store, adjusts[i], st.adjust_batches[i], st.adjust_weights[i]); !s)
+      return s;
+  for (size_t i = 0; i < dotprods.size(); ++i)
+    if (auto s = decode_dotprod(st, dotprods[i], st.dotprod_batches[i]); !s)
+      return s;
+  return {};
 }
 
 wire_bytes answer_dotprod(lane_state& st, const minibatch& mb) {
@@ -82,21 +106,27 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
     [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
-      if (auto s = decode_adjust(st, request); !s)
+      if (auto s = decode_adjust(*st.core->store, request, st.batch, st.floats); !s)
         return make_job_error(s.error());
       st.core->store->adjust(st.batch, st.floats.data(), *st.scratch, st.drawn.find(st.batch));
       return encode_adjust_reply(st.index, static_cast<uint32_t>(st.batch.pairs()));
     },
-    [self](step_atom, const wire_bytes& adjust, const wire_bytes& dotprod) -> caf::result<wire_bytes> {
+    [self](step_atom, const std::vector<wire_bytes>& adjusts,
+           const std::vector<wire_bytes>& dotprods) -> caf::result<std::vector<wire_bytes>> {
       auto& st = self->state;
-      st.core->requests.fetch_add(2, std::memory_order_relaxed);
-      // Both parts are checked before anything is applied.
-      if (auto s = decode_adjust(st, adjust); !s)
+      st.core->requests.fetch_add(adjusts.size() + dotprods.size(), std::memory_order_relaxed);
+      // Every part is checked before anything is applied.
+      if (auto s = decode_step(st, adjusts, dotprods); !s)
         return make_job_error(s.error());
-      if (auto s = decode_dotprod(st, dotprod, st.next); !s)
-        return make_job_error(s.error());
-      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch, st.drawn.find(st.batch));
-      return answer_dotprod(st, st.next);
+      for (size_t i = 0; i < adjusts.size(); ++i) {
+        const minibatch& mb = st.adjust_batches[i];
+        st.core->store->adjust(mb, st.adjust_weights[i].data(), *st.scratch, st.drawn.find(mb));
+      }
+      std::vector<wire_bytes> replies;
+      replies.reserve(dotprods.size());
+      for (size_t i = 0; i < dotprods.size(); ++i)
+        replies.push_back(answer_dotprod(st, st.dotprod_batches[i]));
+      return replies;
     },
     [self](rows_atom a, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
       if (self->state.slow)

@@ -62,7 +62,7 @@ alias_sampler::alias_sampler(const std::vector<double>& weights) {
   for (size_t i = 0; i < n; ++i) {
     const run& keep = runs[i];
     const run& alias = runs[aliases[i]];
-    table_.push_back(entry{thresholds[i], keep.first, keep.size, alias.first, alias.size});
+    table_.push_back(entry{thresholds[i], {{keep.first, keep.size}, {alias.first, alias.size}}});
   }
 }
 
@@ -80,7 +80,7 @@ double alias_sampler::probability(uint32_t i) const {
   uint32_t r = 0;
   for (uint32_t lo = 0, hi = runs(); lo < hi;) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (table_[mid].first <= i) {
+    if (table_[mid].run_or_alias[0].first <= i) {
       r = mid;
       lo = mid + 1;
     } else {
@@ -96,10 +96,10 @@ double alias_sampler::probability(uint32_t i) const {
     // Runs are told apart by their first word.
     if (c == r)
       p += keep / n;
-    if (e.alias_first == table_[r].first && e.alias_first != e.first)
+    if (e.run_or_alias[1].first == table_[r].run_or_alias[0].first && e.run_or_alias[1].first != e.run_or_alias[0].first)
       p += (1.0 - keep) / n;
   }
-  return p / table_[r].size;
+  return p / table_[r].run_or_alias[0].size;
 }
 
 } // namespace gridvec

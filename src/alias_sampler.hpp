@@ -34,12 +34,13 @@ public:
   uint32_t draw(rng& r) const {
     uint64_t x = r.next();
     const entry& e = table_[column(x)];
-    const bool keep = static_cast<uint32_t>(x) < e.threshold;
-    // Selects without a branch (which of the two runs is random), and
-    // always draws the word within the run, even from a run of one.
-    const uint32_t first = keep ? e.first : e.alias_first;
-    const uint32_t size = keep ? e.size : e.alias_size;
-    return first + r.below(size);
+    // Which of the two runs is random, so a branch on it would be
+    // mispredicted half the time (compilers turn `keep ? a : b` into one):
+    // the choice indexes the entry instead. The word within the run is
+    // always drawn, even from a run of one.
+    const uint32_t pick = static_cast<uint32_t>(x) >= e.threshold ? 1 : 0;
+    const span& s = e.run_or_alias[pick];
+    return s.first + r.below(s.size);
   }
 
   /// Fetches the entry that draw() will read for the random value `x`
@@ -57,10 +58,12 @@ public:
 private:
   // Column i keeps run i with probability threshold / 2^32, else takes its
   // alias run. Both runs are in the entry: a draw reads one entry.
+  struct span {
+    uint32_t first = 0, size = 0; // first word id, words
+  };
   struct entry {
     uint32_t threshold = 0;
-    uint32_t first = 0, size = 0;             // run i: first word id, words
-    uint32_t alias_first = 0, alias_size = 0; // the alias run
+    span run_or_alias[2]; // run i itself, then its alias run
   };
   std::vector<entry> table_; // runs in id order: column i is run i
   uint32_t words_ = 0;

@@ -30,7 +30,8 @@ struct train_options {
   // gridvec's own
   uint32_t shards = 0;        // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64;    // input words per minibatch
-  uint32_t in_flight = 8;     // minibatches in flight per learner
+  uint32_t in_flight = 10;    // minibatches in flight per learner
+  uint32_t coalesce = 4;      // minibatches per message to each shard
   uint64_t seed = 1;
   bool fused = true;          // learners train on shards of their own process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example

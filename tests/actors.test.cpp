@@ -120,7 +120,8 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
     self->send_exit(lane, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("a step is an adjust followed by a dotprod, and a bad step changes nothing", "[actors]") {
+TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad step changes nothing",
+          "[actors]") {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
@@ -129,38 +130,65 @@ TEST_CASE("a step is an adjust followed by a dotprod, and a bad step changes not
   auto stepped = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
   auto separate = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
   const auto [mb, next, adjust, dotprod] = make_sample_step();
-  // A nonzero output side first, so that the adjust shows in the dot products.
+  // A second adjust, of `next` with other weights, and a third dotprod: a
+  // group of two finished minibatches and two new ones.
+  std::vector<float> weights(next.dot_count());
+  for (size_t i = 0; i < weights.size(); ++i)
+    weights[i] = -0.03f * static_cast<float>(i + 1);
+  const wire_bytes adjust_next = encode_adjust_request(next, weights.data(), weights.size());
+  const wire_bytes dotprod_mb = encode_dotprod_request(mb);
+  using parts = std::vector<wire_bytes>;
+  // A nonzero output side first, so that the adjusts show in the dot products.
   for (auto* lane : {&stepped.lanes[0], &separate.lanes[0]})
     request_value(self, *lane, wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
 
-  auto step_reply =
-    request_value(self, stepped.lanes[0], wire_bytes{}, caf::make_message(step_atom::value, adjust, dotprod));
+  auto step_replies = request_value(self, stepped.lanes[0], parts{},
+                                    caf::make_message(step_atom::value, parts{adjust, adjust_next},
+                                                      parts{dotprod, dotprod_mb}));
+  parts separate_replies;
   request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
-  auto dotprod_reply =
-    request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(dotprod_atom::value, dotprod));
-  uint32_t shard = 0;
-  std::vector<float> from_step, from_separate;
-  REQUIRE(decode_dotprod_reply(step_reply, shard, from_step));
-  REQUIRE(decode_dotprod_reply(dotprod_reply, shard, from_separate));
-  REQUIRE(from_step.size() == next.dot_count());
-  CHECK(from_step == from_separate);
-  bool any_nonzero = false;
-  for (float x : from_step)
-    any_nonzero |= x != 0.0f;
-  CHECK(any_nonzero);
+  request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust_next));
+  for (const auto& d : {dotprod, dotprod_mb})
+    separate_replies.push_back(
+      request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(dotprod_atom::value, d)));
+  REQUIRE(step_replies.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    uint32_t shard = 0;
+    std::vector<float> from_step, from_separate;
+    REQUIRE(decode_dotprod_reply(step_replies[i], shard, from_step));
+    REQUIRE(decode_dotprod_reply(separate_replies[i], shard, from_separate));
+    REQUIRE(from_step.size() == (i == 0 ? next : mb).dot_count());
+    CHECK(from_step == from_separate);
+    bool any_nonzero = false;
+    for (float x : from_step)
+      any_nonzero |= x != 0.0f;
+    CHECK(any_nonzero);
+  }
 
-  // A bad dotprod part: an error, and the adjust part is not applied either.
-  auto before = request_value(self, stepped.lanes[0], wire_bytes{},
-                              caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8}));
+  // Only adjusts: applied, and an empty answer.
+  std::string only_adjusts_error;
+  auto only_adjusts = request_value(self, stepped.lanes[0], parts{},
+                                    caf::make_message(step_atom::value, parts{adjust}, parts{}),
+                                    &only_adjusts_error);
+  request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
+  CHECK(only_adjusts_error.empty());
+  CHECK(only_adjusts.empty());
+  auto rows_of = [&](const shard_info& h) {
+    return request_value(self, h.lanes[0], wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8}));
+  };
+  CHECK(rows_of(stepped) == rows_of(separate));
+
+  // A bad last part: an error, and none of the parts before it is applied.
+  auto before = rows_of(stepped);
   auto bad = next;
   bad.inputs[0] = 999;
   std::string error;
-  request_value(self, stepped.lanes[0], wire_bytes{},
-                caf::make_message(step_atom::value, adjust, encode_dotprod_request(bad)), &error);
+  request_value(self, stepped.lanes[0], parts{},
+                caf::make_message(step_atom::value, parts{adjust, adjust_next},
+                                  parts{dotprod, encode_dotprod_request(bad)}),
+                &error);
   CHECK(error.find("out of range") != std::string::npos);
-  auto after = request_value(self, stepped.lanes[0], wire_bytes{},
-                             caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8}));
-  CHECK(before == after);
+  CHECK(rows_of(stepped) == before);
   for (auto* h : {&stepped, &separate})
     self->send_exit(h->lanes[0], caf::exit_reason::user_shutdown);
 }
@@ -193,8 +221,11 @@ TEST_CASE("shard lanes on the network thread train as lanes on the workers and p
       out.push_back(request_value(self, lanes[1], wire_bytes{},
                                   caf::make_message(dotprod_atom::value, encode_dotprod_request(mb))));
       out.push_back(request_value(self, lanes[1], wire_bytes{}, caf::make_message(adjust_atom::value, adjust)));
-      out.push_back(
-        request_value(self, lanes[0], wire_bytes{}, caf::make_message(step_atom::value, adjust, dotprod)));
+      auto step = request_value(self, lanes[0], std::vector<wire_bytes>{},
+                                caf::make_message(step_atom::value, std::vector<wire_bytes>{adjust},
+                                                  std::vector<wire_bytes>{dotprod}));
+      REQUIRE(step.size() == 1);
+      out.push_back(step[0]);
       out.push_back(request_value(self, lanes[0], wire_bytes{},
                                   caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8})));
     }
@@ -350,8 +381,53 @@ TEST_CASE("a failing job leaves an existing output file untouched", "[actors][e2
   CHECK(files == 2); // no temporary left behind
 }
 
+TEST_CASE("minibatches in groups train the same words in a quarter of the messages", "[actors][e2e]") {
+  temp_dir dir;
+  write_topic_corpus(dir.file("corpus.txt"), 3000, 5);
+  std::vector<job_summary> runs;
+  for (uint32_t coalesce : {1u, 4u}) {
+    CAPTURE(coalesce);
+    train_options o;
+    o.train = dir.file("corpus.txt");
+    o.output = dir.file("vectors.txt");
+    o.size = 12;
+    o.iter = 2;
+    o.threads = 2;
+    o.shards = 2;
+    o.min_count = 1;
+    o.log_every = 1000;
+    o.fused = false; // the message protocol, through mailboxes
+    o.in_flight = 4; // 40 words: few minibatches in flight, or stale rows diverge
+    o.coalesce = coalesce;
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    auto summary = run_train_job(sys, o);
+    REQUIRE(summary);
+    runs.push_back(*summary);
+  }
+  const auto& one = runs[0].wire;
+  const auto& grouped = runs[1].wire;
+  // The same minibatches (learner seeds fix them), so the same words,
+  // pairs and Cap'n Proto bytes...
+  CHECK(runs[0].trained_words == runs[1].trained_words);
+  CHECK(runs[0].pairs == runs[1].pairs);
+  for (size_t k = 0; k < one.bytes.size(); ++k)
+    if (k != static_cast<size_t>(message_kind::adjust_reply)) // only the tail's adjusts get replies of their own
+      CHECK(one.bytes[k] == grouped.bytes[k]);
+  // ...in a quarter of the dotprod messages (each learner's last group may
+  // be smaller), and every message answered.
+  const uint64_t minibatch_messages = one.messages[static_cast<size_t>(message_kind::dotprod_request)];
+  const uint64_t group_messages = grouped.messages[static_cast<size_t>(message_kind::dotprod_request)];
+  CHECK(minibatch_messages > 100);
+  CHECK(group_messages * 4 >= minibatch_messages);
+  CHECK(group_messages * 4 <= minibatch_messages + 4 * 2 * 2 * 2); // a short group per learner, part and shard
+  CHECK(grouped.messages[static_cast<size_t>(message_kind::dotprod_reply)] == group_messages);
+  CHECK(runs[1].final_loss > 0);
+  CHECK(runs[1].final_loss < runs[0].final_loss + 0.5);
+}
+
 TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", "[actors][e2e]") {
-  // 40 words, 16 minibatches in flight over the protocol: every minibatch
+  // 40 words, 20 minibatches in flight (2 learners x 10) over the protocol: every minibatch
   // updates every row many times from stale values, and the vectors grow
   // until the dot products are no longer finite (the fused path, which
   // updates in place, trains the same corpus to finite vectors).

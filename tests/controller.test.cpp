@@ -167,7 +167,7 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
     local_gridvec g;
     auto first = job(dir, 300);
     first.fused = false; // dotprod/adjust messages: slow enough to pause long before its end
-    first.in_flight = 1; // 40 words, 8 minibatches in flight: updates from stale rows diverge
+    first.in_flight = 1; // 40 words, 10 minibatches in flight: updates from stale rows diverge
     REQUIRE(g.ask<uint64_t>(start_atom::value, first));
     // Checkpoints while paused, and cancelled while paused: the job cannot
     // have finished by itself, however fast it trains.

@@ -37,7 +37,7 @@ void expect_failure(const args_t& args, const std::string& option) {
 
 const std::vector<std::string> all_options{
   "train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads",
-  "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "seed", "report", "work-dir",
+  "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "coalesce", "seed", "report", "work-dir",
   "log-every", "fused", "shared-negatives"};
 
 } // namespace
@@ -66,7 +66,7 @@ TEST_CASE("options: word2vec-style flags", "[options]") {
 
 TEST_CASE("options: gridvec's own options and the other spellings", "[options]") {
   auto o = parse_train_options({"--train=c.txt", "--output", "out.txt", "--shards", "4", "--minibatch", "64",
-                                "--in-flight=8", "--seed", "18446744073709551615", "--report", "r.json",
+                                "--in-flight=8", "--coalesce", "2", "--seed", "18446744073709551615", "--report", "r.json",
                                 "-work-dir", "/tmp/w", "--log-every=2.5", "--size=40", "-window=3",
                                 "--cbow", "0", "-sample", "0", "--fused", "0", "--shared-negatives=1"});
   REQUIRE(o);
@@ -77,6 +77,7 @@ TEST_CASE("options: gridvec's own options and the other spellings", "[options]")
   CHECK(o->shards == 4u);
   CHECK(o->minibatch == 64u);
   CHECK(o->in_flight == 8u);
+  CHECK(o->coalesce == 2u);
   CHECK(o->seed == 18446744073709551615ull);
   CHECK(o->report == "r.json");
   CHECK(o->work_dir == "/tmp/w");
@@ -117,7 +118,8 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->max_vocab == 0u);
   CHECK(o->shards == 0u); // unset: 1 in gridvec train, the total of the config in a cluster
   CHECK(o->minibatch == 64u);
-  CHECK(o->in_flight == 8u);
+  CHECK(o->in_flight == 10u);
+  CHECK(o->coalesce == 4u);
   CHECK(o->fused);
   CHECK_FALSE(o->shared_negatives);
   CHECK(o->seed == 1u);
@@ -182,6 +184,8 @@ TEST_CASE("options: failures name the option in one line", "[options]") {
     expect_failure(with_required({"--shards", "0"}), "shards");
     expect_failure(with_required({"--minibatch", "0"}), "minibatch");
     expect_failure(with_required({"--in-flight", "0"}), "in-flight");
+    expect_failure(with_required({"--coalesce", "0"}), "coalesce");
+    expect_failure(with_required({"--coalesce", "1025"}), "coalesce");
     expect_failure(with_required({"--log-every", "0"}), "log-every");
   }
   SECTION("flags take 0 or 1") {
