@@ -27,7 +27,6 @@ constexpr auto fused_slice = std::chrono::milliseconds(5);
 struct batch_state {
   minibatch mb;
   std::vector<float> sum; // summed partial dot products
-  size_t pending = 0;     // shard replies still expected
   uint64_t generation = 0;
   part_cursor start;      // the sentence its first example came from
   bool has_start = false;

@@ -77,6 +77,20 @@ shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, ui
   return *info;
 }
 
+/// A small job on the corpus.txt of `dir`: two threads, every word kept,
+/// no progress lines.
+train_options small_job(const temp_dir& dir, const std::string& output, uint32_t size, uint32_t iter) {
+  train_options o;
+  o.train = dir.file("corpus.txt");
+  o.output = dir.file(output);
+  o.size = size;
+  o.iter = iter;
+  o.threads = 2;
+  o.min_count = 1;
+  o.log_every = 1000;
+  return o;
+}
+
 template <class T>
 T request_value(caf::scoped_actor& self, const shard_actor& a, T /*tag*/, caf::message msg,
                 std::string* error = nullptr) {
@@ -303,18 +317,11 @@ TEST_CASE("a whole training job runs in one process and exports every word", "[a
   for (uint32_t shards : {1u, 3u}) {
     for (bool cbow : {false, true}) {
       CAPTURE(shards, cbow);
-      train_options o;
-      o.train = dir.file("corpus.txt");
-      o.output = dir.file("vectors.bin");
+      train_options o = small_job(dir, "vectors.bin", 12, 2);
       o.report = dir.file("report.json");
-      o.size = 12;
-      o.iter = 2;
-      o.threads = 2;
       o.shards = shards;
       o.cbow = cbow;
       o.binary = true;
-      o.min_count = 1;
-      o.log_every = 1000;
       caf::actor_system_config cfg;
       cfg.set("scheduler.max-threads", size_t{2});
       caf::actor_system sys{cfg};
@@ -387,15 +394,8 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
   std::vector<job_summary> runs;
   for (uint32_t coalesce : {1u, 4u}) {
     CAPTURE(coalesce);
-    train_options o;
-    o.train = dir.file("corpus.txt");
-    o.output = dir.file("vectors.txt");
-    o.size = 12;
-    o.iter = 2;
-    o.threads = 2;
+    train_options o = small_job(dir, "vectors.txt", 12, 2);
     o.shards = 2;
-    o.min_count = 1;
-    o.log_every = 1000;
     o.fused = false; // the message protocol, through mailboxes
     o.in_flight = 4; // 40 words: few minibatches in flight, or stale rows diverge
     o.coalesce = coalesce;
@@ -434,16 +434,9 @@ TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", 
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
   std::ofstream(dir.file("vectors.txt")) << "precious\n";
-  train_options o;
-  o.train = dir.file("corpus.txt");
-  o.output = dir.file("vectors.txt");
-  o.size = 16;
-  o.iter = 300;
-  o.threads = 2;
-  o.min_count = 1;
+  train_options o = small_job(dir, "vectors.txt", 16, 300);
   o.sample = 0;
   o.fused = false;
-  o.log_every = 1000;
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   auto summary = run_train_job(sys, o);
