@@ -188,6 +188,12 @@ void settle_pause(learner_ptr self) {
   report(self, true);
 }
 
+void count_trained(learner_state& st, const batch_state& b) {
+  st.unreported.trained_words += b.trained;
+  st.unreported.pairs += b.mb.pairs();
+  st.trained_total += b.trained;
+}
+
 // Counts a minibatch as trained and forgets it.
 void retire_batch(learner_state& st, const batch_state& b) {
   for (auto it = st.in_flight.begin(); it != st.in_flight.end(); ++it)
@@ -195,9 +201,27 @@ void retire_batch(learner_state& st, const batch_state& b) {
       st.in_flight.erase(it);
       break;
     }
-  st.unreported.trained_words += b.trained;
-  st.unreported.pairs += b.mb.pairs();
-  st.trained_total += b.trained;
+  count_trained(st, b);
+}
+
+// word2vec's learning rate for a minibatch: decayed linearly with the words
+// processed before its first sentence.
+float alpha_for(const learner_state& st, const batch_state& b) {
+  return learning_rate(st.cfg.start_alpha, b.start.processed, uint64_t{st.cfg.iterations} * b.start.words);
+}
+
+// Counts the loss of a minibatch's weights. If its dot products were no
+// longer finite, fails the job instead and returns false.
+bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
+  auto& st = self->state;
+  if (w.diverged) {
+    fail(self, diverged_text);
+    return false;
+  }
+  st.unreported.loss_sum += w.loss;
+  st.unreported.loss_pairs += w.pairs;
+  st.unreported.alpha = alpha;
+  return true;
 }
 
 // A shard did not answer. If it is gone the supervisor will restore it and
@@ -307,17 +331,11 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
   std::vector<wire_bytes> adjusts;
   adjusts.reserve(g->batches.size());
   for (const auto& b : g->batches) {
-    const float alpha = learning_rate(st.cfg.start_alpha, b->start.processed,
-                                      uint64_t{st.cfg.iterations} * b->start.words);
+    const float alpha = alpha_for(st, *b);
     st.weights.resize(b->sum.size());
     auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
-    if (w.diverged) {
-      fail(self, diverged_text);
+    if (!count_weights(self, w, alpha))
       return;
-    }
-    st.unreported.loss_sum += w.loss;
-    st.unreported.loss_pairs += w.pairs;
-    st.unreported.alpha = alpha;
     adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
   }
   // `g` leaves the window when these adjusts are done, so its successors
@@ -418,19 +436,10 @@ void fused_pump(learner_ptr self) {
     }
     if (b.mb.examples() == 0 && !b.has_start)
       continue; // a part ended or the pause point was reached
-    const float alpha = learning_rate(st.cfg.start_alpha, b.start.processed,
-                                      uint64_t{st.cfg.iterations} * b.start.words);
-    auto w = st.fused->train(b.mb, alpha);
-    if (w.diverged) {
-      fail(self, diverged_text);
+    const float alpha = alpha_for(st, b);
+    if (!count_weights(self, st.fused->train(b.mb, alpha), alpha))
       return;
-    }
-    st.unreported.trained_words += b.trained;
-    st.unreported.pairs += b.mb.pairs();
-    st.unreported.loss_sum += w.loss;
-    st.unreported.loss_pairs += w.pairs;
-    st.unreported.alpha = alpha;
-    st.trained_total += b.trained;
+    count_trained(st, b);
     if (clock::now() >= until) {
       // The next slice comes through the clock, not a message to itself:
       // with a self-message always waiting, a scheduler without a

@@ -48,10 +48,10 @@ status decode_adjust(const shard_store& store, const wire_bytes& request, miniba
   return {};
 }
 
-status decode_dotprod(lane_state& st, const wire_bytes& request, minibatch& into) {
+status decode_dotprod(const shard_store& store, const wire_bytes& request, minibatch& into) {
   if (auto s = decode_dotprod_request(request, into); !s)
     return s;
-  return st.core->store->validate(into);
+  return store.validate(into);
 }
 
 // Decodes and checks every part of a step into the lane's buffers.
@@ -69,7 +69,7 @@ status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts,
     if (auto s = decode_adjust(store, adjusts[i], st.adjust_batches[i], st.adjust_weights[i]); !s)
       return s;
   for (size_t i = 0; i < dotprods.size(); ++i)
-    if (auto s = decode_dotprod(st, dotprods[i], st.dotprod_batches[i]); !s)
+    if (auto s = decode_dotprod(store, dotprods[i], st.dotprod_batches[i]); !s)
       return s;
   return {};
 }
@@ -99,7 +99,7 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
     [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
-      if (auto s = decode_dotprod(st, request, st.batch); !s)
+      if (auto s = decode_dotprod(*st.core->store, request, st.batch); !s)
         return make_job_error(s.error());
       return answer_dotprod(st, st.batch);
     },

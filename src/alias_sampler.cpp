@@ -87,6 +87,7 @@ double alias_sampler::probability(uint32_t i) const {
       hi = mid;
     }
   }
+  const uint32_t first = table_[r].run_or_alias[0].first;
   const double n = static_cast<double>(runs());
   constexpr double two32 = 4294967296.0;
   double p = 0;
@@ -96,7 +97,8 @@ double alias_sampler::probability(uint32_t i) const {
     // Runs are told apart by their first word.
     if (c == r)
       p += keep / n;
-    if (e.run_or_alias[1].first == table_[r].run_or_alias[0].first && e.run_or_alias[1].first != e.run_or_alias[0].first)
+    const uint32_t alias = e.run_or_alias[1].first;
+    if (alias == first && alias != e.run_or_alias[0].first)
       p += (1.0 - keep) / n;
   }
   return p / table_[r].run_or_alias[0].size;

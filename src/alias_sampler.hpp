@@ -43,9 +43,14 @@ public:
     return s.first + r.below(s.size);
   }
 
-  /// Fetches the entry that draw() will read for the random value `x`
-  /// into the cache (for a table too large to stay there).
-  void prefetch(uint64_t x) const { __builtin_prefetch(&table_[column(x)], 0, 3); }
+  /// For a table too large to stay in the caches: fetches the entry that
+  /// draw() would read with a generator in the state of `ahead`, and
+  /// advances `ahead` past that draw exactly as draw() advances its
+  /// generator (two values), so that a copy run ahead stays in step.
+  void prefetch_draw(rng& ahead) const {
+    __builtin_prefetch(&table_[column(ahead.next())], 0, 3);
+    ahead.next(); // the word within the run
+  }
 
   /// Words it draws from (0 for an empty sampler).
   uint32_t size() const { return words_; }
@@ -69,7 +74,7 @@ private:
   uint32_t words_ = 0;
 
   // The column a draw with random value x reads: the high 32 bits scaled
-  // to the table (draw() and prefetch() must agree on it).
+  // to the table (draw() and prefetch_draw() must agree on it).
   uint32_t column(uint64_t x) const { return static_cast<uint32_t>(((x >> 32) * runs()) >> 32); }
 };
 

@@ -78,10 +78,10 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   // stays in the caches. Where it does not (counts that nearly all differ),
   // every draw is a cache miss: a copy of the generator then runs
   // `lookahead` draws ahead and prefetches the entries the real draws will
-  // read, so the misses overlap. (After a redraw, or a draw inside a run,
-  // it is off: a wasted prefetch, nothing more.)
+  // read, so the misses overlap. (After a redraw, rare, it is one draw
+  // off: a wasted prefetch, nothing more.)
   constexpr size_t lookahead = 16;
-  // 1 MB of 8-byte entries: a table this small stays in L2.
+  // 2.5 MB of 20-byte entries: a table this small stays in the caches.
   constexpr uint32_t cached_table_entries = 1u << 17;
   rng r(mb.seed);
   rng ahead(mb.seed);
@@ -89,7 +89,7 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   size_t prefetched = 0, drawn = 0;
   auto prefetch_until = [&](size_t n) {
     for (n = std::min(n, draws); prefetched < n; ++prefetched)
-      noise_->prefetch(ahead.next());
+      noise_->prefetch_draw(ahead);
   };
   // A table that stays in the caches gains nothing from it: it would only
   // draw twice.

@@ -229,3 +229,18 @@ TEST_CASE("alias_sampler: words of equal weight share one table entry, drawn uni
   }
   check_frequencies(grouped, expected, draws);
 }
+
+TEST_CASE("alias_sampler: a look-ahead copy of the generator stays in step with the draws", "[alias_sampler]") {
+  // Runs of several words, so that every draw also draws within its run.
+  std::vector<uint64_t> counts;
+  for (uint64_t c = 50; c >= 1; --c)
+    for (int k = 0; k < 4; ++k)
+      counts.push_back(c);
+  auto s = alias_sampler::from_counts(counts);
+  rng real(99), ahead(99);
+  for (int i = 0; i < 1000; ++i) {
+    s.draw(real);
+    s.prefetch_draw(ahead);
+  }
+  CHECK(real.next() == ahead.next());
+}
