@@ -1,0 +1,88 @@
+// Time per trained word of one cluster shard's kernels (src/shard_store.hpp)
+// without the network: a learner's stream of minibatches arrives as a shard
+// sees it, the dotprod of minibatch k followed by the adjust of minibatch
+// k - 20 (the minibatches in flight of two learners), on one thread, on the
+// first of two column slices of d = 100. Sentence words follow Zipf(1) over
+// V; noise words its ^0.75 power.
+//
+// COUNTS picks the shape of the vocabulary's counts:
+//   zipf:     count(i) = 1 + 10^7 / (i + 1), few distinct counts: the noise
+//             table has a few thousand runs and stays in the caches;
+//   distinct: count(i) = 10^8 - i, every count differs: one run per word,
+//             a table too large for the caches (the draw look-ahead's case).
+//
+// Usage: gridvec_shard_kernel [V] [WORDS] [zipf|distinct]
+//   e.g. build/gridvec_shard_kernel 1000000 2000000 distinct
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "src/alias_sampler.hpp"
+#include "src/drawn_targets.hpp"
+#include "src/minibatch.hpp"
+#include "src/shard_store.hpp"
+
+using namespace gridvec;
+
+int main(int argc, char** argv) {
+  const auto vocab = static_cast<uint32_t>(argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 15000);
+  const uint64_t words = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 3000000;
+  const bool distinct = argc > 3 && std::strcmp(argv[3], "distinct") == 0;
+  if (vocab == 0 || words == 0 || (argc > 3 && !distinct && std::strcmp(argv[3], "zipf") != 0)) {
+    std::fprintf(stderr, "usage: %s [V] [WORDS] [zipf|distinct]\n", argv[0]);
+    return 2;
+  }
+  constexpr size_t in_flight = 20;
+  std::vector<uint64_t> counts(vocab);
+  for (uint32_t i = 0; i < vocab; ++i)
+    counts[i] = distinct ? 100000000ull - i : 1 + 10000000ull / (i + 1);
+  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  auto zipf = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
+  shard_store store(column_slice::of(0, 2, 100), 100, vocab, 1, noise);
+
+  rng r(7);
+  example_builder builder(5, false);
+  std::vector<uint32_t> sentence(20);
+  std::deque<std::pair<minibatch, std::vector<float>>> flight; // minibatch and its weights
+  drawn_targets drawn;
+  adjust_scratch scratch(store.slice().width);
+  std::vector<float> hidden, dots;
+  using clock = std::chrono::steady_clock;
+  double dotprod_s = 0, adjust_s = 0;
+  for (uint64_t done = 0; done < words;) {
+    minibatch mb;
+    mb.seed = r.next();
+    mb.negatives = 5;
+    while (mb.examples() < 64) {
+      for (auto& w : sentence)
+        w = zipf->draw(r);
+      for (size_t pos = 0; pos < sentence.size(); ++pos)
+        builder.add(sentence, pos, r, mb);
+    }
+    done += mb.examples();
+    dots.resize(mb.dot_count());
+    auto t0 = clock::now();
+    store.dotprod(mb, dots.data(), hidden, &drawn.record(mb));
+    dotprod_s += std::chrono::duration<double>(clock::now() - t0).count();
+    // Small weights of the right signs keep the vectors finite.
+    std::vector<float> weights(dots.size());
+    for (size_t i = 0; i < weights.size(); ++i)
+      weights[i] = i % (mb.negatives + 1) == 0 ? 0.001f : -0.001f;
+    flight.emplace_back(std::move(mb), std::move(weights));
+    if (flight.size() > in_flight) {
+      auto& [old, w] = flight.front();
+      auto t1 = clock::now();
+      store.adjust(old, w.data(), scratch, drawn.find(old));
+      adjust_s += std::chrono::duration<double>(clock::now() - t1).count();
+      flight.pop_front();
+    }
+  }
+  std::printf("V=%u counts=%s (%u noise-table runs): %.0f words/s of kernel time; dotprod %.2f s, adjust %.2f s\n",
+              vocab, distinct ? "distinct" : "zipf", noise->runs(), static_cast<double>(words) / (dotprod_s + adjust_s),
+              dotprod_s, adjust_s);
+  return 0;
+}
