@@ -10,12 +10,19 @@
 // prefetching hides DRAM latency for small tables, the extra is address
 // translation (TLB reach), which no access order inside one row can help.
 //
-// Usage: gridvec_random_rows MB [DEPTH] [LINES] [--write]
+// With --window W the rows are not spread over the whole table: W accesses
+// in a row go to W consecutive rows (in random order) at a random place,
+// then the next W to another place -- what a minibatch's noise words would
+// cost if they were drawn from one stretch of the vocabulary instead of all
+// of it (not how gridvec draws them; see docs/performance.md).
+//
+// Usage: gridvec_random_rows MB [DEPTH] [LINES] [--write] [--window W]
 //   e.g. for mb in 64 1024 4096 8192; do build/gridvec_random_rows $mb 16 7; done
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "src/huge_buffer.hpp"
@@ -26,13 +33,24 @@ using namespace gridvec;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MB [DEPTH] [LINES] [--write]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MB [DEPTH] [LINES] [--write] [--window W]\n", argv[0]);
     return 2;
   }
   const size_t megabytes = std::strtoull(argv[1], nullptr, 10);
   const size_t depth = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 16;
   const size_t lines = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 7;
-  const bool write = argc > 4 && std::strcmp(argv[4], "--write") == 0;
+  bool write = false;
+  size_t window = 0;
+  for (int i = 4; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--write") == 0)
+      write = true;
+    else if (std::strcmp(argv[i], "--window") == 0 && i + 1 < argc)
+      window = std::strtoull(argv[++i], nullptr, 10);
+    else {
+      std::fprintf(stderr, "random_rows: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
   constexpr size_t row_floats = 128; // a 512-byte row slot, 8 lines
   if (megabytes == 0 || lines == 0 || lines > 8) {
     std::fprintf(stderr, "random_rows: MB must be > 0 and LINES in 1..8\n");
@@ -46,8 +64,17 @@ int main(int argc, char** argv) {
   constexpr size_t accesses = 4000000;
   std::vector<uint32_t> order(accesses);
   rng r(1);
-  for (auto& row : order)
-    row = r.below(static_cast<uint32_t>(rows));
+  if (window == 0 || window >= rows) {
+    for (auto& row : order)
+      row = r.below(static_cast<uint32_t>(rows));
+  } else {
+    uint32_t base = 0;
+    for (size_t i = 0; i < accesses; ++i) {
+      if (i % window == 0)
+        base = r.below(static_cast<uint32_t>(rows - window));
+      order[i] = base + r.below(static_cast<uint32_t>(window));
+    }
+  }
 
   const auto start = std::chrono::steady_clock::now();
   float sum = 0;
@@ -62,7 +89,9 @@ int main(int argc, char** argv) {
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%zu MB, depth %zu, %zu lines%s: %.1f ns per row (checksum %g)\n", megabytes, depth,
-              lines, write ? ", written" : "", seconds / accesses * 1e9, static_cast<double>(sum));
+  std::printf("%zu MB, depth %zu, %zu lines%s%s: %.1f ns per row (checksum %g)\n", megabytes, depth,
+              lines, write ? ", written" : "",
+              window ? (", windows of " + std::to_string(window) + " rows").c_str() : "",
+              seconds / accesses * 1e9, static_cast<double>(sum));
   return 0;
 }
