@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <functional>
 #include <thread>
 
 #include "actors/connect.hpp"
@@ -25,6 +27,11 @@ struct controller_state {
   train_options job_options;
   std::optional<expected<job_summary>> outcome; // of the last job, once over
   std::vector<caf::typed_response_promise<job_summary>> waiters;
+  // Stopping the cluster: the nodes (config indices) not yet known to have
+  // their stop, and what a node going down does meanwhile.
+  bool stopping = false;
+  std::vector<size_t> stop_unconfirmed;
+  std::function<void(size_t)> on_node_down;
   static inline const char* name = "controller";
 };
 
@@ -37,18 +44,46 @@ std::string roles_text(const node_spec& spec) {
   return out;
 }
 
+// This node goes last, and only once every other node has its stop: this
+// node's stop ends the process that sends them, and a stop still queued
+// for the network when the process ends is never sent (that node would
+// then stay up). A node counts as stopped when it answers, when it goes
+// down (its answer may die with its process, but the lost connection
+// tells) or after stop_ack_timeout.
+constexpr auto stop_ack_timeout = std::chrono::seconds(3);
+
 void stop_cluster(controller_ptr self) {
   auto& st = self->state;
+  if (st.stopping)
+    return;
+  st.stopping = true;
   if (st.job)
     self->send(st.job, stop_atom::value);
-  // Other nodes first: this node's stop ends the process that sends.
+  auto finish = [self] {
+    if (self->state.setup.local_node)
+      self->send(self->state.setup.local_node, stop_atom::value);
+    self->quit();
+  };
+  st.stop_unconfirmed.clear();
   if (st.setup.cluster)
     for (size_t i = 0; i < st.handles.size(); ++i)
-      if (st.setup.cluster->nodes[i].name != st.setup.self_name && st.handles[i])
-        self->send(st.handles[i], stop_atom::value);
-  if (st.setup.local_node)
-    self->send(st.setup.local_node, stop_atom::value);
-  self->quit();
+      if (st.setup.cluster->nodes[i].name != st.setup.self_name && st.handles[i] && !st.node_down[i])
+        st.stop_unconfirmed.push_back(i);
+  if (st.stop_unconfirmed.empty())
+    return finish();
+  auto confirmed = [self, finish](size_t i) {
+    auto& left = self->state.stop_unconfirmed;
+    auto it = std::find(left.begin(), left.end(), i);
+    if (it == left.end())
+      return;
+    left.erase(it);
+    if (left.empty())
+      finish();
+  };
+  self->state.on_node_down = confirmed;
+  for (size_t i : std::vector<size_t>(st.stop_unconfirmed))
+    self->request(st.handles[i], stop_ack_timeout, stop_atom::value)
+      .then([confirmed, i] { confirmed(i); }, [confirmed, i](caf::error&) { confirmed(i); });
 }
 
 void job_over(controller_ptr self, uint64_t job, expected<job_summary> result) {
@@ -237,8 +272,11 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
     for (size_t i = 0; i < st.handles.size(); ++i)
-      if (st.handles[i] && dm.source == st.handles[i].address())
+      if (st.handles[i] && dm.source == st.handles[i].address()) {
         st.node_down[i] = true;
+        if (st.on_node_down)
+          st.on_node_down(i);
+      }
   });
   return {
     [self](submit_atom, const train_options& opt, const caf::actor& listener) -> caf::result<job_summary> {

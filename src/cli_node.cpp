@@ -24,9 +24,10 @@ namespace gridvec {
 namespace {
 
 std::atomic<bool> stop_requested{false};
-// A node that is still shutting down this long after a signal (an actor
-// stuck in a long call, a peer that never answers) exits anyway: an
-// operator's SIGTERM must end the process.
+// A node that is still shutting down this long after a signal or after
+// its job told it to stop (an actor stuck in a long call, a peer that
+// never answers) exits anyway: an operator's SIGTERM must end the process,
+// and a cluster whose job is over must not leave processes behind.
 constexpr auto stop_grace = std::chrono::seconds(15);
 
 void on_stop_signal(int) {
@@ -39,12 +40,13 @@ void on_stop_signal(int) {
   }
 }
 
-// Ends the process if the orderly shutdown takes longer than stop_grace.
-void start_stop_watchdog(const std::string& name) {
-  std::thread([name] {
+// Ends the process if the orderly shutdown takes longer than stop_grace
+// after `what` (the signal, the stop).
+void start_stop_watchdog(const std::string& name, const char* what) {
+  std::thread([name, what] {
     std::this_thread::sleep_for(stop_grace);
-    spdlog::error("node {}: did not stop within {} s of the signal; exiting anyway", name,
-                  std::chrono::duration_cast<std::chrono::seconds>(stop_grace).count());
+    spdlog::error("node {}: did not stop within {} s of {}; exiting anyway", name,
+                  std::chrono::duration_cast<std::chrono::seconds>(stop_grace).count(), what);
     std::_Exit(1);
   }).detach();
 }
@@ -118,11 +120,11 @@ int cli_node(const std::vector<std::string>& args) {
   spdlog::info("node {} listening on {}:{} ({})", name, spec->host, *port, roles_text(*spec));
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
+  bool stop_sent = false;
   {
     caf::scoped_actor self{sys};
     self->monitor(node);
     bool running = true;
-    bool stop_sent = false;
     while (running) {
       self->receive([&](caf::down_msg&) { running = false; },
                     caf::after(std::chrono::milliseconds(100)) >> [&] {
@@ -130,11 +132,13 @@ int cli_node(const std::vector<std::string>& args) {
                         spdlog::info("node {}: signal received", name);
                         self->send(node, stop_atom::value);
                         stop_sent = true;
-                        start_stop_watchdog(name);
+                        start_stop_watchdog(name, "the signal");
                       }
                     });
     }
   }
+  if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
+    start_stop_watchdog(name, "its stop");
   sys.middleman().close(*port);
   spdlog::info("node {} stopped", name);
   return 0;

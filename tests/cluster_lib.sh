@@ -97,7 +97,8 @@ cluster_wait_exit() {
     done
     if kill -0 "$pid" 2>/dev/null; then
       # Left in CLUSTER_PID, so that cluster_cleanup kills it.
-      echo "FAIL: node $name (pid $pid) still running" >&2
+      echo "FAIL: node $name (pid $pid) still running; the end of its log:" >&2
+      tail -n 15 "$CLUSTER_DIR/$name.log" >&2 || true
       failed=1
       continue
     elif ! wait "$pid"; then
