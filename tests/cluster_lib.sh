@@ -6,7 +6,9 @@
 #   cluster_write CONFIG_FILE [HEARTBEAT_MS]
 #   cluster_start NAME...      starts those nodes, waits until they listen
 #   cluster_kill NAME [SIGNAL] kills one node (default SIGKILL)
-#   cluster_wait_exit SECONDS  fails unless every started node has exited
+#   cluster_wait_exit SECONDS [NAME...]
+#                              fails unless every started node (or those
+#                              named) has exited, with status 0
 # cluster_cleanup (run on EXIT by cluster_init) kills whatever is left.
 
 cluster_init() {
@@ -89,7 +91,10 @@ wait_for_line() {
 
 cluster_wait_exit() {
   local seconds=$1 failed=0
-  for name in "${!CLUSTER_PID[@]}"; do
+  shift
+  local names=("$@")
+  [ ${#names[@]} -gt 0 ] || names=("${!CLUSTER_PID[@]}")
+  for name in "${names[@]}"; do
     local pid=${CLUSTER_PID[$name]}
     for _ in $(seq 1 $((seconds * 10))); do
       kill -0 "$pid" 2>/dev/null || break

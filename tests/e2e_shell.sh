@@ -8,7 +8,7 @@
 # job, an unreachable node) must be one line and the right exit status.
 # Then the interactive prompt runs in a pseudo-terminal (tmux): output,
 # history recall with the up arrow, Ctrl-C, quit. Finally `shutdown` stops
-# the cluster and every process must exit.
+# the cluster and every process must exit, a frozen one once it is thawed.
 # Usage: e2e_shell.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
@@ -328,12 +328,18 @@ expect_one_error_line "train with a missing corpus"
 expect_err "^error: train: cannot read corpus $work/no-such-corpus.txt" "train with a missing corpus"
 [ ! -e "$work/never.txt" ] || fail "a job that failed wrote vectors"
 
-echo "--- shutdown stops every node"
-shell -c "status; shutdown"
+echo "--- shutdown stops every node, even one that cannot answer at once"
+# shard-b is frozen: the coordinator's node sends it the stop, waits at
+# most 3 s for an answer, then stops the others and itself. The stop must
+# have left that process before it ended: shard-b, thawed, then stops too.
+kill -STOP "${CLUSTER_PID[shard-b]}"
+shell -c "shutdown"
 expect_rc 0 "shutdown"
 cat "$work/out"
 expect_out "the cluster is stopping" "shutdown"
-cluster_wait_exit 10 || fail "a node did not exit cleanly after shutdown"
+cluster_wait_exit 20 coord shard-a learn-a || fail "a node did not exit cleanly after shutdown"
+kill -CONT "${CLUSTER_PID[shard-b]}"
+cluster_wait_exit 10 shard-b || fail "the node that was frozen did not stop after it was thawed"
 start=$SECONDS
 shell -c status
 expect_rc 2 "a stopped cluster"
