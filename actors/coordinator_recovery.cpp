@@ -18,6 +18,7 @@
 // did, and its parts go to the other learners from its last safe cursors.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -148,11 +149,24 @@ void load_into_shards(coordinator_ptr self, std::optional<checkpoint_manifest> m
         return;
       apply_rollback(self, m ? &*m : nullptr, from, restored);
     };
-    auto on_error = [self, failed, m, s](caf::error& err) {
+    // A shard lost since this recovery began is not loaded now: it is
+    // restored by the next round (apply_rollback starts one), and the load
+    // would only wait for a dead lane.
+    if (st.lost_shards.count(s)) {
+      done(true);
+      continue;
+    }
+    auto on_error = [self, failed, m, s, done](caf::error& err) {
       if (*failed)
         return;
-      *failed = true;
       auto& st = self->state;
+      // The shard died under the load (its loss may not be reported yet):
+      // the checkpoint is not to blame, and the next round restores it.
+      if (err == caf::sec::request_receiver_down || st.lost_shards.count(s)) {
+        done(true);
+        return;
+      }
+      *failed = true;
       if (!m) {
         fail(self, make_job_error("shard " + std::to_string(s) + " cannot be reset: " + error_text(err)));
         return;
@@ -253,6 +267,29 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
     });
 }
 
+// Places the lost shards anew, then loads one checkpoint into every shard.
+void place_lost_shards(coordinator_ptr self, std::map<uint32_t, uint32_t> lost) {
+  auto& st = self->state;
+  // The halted learners' cursors include what they trained since their
+  // last progress report: all of it is to be trained again.
+  st.words_before_recovery = std::max(st.words_before_recovery, st.processed_words());
+  for (const auto& [s, node] : lost)
+    if (std::find(st.restoring.begin(), st.restoring.end(), s) == st.restoring.end())
+      st.restoring.push_back(s);
+  auto pending = std::make_shared<size_t>(lost.size());
+  for (const auto& [s, node] : lost)
+    place_shard(self, s, node, [self, pending] {
+      if (--*pending == 0)
+        restore_latest(self);
+    });
+}
+
+// First the learners halt: each stops sending and syncs with every live
+// shard, so that no minibatch from before the loss is still on its way.
+// A shard lost while they halt restarts the halt without it (a sync with
+// a dead shard would only wait for its timeout); one lost later, while the
+// shards are placed and loaded, is taken along by apply_rollback, and the
+// learners, halted already, are not halted again.
 void begin_recovery(coordinator_ptr self) {
   auto& st = self->state;
   if (st.phase == job_phase::checkpointing || st.phase == job_phase::exporting) {
@@ -261,41 +298,48 @@ void begin_recovery(coordinator_ptr self) {
     st.checkpoint_waiters.clear();
   }
   ++st.checkpoint_attempt; // voids a checkpoint or export under way
+  if (st.phase != job_phase::recovering) { // not a further loss within one recovery
+    st.recovery_started = coordinator_clock::now();
+    st.restoring.clear();
+  }
   st.phase = job_phase::recovering;
-  st.recovery_started = coordinator_clock::now();
-  auto lost = std::move(st.lost_shards);
+  auto lost = std::move(st.halting_for);
+  st.halting_for.clear();
+  for (const auto& [s, node] : st.lost_shards)
+    lost[s] = node;
   st.lost_shards.clear();
+  const uint64_t generation = ++st.generation;
+  if (st.learners_halted) {
+    place_lost_shards(self, std::move(lost));
+    return;
+  }
   std::vector<uint32_t> live;
   for (uint32_t s = 0; s < st.shards.size(); ++s)
     if (!lost.count(s))
       live.push_back(s);
-  const uint64_t generation = ++st.generation;
+  st.halting_for = lost;
   learner_round(
     self,
     [self, generation, live](uint32_t l, std::function<void(bool)> done) {
       self->request(self->state.learners[l], learner_timeout, halt_atom::value, generation, live)
         .then(
-          [self, l, done](const std::vector<part_cursor>& cursors) {
-            self->state.adopt_cursors(l, cursors);
+          [self, l, done, generation](const std::vector<part_cursor>& cursors) {
+            // A halt that a later loss restarted may answer late, after a
+            // rollback: its cursors are no longer the learner's.
+            if (self->state.generation == generation)
+              self->state.adopt_cursors(l, cursors);
             done(true);
           },
           [done](caf::error&) { done(false); });
     },
-    [self, lost](bool) {
-      // Place the replacements, then load one checkpoint into every shard.
+    [self, generation](bool) {
       auto& st = self->state;
-      // The halted learners' cursors include what they trained since their
-      // last progress report: all of it is to be trained again.
-      st.words_before_recovery = std::max(st.words_before_recovery, st.processed_words());
-      st.restoring.clear();
-      for (const auto& [s, node] : lost)
-        st.restoring.push_back(s);
-      auto pending = std::make_shared<size_t>(lost.size());
-      for (const auto& [s, node] : lost)
-        place_shard(self, s, node, [self, pending] {
-          if (--*pending == 0)
-            restore_latest(self);
-        });
+      if (st.finished || st.generation != generation)
+        return; // a later loss restarted the halt
+      st.learners_halted = true;
+      auto lost = std::move(st.halting_for);
+      st.halting_for.clear();
+      place_lost_shards(self, std::move(lost));
     });
 }
 
@@ -345,6 +389,7 @@ void pause_learners(coordinator_ptr self, std::function<void(bool)> then) {
 
 void resume_learners(coordinator_ptr self) {
   auto& st = self->state;
+  st.learners_halted = false;
   for (uint32_t l = 0; l < st.learners.size(); ++l)
     if (st.learner_alive[l])
       self->request(st.learners[l], learner_timeout, resume_atom::value).then([](bool) {}, [](caf::error&) {});
@@ -437,9 +482,9 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
   warn(self, "shard " + std::to_string(shard) + " on node " + st.nodes[st.shard_node[shard]].name +
                " is lost; restoring it on node " + st.nodes[node].name + " from the last checkpoint");
   st.lost_shards[shard] = node;
-  if (st.phase == job_phase::recovering)
-    return; // the recovery under way takes it along
-  begin_recovery(self);
+  if (st.phase == job_phase::recovering && st.halting_for.empty())
+    return; // the shards are being placed and loaded: apply_rollback takes it along
+  begin_recovery(self); // a new recovery, or the halt under way again without this shard
 }
 
 void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& why) {

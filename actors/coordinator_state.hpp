@@ -87,6 +87,8 @@ struct coordinator_state {
 
   // Recovery.
   std::map<uint32_t, uint32_t> lost_shards; // shard -> node to restore it on
+  std::map<uint32_t, uint32_t> halting_for; // lost shards of the halt under way
+  bool learners_halted = false;             // by this recovery, not resumed since
   std::vector<uint32_t> restoring;          // shards placed anew in this recovery
   bool resuming = false;                    // restoring for --resume, not after a loss
   uint64_t resumed_words = 0;               // words done before --resume

@@ -12,6 +12,7 @@ struct watched_shard {
   uint32_t node = 0;
   std::vector<caf::actor_addr> lanes;
   bool lost = false;
+  uint32_t restoring_on = no_node; // once lost: the node chosen to restore it
 };
 
 struct supervisor_state {
@@ -28,13 +29,16 @@ struct supervisor_state {
 using supervisor_ptr = supervisor_actor::stateful_pointer<supervisor_state>;
 
 // A surviving shard node with room left (its config `shards` minus the
-// shards it hosts now), else a standby node with room; never the node the
-// shard was lost on.
+// shards it hosts now or will host once restored), else a standby node
+// with room; never the node the shard was lost on. Counting the shards on
+// their way matters when several are lost at once: each needs its own room.
 uint32_t pick_node(const supervisor_state& st, uint32_t lost_from) {
   std::vector<uint32_t> hosted(st.nodes.size(), 0);
   for (const auto& [index, shard] : st.shards)
     if (!shard.lost)
       ++hosted[shard.node];
+    else if (shard.restoring_on != no_node)
+      ++hosted[shard.restoring_on];
   for (bool standby : {false, true})
     for (uint32_t n = 0; n < st.nodes.size(); ++n)
       if (n != lost_from && st.node_alive[n] && st.nodes[n].standby == standby &&
@@ -63,6 +67,7 @@ void on_down(supervisor_ptr self, const caf::down_msg& dm) {
       if (dm.source == lane) {
         shard.lost = true;
         uint32_t target = pick_node(st, shard.node);
+        shard.restoring_on = target;
         spdlog::warn("supervisor: shard {} on node {} is lost ({}); {}", index, st.nodes[shard.node].name,
                      reason_text(dm.reason),
                      target == no_node ? std::string{"no node has room to restore it"}

@@ -5,6 +5,9 @@
 #   shard-kill         SIGKILL a shard node mid-training: the supervisor
 #                      restores its shard on the standby node from the last
 #                      checkpoint and the job finishes
+#   two-shard-kill     SIGKILL both shard nodes at once (a second standby
+#                      node is added): both shards are restored, one on
+#                      each standby node, and the job finishes
 #   learner-kill       SIGKILL a learner node: its part goes to the other
 #                      learner, nothing skipped, the job finishes
 #   corrupt-checkpoint damage the newest checkpoint, then hang a shard node
@@ -30,8 +33,13 @@ cluster_node shard-b "roles = shard" "shards = 1"
 cluster_node spare "roles = shard" "shards = 1" "standby = true"
 cluster_node learn-a "roles = learner" "learners = 1"
 cluster_node learn-b "roles = learner" "learners = 1"
+spares=(spare)
+if [ "$scenario" = two-shard-kill ]; then
+  cluster_node spare-2 "roles = shard" "shards = 1" "standby = true"
+  spares+=(spare-2)
+fi
 cluster_write "$work/cluster.conf" 300
-cluster_start coord shard-a shard-b spare learn-a learn-b
+cluster_start coord shard-a shard-b "${spares[@]}" learn-a learn-b
 
 flags=(-size 100 -window 5 -negative 5 -sample 1e-4 -min-count 5 -iter 5)
 submit() {
@@ -53,6 +61,24 @@ case $scenario in
     wait $submit_pid || fail "the job failed after a shard was killed"
     expect_line "shard 1 on node shard-b is lost; restoring it on node spare"
     expect_line "recovered: shard 1 restored on node spare from checkpoint [0-9]+ in [0-9.]+ s"
+    ;;
+  two-shard-kill)
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300
+    # One kill for both, so that they go down together.
+    kill -KILL "${CLUSTER_PID[shard-a]}" "${CLUSTER_PID[shard-b]}"
+    for n in shard-a shard-b; do
+      wait "${CLUSTER_PID[$n]}" 2>/dev/null || true
+      unset "CLUSTER_PID[$n]"
+    done
+    wait $submit_pid || fail "the job failed after both shard nodes were killed"
+    expect_line "shard 0 on node shard-a is lost; restoring it on node spare(-2)? from the last checkpoint"
+    expect_line "shard 1 on node shard-b is lost; restoring it on node spare(-2)? from the last checkpoint"
+    # One shard per standby node: each has room for one.
+    expect_line "restoring it on node spare from"
+    expect_line "restoring it on node spare-2 from"
+    # Both in one recovery, in under a minute: the learners' halt must not
+    # wait out its 60-s sync with the shard that died second.
+    expect_line "recovered: shard [01], [01] restored on node spare(-2)?, spare(-2)? from checkpoint [0-9]+ in ([0-9]|[1-5][0-9])\.[0-9] s"
     ;;
   learner-kill)
     wait_for_line "$work/submit.log" "checkpoint 1 written" 300
