@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <functional>
 #include <thread>
 
 #include "actors/connect.hpp"
@@ -28,10 +27,9 @@ struct controller_state {
   std::optional<expected<job_summary>> outcome; // of the last job, once over
   std::vector<caf::typed_response_promise<job_summary>> waiters;
   // Stopping the cluster: the nodes (config indices) not yet known to have
-  // their stop, and what a node going down does meanwhile.
+  // their stop.
   bool stopping = false;
   std::vector<size_t> stop_unconfirmed;
-  std::function<void(size_t)> on_node_down;
   static inline const char* name = "controller";
 };
 
@@ -52,6 +50,23 @@ std::string roles_text(const node_spec& spec) {
 // tells) or after stop_ack_timeout.
 constexpr auto stop_ack_timeout = std::chrono::seconds(3);
 
+void stop_this_node(controller_ptr self) {
+  if (self->state.setup.local_node)
+    self->send(self->state.setup.local_node, stop_atom::value);
+  self->quit();
+}
+
+// Node i has its stop; once every other node has, this one stops too.
+void confirm_stopped(controller_ptr self, size_t i) {
+  auto& left = self->state.stop_unconfirmed;
+  auto it = std::find(left.begin(), left.end(), i);
+  if (it == left.end())
+    return;
+  left.erase(it);
+  if (left.empty())
+    stop_this_node(self);
+}
+
 void stop_cluster(controller_ptr self) {
   auto& st = self->state;
   if (st.stopping)
@@ -59,31 +74,16 @@ void stop_cluster(controller_ptr self) {
   st.stopping = true;
   if (st.job)
     self->send(st.job, stop_atom::value);
-  auto finish = [self] {
-    if (self->state.setup.local_node)
-      self->send(self->state.setup.local_node, stop_atom::value);
-    self->quit();
-  };
   st.stop_unconfirmed.clear();
   if (st.setup.cluster)
     for (size_t i = 0; i < st.handles.size(); ++i)
       if (st.setup.cluster->nodes[i].name != st.setup.self_name && st.handles[i] && !st.node_down[i])
         st.stop_unconfirmed.push_back(i);
   if (st.stop_unconfirmed.empty())
-    return finish();
-  auto confirmed = [self, finish](size_t i) {
-    auto& left = self->state.stop_unconfirmed;
-    auto it = std::find(left.begin(), left.end(), i);
-    if (it == left.end())
-      return;
-    left.erase(it);
-    if (left.empty())
-      finish();
-  };
-  self->state.on_node_down = confirmed;
+    return stop_this_node(self);
   for (size_t i : std::vector<size_t>(st.stop_unconfirmed))
     self->request(st.handles[i], stop_ack_timeout, stop_atom::value)
-      .then([confirmed, i] { confirmed(i); }, [confirmed, i](caf::error&) { confirmed(i); });
+      .then([self, i] { confirm_stopped(self, i); }, [self, i](caf::error&) { confirm_stopped(self, i); });
 }
 
 void job_over(controller_ptr self, uint64_t job, expected<job_summary> result) {
@@ -274,8 +274,8 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
     for (size_t i = 0; i < st.handles.size(); ++i)
       if (st.handles[i] && dm.source == st.handles[i].address()) {
         st.node_down[i] = true;
-        if (st.on_node_down)
-          st.on_node_down(i);
+        if (st.stopping)
+          confirm_stopped(self, i);
       }
   });
   return {

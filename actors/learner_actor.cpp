@@ -280,6 +280,12 @@ struct batch_group {
 };
 using group_ptr = std::shared_ptr<batch_group>;
 
+// Every shard has applied the group's adjusts.
+void retire_group(learner_state& st, const batch_group& g) {
+  for (const auto& b : g.batches)
+    retire_batch(st, *b);
+}
+
 // Up to `coalesce` new minibatches, entered in the in-flight window.
 group_ptr next_group(learner_state& st, size_t releasing, status& error) {
   auto g = std::make_shared<batch_group>();
@@ -314,8 +320,7 @@ void send_adjusts(learner_ptr self, const group_ptr& g, const std::vector<wire_b
             st.unreported.wire.add(message_kind::adjust_reply, reply.size());
             if (--g->pending > 0)
               return;
-            for (const auto& b : g->batches)
-              retire_batch(st, *b);
+            retire_group(st, *g);
             pump(self);
           },
           [self, generation = g->generation](caf::error& err) { on_shard_error(self, generation, err); });
@@ -389,8 +394,7 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
     if (--next->pending > 0)
       return;
     if (done)
-      for (const auto& b : done->batches)
-        retire_batch(st, *b);
+      retire_group(st, *done);
     finish_dotprods(self, next);
     if (done)
       pump(self);

@@ -5,7 +5,7 @@
 #   cluster_node NAME "roles = ..." [more config lines...]   (one per node)
 #   cluster_write CONFIG_FILE [HEARTBEAT_MS]
 #   cluster_start NAME...      starts those nodes, waits until they listen
-#   cluster_kill NAME [SIGNAL] kills one node (default SIGKILL)
+#   cluster_kill NAME...       SIGKILLs those nodes (in one kill: together)
 #   cluster_wait_exit SECONDS [NAME...]
 #                              fails unless every started node (or those
 #                              named) has exited, with status 0
@@ -72,10 +72,13 @@ cluster_start() {
 }
 
 cluster_kill() {
-  local name=$1 signal=${2:-KILL}
-  kill -"$signal" "${CLUSTER_PID[$name]}"
-  wait "${CLUSTER_PID[$name]}" 2>/dev/null || true
-  unset "CLUSTER_PID[$name]"
+  local name pids=()
+  for name in "$@"; do pids+=("${CLUSTER_PID[$name]}"); done
+  kill -KILL "${pids[@]}"
+  for name in "$@"; do
+    wait "${CLUSTER_PID[$name]}" 2>/dev/null || true
+    unset "CLUSTER_PID[$name]"
+  done
 }
 
 # Waits until FILE has a line matching PATTERN (grep -E), at most SECONDS.

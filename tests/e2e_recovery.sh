@@ -64,12 +64,7 @@ case $scenario in
     ;;
   two-shard-kill)
     wait_for_line "$work/submit.log" "checkpoint 1 written" 300
-    # One kill for both, so that they go down together.
-    kill -KILL "${CLUSTER_PID[shard-a]}" "${CLUSTER_PID[shard-b]}"
-    for n in shard-a shard-b; do
-      wait "${CLUSTER_PID[$n]}" 2>/dev/null || true
-      unset "CLUSTER_PID[$n]"
-    done
+    cluster_kill shard-a shard-b
     wait $submit_pid || fail "the job failed after both shard nodes were killed"
     expect_line "shard 0 on node shard-a is lost; restoring it on node spare(-2)? from the last checkpoint"
     expect_line "shard 1 on node shard-b is lost; restoring it on node spare(-2)? from the last checkpoint"
