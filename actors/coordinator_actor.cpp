@@ -60,8 +60,8 @@ void end_progress_line(coordinator_state& st) {
   }
 }
 
-void finish(coordinator_ptr self) {
-  auto& st = self->state;
+// The summary's counters as they stand now.
+void take_totals(coordinator_state& st) {
   st.summary.seconds = std::chrono::duration<double>(coordinator_clock::now() - st.started).count();
   st.summary.peak_rss_bytes = peak_rss_bytes();
   st.summary.processed_words = st.processed_words();
@@ -69,6 +69,11 @@ void finish(coordinator_ptr self) {
   st.summary.trained_words = st.totals.trained_words;
   st.summary.pairs = st.totals.pairs;
   st.summary.wire = st.totals.wire;
+}
+
+void finish(coordinator_ptr self) {
+  auto& st = self->state;
+  take_totals(st);
   if (!st.opt.report.empty())
     if (auto s = write_report(st.opt.report, st.summary); !s) {
       fail(self, make_job_error(s.error()));
@@ -163,7 +168,7 @@ void run_preprocessing(coordinator_ptr self) {
   }
 }
 
-learner_config learner_config_for(const train_options& opt, uint32_t id) {
+learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_t learners) {
   learner_config lc;
   lc.id = id;
   lc.window = opt.window;
@@ -178,6 +183,9 @@ learner_config learner_config_for(const train_options& opt, uint32_t id) {
   lc.seed = opt.seed;
   lc.fused = opt.fused;
   lc.shared_negatives = opt.shared_negatives;
+  lc.interleave = opt.interleave;
+  lc.damping = opt.damping;
+  lc.learners = learners;
   return lc;
 }
 
@@ -191,7 +199,7 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   auto pending = std::make_shared<size_t>(count);
   for (uint32_t i = 0; i < count; ++i) {
     auto& node = st.nodes[st.learner_node[i]];
-    self->request(node.handle, placement_timeout, new_learner_atom::value, learner_config_for(st.opt, i),
+    self->request(node.handle, placement_timeout, new_learner_atom::value, learner_config_for(st.opt, i, count),
                   st.vocab.path, lanes_for(st, i), caf::actor_cast<coordinator_actor>(self))
       .then(
         [self, pending, i, then](learner_actor learner) {
@@ -683,6 +691,12 @@ void fail(coordinator_ptr self, const caf::error& err) {
   st.phase = job_phase::failed;
   st.message = error_text(err);
   end_progress_line(st);
+  // A run that blew up still reports what it did, with a null loss.
+  if (!st.opt.report.empty() && is_divergence(st.message)) {
+    take_totals(st);
+    if (auto s = write_failure_report(st.opt.report, st.summary, st.message); !s)
+      spdlog::warn("{}", s.error());
+  }
   for (auto& rp : st.checkpoint_waiters)
     rp.deliver(err);
   st.checkpoint_waiters.clear();

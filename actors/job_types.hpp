@@ -72,12 +72,15 @@ struct learner_config {
   uint64_t seed = 1;
   bool fused = true;             // train on shards of this process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
+  uint32_t interleave = 64;      // protocol path: stride of minibatch formation (src/passage.hpp)
+  bool damping = true;           // protocol path: staleness damping (src/sgns.hpp)
+  uint32_t learners = 1;         // of the job: all their minibatches in flight meet the same rows
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words,
-           x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives);
+           x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives, x.interleave, x.damping, x.learners);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

@@ -3,12 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdio>
 #include <deque>
 
 #include "actors/local_lanes.hpp"
 #include "src/id_stream.hpp"
 #include "src/local_trainer.hpp"
 #include "src/part_walker.hpp"
+#include "src/passage.hpp"
 #include "src/sgns.hpp"
 #include "src/text_corpus.hpp"
 
@@ -22,19 +24,23 @@ constexpr auto sync_timeout = std::chrono::seconds(60);
 // The fused path trains for at most this long before it lets the mailbox in
 // (pause, status, reports), by sending itself a `run` message.
 constexpr auto fused_slice = std::chrono::milliseconds(5);
+// An interleaved passage holds about this many words per unit of stride, so
+// that each phase of the stride spans more examples than a learner keeps in
+// flight by default (10 x 64).
+constexpr uint32_t passage_words_per_stride = 1024;
 
 /// One minibatch between its dotprod and the last adjust reply.
 struct batch_state {
   minibatch mb;
   std::vector<float> sum; // summed partial dot products
   uint64_t generation = 0;
-  part_cursor start;      // the sentence its first example came from
+  part_cursor start;      // the passage its first example came from
   bool has_start = false;
   uint64_t trained = 0;   // input words it trains
 };
 using batch_ptr = std::shared_ptr<batch_state>;
 
-//   running --pause--> pausing --(sentence done, nothing in flight)--> paused
+//   running --pause--> pausing --(passage done, nothing in flight)--> paused
 //   running --shard error--> stalled --halt--> paused --rollback/resume--> running
 enum class mode { running, pausing, paused, stalled };
 
@@ -50,7 +56,12 @@ struct learner_state {
 
   std::vector<uint32_t> raw_sentence;
   std::vector<uint32_t> sentence; // after subsampling
-  size_t position = 0;            // next word of `sentence` to train
+  passage current;                // what is being trained (src/passage.hpp)
+  part_cursor passage_start;      // its part's cursor before its first sentence
+  // The passage: sentences until it holds this many words, visited with
+  // this stride (1 and 1 on the fused path: word2vec.c's order).
+  uint32_t passage_words = 1;
+  uint32_t stride = 1;
 
   mode state = mode::paused;      // until work is assigned
   bool ticking = false;
@@ -61,6 +72,7 @@ struct learner_state {
   bool reported_idle = false;
   std::vector<float> weights;
   uint64_t trained_total = 0;
+  loss_watch losses;
   clock::time_point started = clock::now();
 
   // The fused path (src/local_trainer.hpp): set while every shard lane is in
@@ -69,7 +81,7 @@ struct learner_state {
   batch_state fused_batch;
   bool fused_scheduled = false; // a `run` message is on its way
 
-  bool mid_sentence() const { return position < sentence.size(); }
+  bool mid_sentence() const { return current.pending(); }
   bool idle() const { return !walker->has_work() && !mid_sentence() && in_flight.empty(); }
   static inline const char* name = "learner";
 };
@@ -97,13 +109,13 @@ status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range
 }
 
 // Where each part can be restarted without skipping anything: the start of
-// the sentence of its oldest unfinished minibatch, or of the sentence being
+// the passage of its oldest unfinished minibatch, or of the passage being
 // trained, or its read position.
 std::vector<part_cursor> safe_cursors(const learner_state& st) {
   std::vector<part_cursor> out(st.walker->parts().begin(), st.walker->parts().end());
   for (auto& c : out) {
-    if (st.walker->has_work() && c.part == st.walker->current().part && st.mid_sentence())
-      c = st.walker->sentence_start();
+    if (st.mid_sentence() && c.part == st.passage_start.part)
+      c = st.passage_start;
     for (const auto& b : st.in_flight)
       if (b->has_start && b->start.part == c.part) {
         c = b->start;
@@ -134,8 +146,42 @@ void fail(learner_ptr self, const std::string& what) {
   self->quit(make_job_error("learner " + std::to_string(st.cfg.id) + ": " + what));
 }
 
-// Fills the next minibatch from the current sentence onwards. While pausing
-// it does not start a new sentence, so that a pause ends on a sentence
+// Reads the next passage: whole sentences of the current part and epoch,
+// subsampled, until it holds st.passage_words words or the epoch ends.
+// Returns false at the end of a part (the passage may still hold words) or
+// of the work.
+bool read_passage(learner_state& st, status& error) {
+  st.current.clear();
+  bool first = true;
+  for (;;) {
+    auto step = st.walker->next(st.raw_sentence, error);
+    if (error && step == part_walker::step::epoch_end) {
+      if (first)
+        continue;
+      break;
+    }
+    if (!error || step != part_walker::step::sentence) {
+      st.current.finish(st.stride);
+      return false;
+    }
+    if (first) {
+      st.passage_start = st.walker->sentence_start();
+      first = false;
+    }
+    st.sentence.clear();
+    for (uint32_t w : st.raw_sentence)
+      if ((st.random->next() >> 32) < st.sampler->threshold(w))
+        st.sentence.push_back(w);
+    st.current.add_sentence(st.sentence);
+    if (st.current.words() >= st.passage_words)
+      break;
+  }
+  st.current.finish(st.stride);
+  return true;
+}
+
+// Fills the next minibatch from the current passage onwards. While pausing
+// it does not start a new passage, so that a pause ends on a sentence
 // boundary and the cursors are exact.
 void fill(learner_state& st, batch_state& b, status& error) {
   minibatch& mb = b.mb;
@@ -147,30 +193,27 @@ void fill(learner_state& st, batch_state& b, status& error) {
     if (!st.mid_sentence()) {
       if (st.state == mode::pausing)
         break;
-      auto step = st.walker->next(st.raw_sentence, error);
-      if (!error || step == part_walker::step::no_work)
+      if (mb.examples() > 0 && st.walker->has_work() && st.walker->current().part != b.start.part)
+        break; // a minibatch never mixes parts
+      const bool more = read_passage(st, error);
+      if (!error)
         break;
-      if (step == part_walker::step::part_end) {
-        st.sentence.clear();
-        st.position = 0;
-        if (mb.examples() > 0)
-          break; // a minibatch never mixes parts
+      if (!st.mid_sentence()) {
+        if (!more && (mb.examples() > 0 || !st.walker->has_work()))
+          break; // a part ended (a minibatch never mixes parts), or the work
         continue;
       }
-      st.sentence.clear();
-      for (uint32_t w : st.raw_sentence)
-        if ((st.random->next() >> 32) < st.sampler->threshold(w))
-          st.sentence.push_back(w);
-      st.position = 0;
+      if (mb.examples() > 0 && st.passage_start.part != b.start.part)
+        break;
       continue;
     }
     if (!b.has_start) {
-      b.start = st.walker->sentence_start();
+      b.start = st.passage_start;
       b.has_start = true;
     }
-    if (st.builder->add(st.sentence, st.position, *st.random, mb))
+    auto ex = st.current.next();
+    if (st.builder->add(ex.sentence, ex.length, ex.offset, *st.random, mb))
       ++b.trained;
-    ++st.position;
   }
 }
 
@@ -211,11 +254,21 @@ float alpha_for(const learner_state& st, const batch_state& b) {
 }
 
 // Counts the loss of a minibatch's weights. If its dot products were no
-// longer finite, fails the job instead and returns false.
+// longer finite or sane, or the loss has grown far above where it started,
+// fails the job instead and returns false.
 bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
   auto& st = self->state;
   if (w.diverged) {
     fail(self, diverged_text);
+    return false;
+  }
+  if (!st.losses.add(w.loss, w.pairs)) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "training diverged: the loss per pair grew from %.2f at the start to %.2f (try a lower -alpha, "
+                  "--minibatch or --in-flight)",
+                  st.losses.start(), st.losses.recent());
+    fail(self, line);
     return false;
   }
   st.unreported.loss_sum += w.loss;
@@ -341,6 +394,10 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
     auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
     if (!count_weights(self, w, alpha))
       return;
+    // The shards damp the weights of rows that all the minibatches in
+    // flight keep meeting with the same partner (src/sgns.hpp).
+    b->mb.alpha = alpha;
+    b->mb.staleness = st.cfg.damping ? st.cfg.in_flight * st.cfg.learners : 0;
     adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
   }
   // `g` leaves the window when these adjusts are done, so its successors
@@ -413,11 +470,16 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
 // cluster of one role per node).
 void choose_path(learner_state& st) {
   st.fused.reset();
-  if (!st.cfg.fused)
-    return;
-  auto stores = find_local_stores(st.shards);
-  if (!stores.empty())
-    st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
+  if (st.cfg.fused) {
+    auto stores = find_local_stores(st.shards);
+    if (!stores.empty())
+      st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
+  }
+  // Minibatches in flight are interleaved (src/passage.hpp); the fused
+  // path has none in flight and trains in corpus order, as word2vec.c.
+  const bool interleave = !st.fused && st.cfg.interleave > 1;
+  st.stride = interleave ? st.cfg.interleave : 1;
+  st.passage_words = interleave ? st.cfg.interleave * passage_words_per_stride : 1;
 }
 
 // Trains minibatches on the local stores for one time slice; the same
@@ -490,6 +552,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
   st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
+  st.losses = loss_watch{cfg.negatives};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
            const std::string& ids_path) -> caf::result<uint64_t> {
@@ -539,8 +602,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       auto cursors = safe_cursors(st);
       st.generation = generation;
       st.in_flight.clear();
-      st.sentence.clear();
-      st.position = 0;
+      st.current.clear();
       st.state = mode::paused;
       for (auto& rp : st.pause_waiters)
         rp.deliver(make_job_error("the pause was overtaken by a shard failure"));
@@ -578,8 +640,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         return make_job_error("learner " + std::to_string(st.cfg.id) + " must be halted before a rollback");
       st.generation = generation;
       st.in_flight.clear();
-      st.sentence.clear();
-      st.position = 0;
+      st.current.clear();
       st.shards = lanes;
       choose_path(st);
       st.state = mode::paused;

@@ -41,6 +41,10 @@ struct DotprodReply {
 struct AdjustRequest {
   batch @0 :Minibatch;
   weights @1 :List(Float32);
+  alpha @2 :Float32;         # the learning rate the weights carry
+  staleness @3 :UInt32;      # minibatches in flight beside this one; the
+                             # shard damps the weights of rows that meet the
+                             # same partner often (src/sgns.hpp); 0: off
 }
 
 # shard -> learner: the update is applied

@@ -118,8 +118,11 @@ int cli_submit(const std::vector<std::string>& args) {
     sys.await_all_actors_done();
   }
   if (!out->result || !*out->result) {
-    std::fprintf(stderr, "gridvec submit: %s\n",
-                 out->result ? out->result->error().c_str() : "the job ended without an answer");
+    const std::string error = out->result ? out->result->error() : "the job ended without an answer";
+    std::fprintf(stderr, "gridvec submit: %s\n", error.c_str());
+    if (!report.empty() && is_divergence(error))
+      if (auto st = write_failure_report(report, job_summary{}, error); !st)
+        std::fprintf(stderr, "gridvec submit: %s\n", st.error().c_str());
     return 1;
   }
   const job_summary& s = **out->result;

@@ -20,6 +20,11 @@ struct minibatch {
   std::vector<uint32_t> input_counts;  // empty: one input per example
   std::vector<uint32_t> outputs;
   std::vector<uint32_t> output_counts; // empty: one output per example
+  // Adjust only: the learning rate its weights were computed with, and how
+  // many minibatches were in flight beside it (the shard's staleness
+  // damping, src/sgns.hpp; 0 turns it off).
+  float alpha = 0;
+  uint32_t staleness = 0;
 
   size_t examples() const {
     return !input_counts.empty() ? input_counts.size()
@@ -39,7 +44,10 @@ public:
 
   /// Appends the example centred at `pos` of `sentence`; returns false (and
   /// appends nothing) if it has no context.
-  bool add(const std::vector<uint32_t>& sentence, size_t pos, rng& r, minibatch& out) const;
+  bool add(const uint32_t* sentence, size_t length, size_t pos, rng& r, minibatch& out) const;
+  bool add(const std::vector<uint32_t>& sentence, size_t pos, rng& r, minibatch& out) const {
+    return add(sentence.data(), sentence.size(), pos, r, out);
+  }
 
 private:
   uint32_t window_;

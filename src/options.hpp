@@ -35,6 +35,8 @@ struct train_options {
   uint64_t seed = 1;
   bool fused = true;          // learners train on shards of their own process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
+  uint32_t interleave = 64;      // protocol path: stride of minibatch formation
+  bool damping = true;           // protocol path: staleness damping of repeated pairs
   std::string report;         // JSON summary path
   std::string work_dir;       // preprocessed corpus; default: a temp dir
   double log_every = 0;       // seconds between progress lines; 0: auto

@@ -47,19 +47,19 @@ part_walker::step part_walker::next(std::vector<uint32_t>& out, status& error) {
   if (!has_work())
     return step::no_work;
   part_cursor& c = parts_[current_];
-  for (;;) {
-    sentence_start_ = c;
-    if (reader_->next_sentence(out)) {
-      c.offset = reader_->tell();
-      c.processed += out.size();
-      return step::sentence;
-    }
-    // End of an epoch over this part.
-    ++c.epoch;
-    c.offset = id_reader::first_offset;
-    if (c.finished(iterations_))
-      break;
+  sentence_start_ = c;
+  if (reader_->next_sentence(out)) {
+    c.offset = reader_->tell();
+    c.processed += out.size();
+    return step::sentence;
+  }
+  // End of an epoch over this part.
+  ++c.epoch;
+  c.offset = id_reader::first_offset;
+  if (!c.finished(iterations_)) {
     reader_->rewind();
+    sentence_start_ = c;
+    return step::epoch_end;
   }
   ++current_;
   skip_finished();

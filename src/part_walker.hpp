@@ -22,9 +22,11 @@ public:
   /// Makes `parts` the whole work, from their cursors (a rollback).
   status reset(const std::vector<part_cursor>& parts);
 
-  enum class step { sentence, part_end, no_work };
+  enum class step { sentence, epoch_end, part_end, no_work };
   /// Reads the next sentence of the current part into `out`. At the end of
-  /// a part's last epoch it moves on to the next part and returns part_end
+  /// an epoch that another follows it rewinds and returns epoch_end (an
+  /// interleaved passage ends there, src/passage.hpp); at the end of a
+  /// part's last epoch it moves on to the next part and returns part_end
   /// (so that no minibatch mixes parts); no_work once every part is done.
   step next(std::vector<uint32_t>& out, status& error);
 

@@ -20,6 +20,20 @@ const char* message_kind_name(message_kind k) {
   }
 }
 
+namespace {
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20)
+      continue;
+    out += c;
+  }
+  return out;
+}
+} // namespace
+
 std::string to_json(const job_summary& s) {
   char buf[2048];
   std::string out = "{\n";
@@ -40,8 +54,10 @@ std::string to_json(const job_summary& s) {
   field("shards", "%u", s.shards);
   field("learners", "%u", s.learners);
   field("peak_rss_bytes", "%llu", static_cast<unsigned long long>(s.peak_rss_bytes));
+  if (!s.error.empty())
+    out += "  \"error\": \"" + json_escape(s.error) + "\",\n";
   // JSON has no inf or nan: a diverged run's loss is written as null.
-  if (std::isfinite(s.final_loss))
+  if (s.error.empty() && std::isfinite(s.final_loss))
     field("final_loss", "%.6f", s.final_loss);
   else
     out += "  \"final_loss\": null,\n";
@@ -91,6 +107,15 @@ status write_report(const std::string& path, const job_summary& s) {
   std::string json = to_json(s);
   std::fwrite(json.data(), 1, json.size(), file->stream());
   return file->commit();
+}
+
+status write_failure_report(const std::string& path, job_summary s, const std::string& error) {
+  s.error = error;
+  return write_report(path, s);
+}
+
+bool is_divergence(const std::string& error) {
+  return error.find("training diverged") != std::string::npos;
 }
 
 uint64_t peak_rss_bytes() {

@@ -52,6 +52,7 @@ struct job_summary {
   uint64_t vocab_size = 0;
   uint64_t peak_rss_bytes = 0;
   double final_loss = 0;        // mean SGNS loss per positive pair, last stretch
+  std::string error;            // why the job failed (a report of a diverged run); empty: it did not
   uint32_t shards = 0;
   uint32_t learners = 0;
   uint32_t dim = 0;
@@ -77,6 +78,11 @@ struct job_summary {
 
 std::string to_json(const job_summary& s);
 status write_report(const std::string& path, const job_summary& s);
+/// The report of a job that failed with `error` (a diverged run): what is
+/// known of it, "error", and a null final_loss.
+status write_failure_report(const std::string& path, job_summary s, const std::string& error);
+/// True for the error line of a run whose vectors blew up.
+bool is_divergence(const std::string& error);
 
 /// Peak resident set size of this process so far.
 uint64_t peak_rss_bytes();

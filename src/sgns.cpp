@@ -1,5 +1,6 @@
 #include "src/sgns.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -52,8 +53,20 @@ float table_sigmoid(float f) {
 }
 
 const char* const diverged_text =
-  "training diverged: a dot product is no longer a finite number (try a lower -alpha, --minibatch or "
-  "--in-flight: with a small vocabulary, the minibatches in flight update the same rows from stale values)";
+  "training diverged: a dot product is no longer finite or past 10^4 (try a lower -alpha, --minibatch "
+  "or --in-flight: with a small vocabulary, the minibatches in flight update the same rows from stale values)";
+
+bool loss_watch::add(double loss, size_t pairs) {
+  if (pairs == 0)
+    return true;
+  const double n = static_cast<double>(pairs), mean = loss / n;
+  // An exponential mean over about window_pairs pairs (a plain mean until
+  // that many have been seen).
+  seen_ += n;
+  const double keep = seen_ < window_pairs ? (seen_ - n) / seen_ : std::exp(-n / window_pairs);
+  recent_ = keep * recent_ + (1 - keep) * mean;
+  return recent_ <= growth_limit * start_; // also false for NaN
+}
 
 weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha,
                               float* weights) {
@@ -65,7 +78,7 @@ weight_result compute_weights(const float* dots, size_t pairs, uint32_t negative
     for (uint32_t n = 0; n <= negatives; ++n, ++k) {
       const float label = n == 0 ? 1.0f : 0.0f;
       const float f = dots[k];
-      r.diverged |= !std::isfinite(f);
+      r.diverged |= !(std::fabs(f) <= max_sane_dot); // also NaN
       float g;
       if (!(f < max_exp)) // also catches NaN
         g = (label - 1) * alpha;
@@ -81,3 +94,4 @@ weight_result compute_weights(const float* dots, size_t pairs, uint32_t negative
 }
 
 } // namespace gridvec
+

@@ -14,11 +14,40 @@ namespace gridvec {
 struct weight_result {
   double loss = 0;   // summed over the pairs
   size_t pairs = 0;
-  bool diverged = false; // a dot product was NaN or infinite: the vectors blew up
+  // A dot product was NaN, infinite or past max_sane_dot: the vectors blew up.
+  bool diverged = false;
 };
+
+/// |u . v| beyond this means vector norms of about 100 and more: trained
+/// word vectors stay within a few units (norms of 1-10), and a dot product
+/// this large only comes from a run that is blowing up.
+constexpr float max_sane_dot = 1e4f;
 
 /// What a learner reports when weight_result::diverged.
 extern const char* const diverged_text;
+
+/// Watches a learner's SGNS loss for growth. At the start every dot
+/// product is near 0 and the loss per pair is (n + 1) log 2; training
+/// lowers it (to about 2.4 for n = 5 on English). A mean loss many times
+/// above that start means the vectors are blowing up -- the loss grows with
+/// |f| once |f| > 6 -- usually long before a dot product overflows. (A
+/// tiny vocabulary whose noise words are its own context words can settle
+/// at a few times the start with sane vectors; the limit leaves room.)
+class loss_watch {
+public:
+  explicit loss_watch(uint32_t negatives = 5) : start_((negatives + 1) * 0.69314718) {}
+  /// Adds a minibatch's loss; returns false once the run has diverged.
+  bool add(double loss, size_t pairs);
+  /// The mean loss per pair lately, and at the start (for the error line).
+  double recent() const { return recent_; }
+  double start() const { return start_; }
+
+  static constexpr double growth_limit = 10.0;
+  static constexpr double window_pairs = 50000; // pairs the mean runs over
+
+private:
+  double start_, recent_ = 0, seen_ = 0;
+};
 
 /// weights[i] for each of pairs * (negatives + 1) summed dot products.
 weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha,

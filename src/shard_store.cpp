@@ -181,6 +181,7 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     drawn = &s.targets;
   }
   const std::vector<uint32_t>& targets = *drawn;
+  weights = s.damper.damp(*this, mb, weights, targets);
   s.errors.assign(examples * width, 0.0f);
   if (mb.mean_inputs)
     s.inputs.resize(examples * width);

@@ -18,6 +18,7 @@
 #include "src/expected.hpp"
 #include "src/huge_buffer.hpp"
 #include "src/minibatch.hpp"
+#include "src/staleness_damper.hpp"
 
 namespace gridvec {
 
@@ -41,6 +42,7 @@ struct adjust_scratch {
   std::vector<float> errors;     // input-side delta, one row per example
   std::vector<float> inputs;     // CBOW: the mean input row of every example
   std::vector<float> hidden;
+  staleness_damper damper;         // the protocol path's (src/staleness_damper.hpp)
 };
 
 class shard_store {
@@ -53,6 +55,7 @@ public:
 
   column_slice slice() const { return slice_; }
   uint32_t vocab_size() const { return vocab_size_; }
+  uint32_t dim() const { return dim_; }
   uint64_t bytes() const { return 2ull * vocab_size_ * slice_.width * sizeof(float); }
 
   /// Checks ids and shape against this store: the message came from outside.
@@ -64,7 +67,9 @@ public:
                std::vector<uint32_t>* drawn = nullptr) const;
 
   /// Applies weights (one per dot product, layout of dotprod). Every read
-  /// sees the vectors as they were when the call began. `drawn`: the
+  /// sees the vectors as they were when the call began. If the minibatch
+  /// carries a staleness (the protocol path), weights are first damped as
+  /// src/staleness_damper.hpp describes, from this shard's columns. `drawn`: the
   /// targets dotprod recorded for this minibatch, if kept; else they are
   /// drawn again from the seed.
   void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch,

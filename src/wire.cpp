@@ -1,5 +1,7 @@
 #include "src/wire.hpp"
 
+#include <cmath>
+
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <kj/exception.h>
@@ -140,6 +142,8 @@ wire_bytes encode_adjust_request(const minibatch& mb, const float* weights, size
   capnp::MallocMessageBuilder builder(static_cast<unsigned>(batch_words(mb) + count / 2 + 8));
   auto root = builder.initRoot<wire::AdjustRequest>();
   fill_batch(root.initBatch(), mb);
+  root.setAlpha(mb.alpha);
+  root.setStaleness(mb.staleness);
   auto list = root.initWeights(static_cast<unsigned>(count));
   for (unsigned i = 0; i < count; ++i)
     list.set(i, weights[i]);
@@ -149,6 +153,10 @@ wire_bytes encode_adjust_request(const minibatch& mb, const float* weights, size
 status decode_adjust_request(const wire_bytes& bytes, minibatch& out, std::vector<float>& weights) {
   return with_reader<wire::AdjustRequest>(bytes, "adjust request", [&](auto r) -> status {
     read_batch(r.getBatch(), out);
+    out.alpha = r.getAlpha();
+    out.staleness = r.getStaleness();
+    if (!std::isfinite(out.alpha) || out.alpha < 0)
+      return failure{"adjust request has an invalid learning rate"};
     auto list = r.getWeights();
     weights.resize(list.size());
     for (unsigned i = 0; i < list.size(); ++i)

@@ -397,7 +397,11 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
     train_options o = small_job(dir, "vectors.txt", 12, 2);
     o.shards = 2;
     o.fused = false; // the message protocol, through mailboxes
-    o.in_flight = 4; // 40 words: few minibatches in flight, or stale rows diverge
+    // 40 words: few small minibatches in flight, or stale rows diverge
+    // (src/staleness_damper.hpp)
+    o.in_flight = 4;
+    o.minibatch = 16;
+    o.interleave = 1;
     o.coalesce = coalesce;
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
@@ -427,16 +431,19 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
 }
 
 TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", "[actors][e2e]") {
-  // 40 words, 20 minibatches in flight (2 learners x 10) over the protocol: every minibatch
-  // updates every row many times from stale values, and the vectors grow
-  // until the dot products are no longer finite (the fused path, which
-  // updates in place, trains the same corpus to finite vectors).
+  // 40 words, 20 minibatches in flight (2 learners x 10) over the protocol
+  // without its staleness damping: every minibatch updates every row many
+  // times from stale values, and the vectors grow until the dot products
+  // pass any sane size (the fused path, which updates in place, and the
+  // damped protocol train the same corpus to finite vectors).
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
   std::ofstream(dir.file("vectors.txt")) << "precious\n";
   train_options o = small_job(dir, "vectors.txt", 16, 300);
   o.sample = 0;
   o.fused = false;
+  o.damping = false;
+  o.interleave = 1;
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   auto summary = run_train_job(sys, o);
