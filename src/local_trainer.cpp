@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "src/sgns_update.hpp"
 #include "src/vector_math.hpp"
 
 namespace gridvec {
@@ -75,19 +76,8 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
         prefetch_row(s->input_row(inputs[n_in]), s->slice().width);
     for (size_t s = 0; s < stores_.size(); ++s) {
       const auto& st = *stores_[s];
-      const uint32_t first = st.slice().first, width = st.slice().width;
-      if (n_in == 1 && !mb.mean_inputs) {
-        h_[s] = st.input_row(inputs[0]);
-      } else {
-        float* h = hidden_.data() + first;
-        std::fill(h, h + width, 0.0f);
-        for (uint32_t i = 0; i < n_in; ++i)
-          axpy(1.0f, st.input_row(inputs[i]), h, width);
-        const float inv = 1.0f / static_cast<float>(n_in);
-        for (uint32_t j = 0; j < width; ++j)
-          h[j] *= inv;
-        h_[s] = h;
-      }
+      h_[s] = sgns::example_input([&st](uint32_t w) { return st.input_row(w); }, inputs, n_in, mb.mean_inputs,
+                                  hidden_.data() + st.slice().first, st.slice().width);
     }
     for (uint32_t o = 0; o < n_out; ++o, k += per_pair) {
       prefetch_pair(k + prefetch_distance * per_pair);
@@ -110,10 +100,8 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
         const uint32_t width = st.slice().width;
         float* err = error_.data() + st.slice().first;
         for (size_t t = 0; t < per_pair; ++t)
-          update_row(weights_[t], h_[s], st.output_row(targets_[k + t]), err, width);
-        // CBOW adds the whole error to every context word, as word2vec.c.
-        for (uint32_t i = 0; i < n_in; ++i)
-          axpy(1.0f, err, st.input_row(inputs[i]), width);
+          sgns::pair_step(weights_[t], h_[s], st.output_row(targets_[k + t]), err, width);
+        sgns::apply_error([&st](uint32_t w) { return st.input_row(w); }, inputs, n_in, err, width);
         std::fill(err, err + width, 0.0f);
       }
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "src/sgns_update.hpp"
 #include "src/vector_math.hpp"
 
 namespace gridvec {
@@ -119,18 +120,8 @@ void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden,
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    const float* h;
-    if (n_in == 1 && !mb.mean_inputs) {
-      h = input_row(mb.inputs[in]);
-    } else {
-      std::fill(hidden.begin(), hidden.end(), 0.0f);
-      for (uint32_t k = 0; k < n_in; ++k)
-        axpy(1.0f, input_row(mb.inputs[in + k]), hidden.data(), width);
-      const float inv = 1.0f / static_cast<float>(n_in);
-      for (float& x : hidden)
-        x *= inv;
-      h = hidden.data();
-    }
+    const float* h = sgns::example_input([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in,
+                                         n_in, mb.mean_inputs, hidden.data(), width);
     for (uint32_t k = 0; k < n_out; ++k)
       on_pair(h, e, in, n_in, mb.outputs[out + k]);
     in += n_in;
@@ -196,7 +187,7 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     for (size_t i = k + per_pair; i < std::min(k + 2 * per_pair, targets.size()); ++i)
       prefetch_row(output_row(targets[i]), width);
     for (size_t i = 0; i < per_pair; ++i, ++k)
-      axpy(weights[k], output_row(targets[k]), err, width);
+      sgns::pair_error(weights[k], output_row(targets[k]), err, width);
   });
 
   // Pass 2: the pairs again, in the same order. The rows left the L1 cache
@@ -211,7 +202,7 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     for (size_t j = 0; j < n_out * per_pair; ++j, ++k) {
       if (k + 2 * per_pair < targets.size())
         prefetch_row(output_row(targets[k + 2 * per_pair]), width);
-      axpy(weights[k], h, output_row(targets[k]), width);
+      sgns::pair_output(weights[k], h, output_row(targets[k]), width);
     }
     in += n_in;
   }
@@ -220,8 +211,8 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
   in = 0;
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
-    for (uint32_t i = 0; i < n_in; ++i)
-      axpy(1.0f, s.errors.data() + e * width, input_row(mb.inputs[in + i]), width);
+    sgns::apply_error([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in, n_in,
+                      s.errors.data() + e * width, width);
     in += n_in;
   }
 }
