@@ -38,7 +38,7 @@ void expect_failure(const args_t& args, const std::string& option) {
 const std::vector<std::string> all_options{
   "train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads",
   "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "coalesce", "seed", "report", "work-dir",
-  "log-every", "fused", "shared-negatives"};
+  "log-every", "fused", "shared-negatives", "interleave", "damping"};
 
 } // namespace
 
@@ -68,9 +68,12 @@ TEST_CASE("options: gridvec's own options and the other spellings", "[options]")
   auto o = parse_train_options({"--train=c.txt", "--output", "out.txt", "--shards", "4", "--minibatch", "64",
                                 "--in-flight=8", "--coalesce", "2", "--seed", "18446744073709551615", "--report", "r.json",
                                 "-work-dir", "/tmp/w", "--log-every=2.5", "--size=40", "-window=3",
-                                "--cbow", "0", "-sample", "0", "--fused", "0", "--shared-negatives=1"});
+                                "--cbow", "0", "-sample", "0", "--fused", "0", "--shared-negatives=1",
+                                "--interleave", "8", "--damping=0"});
   REQUIRE(o);
   CHECK_FALSE(o->fused);
+  CHECK(o->interleave == 8u);
+  CHECK_FALSE(o->damping);
   CHECK(o->shared_negatives);
   CHECK(o->train == "c.txt");
   CHECK(o->output == "out.txt");
@@ -122,6 +125,8 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->coalesce == 4u);
   CHECK(o->fused);
   CHECK_FALSE(o->shared_negatives);
+  CHECK(o->interleave == 64u);
+  CHECK(o->damping);
   CHECK(o->seed == 1u);
   CHECK(o->report.empty());
   CHECK(o->work_dir.empty());
@@ -186,6 +191,9 @@ TEST_CASE("options: failures name the option in one line", "[options]") {
     expect_failure(with_required({"--in-flight", "0"}), "in-flight");
     expect_failure(with_required({"--coalesce", "0"}), "coalesce");
     expect_failure(with_required({"--coalesce", "1025"}), "coalesce");
+    expect_failure(with_required({"--interleave", "0"}), "interleave");
+    expect_failure(with_required({"--interleave", "4097"}), "interleave");
+    expect_failure(with_required({"--damping", "2"}), "damping");
     expect_failure(with_required({"--log-every", "0"}), "log-every");
   }
   SECTION("flags take 0 or 1") {

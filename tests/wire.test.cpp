@@ -184,6 +184,8 @@ TEST_CASE("wire: dotprod reply round trip", "[wire]") {
 TEST_CASE("wire: adjust request round trip", "[wire]") {
   for (bool cbow : {false, true}) {
     auto mb = sample_batch(cbow);
+    mb.alpha = 0.0125f;
+    mb.staleness = 20;
     std::vector<float> weights(mb.dot_count());
     for (size_t i = 0; i < weights.size(); ++i)
       weights[i] = static_cast<float>(i) * 0.001f - 0.01f;
@@ -194,6 +196,8 @@ TEST_CASE("wire: adjust request round trip", "[wire]") {
     REQUIRE(decode_adjust_request(bytes, out, w));
     check_same(out, mb);
     CHECK(w == weights);
+    CHECK(out.alpha == 0.0125f); // what the shard's staleness damping needs
+    CHECK(out.staleness == 20u);
 
     auto words = words_of(bytes);
     capnp::FlatArrayMessageReader reader(kj::arrayPtr(words.data(), words.size()));
@@ -331,5 +335,20 @@ TEST_CASE("wire: malformed buffers fail without throwing", "[wire]") {
           bad[i] = static_cast<char>(bad[i] ^ bits);
           REQUIRE_NOTHROW(decode_all(bad));
         }
+  }
+}
+
+TEST_CASE("wire: an adjust request with a learning rate that is not a number is refused", "[wire]") {
+  for (float alpha : {std::nanf(""), -1.0f, std::numeric_limits<float>::infinity()}) {
+    auto mb = sample_batch(false);
+    mb.alpha = alpha;
+    mb.staleness = 4;
+    std::vector<float> weights(mb.dot_count(), 0.01f);
+    auto bytes = encode_adjust_request(mb, weights.data(), weights.size());
+    minibatch out;
+    std::vector<float> w;
+    auto s = decode_adjust_request(bytes, out, w);
+    REQUIRE_FALSE(s);
+    CHECK(s.error().find("learning rate") != std::string::npos);
   }
 }
