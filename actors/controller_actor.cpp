@@ -249,6 +249,17 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
   return job;
 }
 
+// Every client checks its outputs before it submits; the node checks again,
+// for the clients that do not (the API, an older gridvec). A resumed job's
+// paths come from its checkpoint.
+caf::error check_job_outputs(const train_options& opt) {
+  if (!opt.resume.empty())
+    return {};
+  if (auto s = check_outputs(opt); !s)
+    return make_job_error(s.error());
+  return {};
+}
+
 // Forwards a query or command to the current job, or says there is none.
 template <class Reply, class... Ts>
 caf::result<Reply> forward(controller_ptr self, Ts... xs) {
@@ -283,6 +294,8 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       auto& st = self->state;
       if (auto err = check_can_start(st))
         return err;
+      if (auto err = check_job_outputs(opt))
+        return err;
       auto rp = self->make_response_promise<job_summary>();
       st.waiters.push_back(rp);
       begin_job(self, opt, listener);
@@ -291,6 +304,8 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
     [self](start_atom, const train_options& opt) -> caf::result<uint64_t> {
       auto& st = self->state;
       if (auto err = check_can_start(st))
+        return err;
+      if (auto err = check_job_outputs(opt))
         return err;
       return begin_job(self, opt, nullptr);
     },

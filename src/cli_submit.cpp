@@ -102,12 +102,14 @@ int cli_submit(const std::vector<std::string>& args) {
   std::string report = opt->report;
   opt->report.clear(); // written here, from the summary
   opt->stop_cluster = !keep_running;
-  for (const auto* path : {&opt->output, &report})
-    if (!path->empty())
-      if (auto s = atomic_file::check_writable(*path); !s) {
-        std::fprintf(stderr, "gridvec submit: %s\n", s.error().c_str());
-        return 1;
-      }
+  {
+    train_options checked = *opt;
+    checked.report = report;
+    if (auto s = check_outputs(checked); !s) {
+      std::fprintf(stderr, "gridvec submit: %s\n", s.error().c_str());
+      return 1;
+    }
+  }
   setup_logging();
   auto out = std::make_shared<submit_outcome>();
   {

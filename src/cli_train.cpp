@@ -44,12 +44,10 @@ int cli_train(const std::vector<std::string>& args) {
   // Checkpoints record these paths; a resumed job may run from elsewhere.
   make_paths_absolute(*opt);
   // Fails early, before hours of training, if a file cannot be written there.
-  for (auto [path, flag] : {std::pair{&opt->output, "-output"}, std::pair{&opt->report, "--report"}})
-    if (!path->empty())
-      if (auto s = atomic_file::check_writable(*path); !s) {
-        std::fprintf(stderr, "gridvec train: %s (%s)\n", s.error().c_str(), flag);
-        return 1;
-      }
+  if (auto s = check_outputs(*opt); !s) {
+    std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
+    return 1;
+  }
   setup_logging();
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);

@@ -1,5 +1,7 @@
 #include "src/options.hpp"
 
+#include "src/atomic_file.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <filesystem>
@@ -257,6 +259,26 @@ std::string absolute_path(const std::string& path) {
 void make_paths_absolute(train_options& o) {
   for (auto* path : {&o.train, &o.output, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
     *path = absolute_path(*path);
+}
+
+} // namespace gridvec
+
+namespace gridvec {
+
+status check_outputs(const train_options& o) {
+  namespace fs = std::filesystem;
+  for (auto [path, flag] : {std::pair{&o.output, "-output"}, std::pair{&o.report, "--report"}}) {
+    if (path->empty())
+      continue;
+    std::error_code ec;
+    const bool same = *path == o.train || (!o.train.empty() && fs::equivalent(*path, o.train, ec) && !ec);
+    if (same)
+      return failure{std::string{flag} + " " + *path + " is the corpus (-train " + o.train +
+                     "): writing there would replace it"};
+    if (auto s = atomic_file::check_writable(*path); !s)
+      return failure{s.error() + " (" + flag + ")"};
+  }
+  return {};
 }
 
 } // namespace gridvec

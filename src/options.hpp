@@ -69,6 +69,12 @@ std::string absolute_path(const std::string& path);
 /// cluster nodes and resumed jobs open them from other working directories.
 void make_paths_absolute(train_options& o);
 
+/// Checks, before any training, that the files a job writes (-output,
+/// --report) can be written and are not its corpus -- the same path, or
+/// the same file under another name (a hard link, a symlink): writing the
+/// vectors there would replace the corpus.
+status check_outputs(const train_options& o);
+
 /// The --help text: every option with its default and description.
 std::string train_help();
 

@@ -318,10 +318,8 @@ expected<train_options> shell_job_options(const shell_words& args) {
   make_paths_absolute(*opt);
   opt->stop_cluster = false; // a shell's jobs never stop the cluster
   // A bad output path is found now, not after the whole training.
-  for (const auto* path : {&opt->output, &opt->report})
-    if (!path->empty())
-      if (auto s = atomic_file::check_writable(*path); !s)
-        return failure{s.error()};
+  if (auto s = check_outputs(*opt); !s)
+    return failure{s.error()};
   return opt;
 }
 

@@ -53,6 +53,16 @@ expect_error unwritable-output "cannot write" -- train -train good.txt -output /
 expect_error output-is-dir "directory" -- train -train good.txt -output "$work"
 expect_error too-many-shards "shards" -- train -train good.txt -output out.txt -size 4 --shards 5
 expect_error unknown-command "unknown command" -- frobnicate
+# Output over the corpus (the same path, a hard link, a symlink) is refused
+# and the corpus is left as it was.
+cp good.txt corpus-copy.txt
+ln -f corpus-copy.txt hard-link.txt
+ln -sf corpus-copy.txt sym-link.txt
+expect_error output-is-corpus "is the corpus" -- train -train corpus-copy.txt -output corpus-copy.txt
+expect_error output-is-hard-link "is the corpus" -- train -train corpus-copy.txt -output hard-link.txt
+expect_error output-is-symlink "is the corpus" -- train -train sym-link.txt -output corpus-copy.txt
+expect_error report-is-corpus "is the corpus" -- train -train corpus-copy.txt -output out.txt --report ./corpus-copy.txt
+if ! cmp -s good.txt corpus-copy.txt; then echo "FAIL: the corpus changed"; fails=$((fails+1)); fi
 expect_error checkpoint-every-alone "needs --checkpoint-dir" -- train -train good.txt -output out.txt --checkpoint-every 10s
 expect_error bad-checkpoint-every "checkpoint-every" -- train -train good.txt -output out.txt --checkpoint-dir ck --checkpoint-every 10x
 expect_error resume-nothing "no usable checkpoint" -- train --resume "$work/no-such-dir"
