@@ -43,12 +43,22 @@ double since(coordinator_clock::time_point t) {
   return std::chrono::duration<double>(coordinator_clock::now() - t).count();
 }
 
-void abort_checkpoint(coordinator_ptr self, const std::string& why, job_phase before) {
+// A checkpoint that could not be written. When its files could not be
+// written (`storage`: a full disk, a directory gone), the job stops unless
+// the user chose --checkpoint-failures warn: hours of training that cannot
+// be saved should not go on as if they could. A checkpoint interrupted by
+// a lost shard or learner is the recovery's business, not a failure.
+void abort_checkpoint(coordinator_ptr self, const std::string& why, job_phase before, bool storage = false) {
   auto& st = self->state;
   warn(self, "checkpoint failed: " + why);
   for (auto& rp : st.checkpoint_waiters)
     rp.deliver(make_job_error("checkpoint failed: " + why));
   st.checkpoint_waiters.clear();
+  if (storage && !st.opt.checkpoint_failures_warn) {
+    fail(self, make_job_error("checkpoint failed: " + why +
+                              " (the job stops: its progress cannot be saved; --checkpoint-failures warn trains on)"));
+    return;
+  }
   if (st.phase == job_phase::checkpointing) {
     st.phase = before;
     if (before == job_phase::training)
@@ -85,7 +95,7 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
   auto& st = self->state;
   const uint64_t sequence = st.next_sequence++;
   if (auto s = st.store->prepare(sequence); !s) {
-    abort_checkpoint(self, s.error(), before);
+    abort_checkpoint(self, s.error(), before, true);
     return;
   }
   auto digests = std::make_shared<std::vector<file_digest>>(st.shards.size());
@@ -104,11 +114,11 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
             return;
           auto m = make_manifest(st, sequence, *digests);
           if (auto w = write_manifest(st.store->partial_dir(sequence) + "/MANIFEST", m); !w) {
-            abort_checkpoint(self, w.error(), before);
+            abort_checkpoint(self, w.error(), before, true);
             return;
           }
           if (auto c = st.store->commit(sequence); !c) {
-            abort_checkpoint(self, c.error(), before);
+            abort_checkpoint(self, c.error(), before, true);
             return;
           }
           st.last_checkpoint = sequence;
@@ -129,7 +139,10 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
           if (*failed || self->state.checkpoint_attempt != attempt)
             return;
           *failed = true;
-          abort_checkpoint(self, "shard " + std::to_string(s) + ": " + error_text(err), before);
+          // The shard answered with its own error (it could not write its
+          // file); a lost shard is a system error, and the supervisor's.
+          const bool storage = err.category() != caf::atom("system");
+          abort_checkpoint(self, "shard " + std::to_string(s) + ": " + error_text(err), before, storage);
         });
   }
 }

@@ -67,6 +67,16 @@ accessor flag(bool train_options::*field, const char* name) {
           [=](const train_options& o) { return std::string{o.*field ? "1" : "0"}; }};
 }
 
+accessor checkpoint_failures() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "stop" && text != "warn")
+              return failure{"option --checkpoint-failures expects stop or warn, got '" + text + "'"};
+            o.checkpoint_failures_warn = text == "warn";
+            return {};
+          },
+          [](const train_options& o) { return std::string{o.checkpoint_failures_warn ? "warn" : "stop"}; }};
+}
+
 accessor text(std::string train_options::*field) {
   return {[=](train_options& o, const std::string& value) -> status {
             o.*field = value;
@@ -138,6 +148,7 @@ const std::vector<option_spec>& specs() {
     {"log-every", "SECONDS", "1 on a terminal, 10 otherwise", "seconds between progress reports", number<double>(&train_options::log_every, 0.01, 86400.0, "log-every")},
     {"checkpoint-dir", "DIR", "(none: no checkpoints)", "where checkpoints go; the job can be resumed from there (--resume DIR)", text(&train_options::checkpoint_dir)},
     {"checkpoint-every", "T|Nw", "0 (only on demand)", "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)", checkpoint_interval()},
+    {"checkpoint-failures", "stop|warn", "stop", "a checkpoint that cannot be written stops the job, or only warns", checkpoint_failures()},
   };
   return table;
 }

@@ -43,6 +43,7 @@ struct train_options {
   std::string checkpoint_dir; // where checkpoints go; empty: none
   double checkpoint_seconds = 0; // checkpoint interval in time; 0: none
   uint64_t checkpoint_words = 0; // ... or in words read; 0: none
+  bool checkpoint_failures_warn = false; // a checkpoint that cannot be written: warn and go on (else stop)
   // Not training options proper: how this job is run.
   bool stop_cluster = false;  // gridvec submit: stop every node once the job is done
   std::string resume;         // continue from the checkpoint directory instead of starting

@@ -38,7 +38,7 @@ void expect_failure(const args_t& args, const std::string& option) {
 const std::vector<std::string> all_options{
   "train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads",
   "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "coalesce", "seed", "report", "work-dir",
-  "log-every", "fused", "shared-negatives", "interleave", "damping"};
+  "log-every", "fused", "shared-negatives", "interleave", "damping", "checkpoint-failures"};
 
 } // namespace
 
@@ -69,10 +69,11 @@ TEST_CASE("options: gridvec's own options and the other spellings", "[options]")
                                 "--in-flight=8", "--coalesce", "2", "--seed", "18446744073709551615", "--report", "r.json",
                                 "-work-dir", "/tmp/w", "--log-every=2.5", "--size=40", "-window=3",
                                 "--cbow", "0", "-sample", "0", "--fused", "0", "--shared-negatives=1",
-                                "--interleave", "8", "--damping=0"});
+                                "--interleave", "8", "--damping=0", "--checkpoint-failures", "warn"});
   REQUIRE(o);
   CHECK_FALSE(o->fused);
   CHECK(o->interleave == 8u);
+  CHECK(o->checkpoint_failures_warn);
   CHECK_FALSE(o->damping);
   CHECK(o->shared_negatives);
   CHECK(o->train == "c.txt");
@@ -127,6 +128,7 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK_FALSE(o->shared_negatives);
   CHECK(o->interleave == 64u);
   CHECK(o->damping);
+  CHECK_FALSE(o->checkpoint_failures_warn);
   CHECK(o->seed == 1u);
   CHECK(o->report.empty());
   CHECK(o->work_dir.empty());
@@ -194,6 +196,7 @@ TEST_CASE("options: failures name the option in one line", "[options]") {
     expect_failure(with_required({"--interleave", "0"}), "interleave");
     expect_failure(with_required({"--interleave", "4097"}), "interleave");
     expect_failure(with_required({"--damping", "2"}), "damping");
+    expect_failure(with_required({"--checkpoint-failures", "ignore"}), "checkpoint-failures");
     expect_failure(with_required({"--log-every", "0"}), "log-every");
   }
   SECTION("flags take 0 or 1") {
