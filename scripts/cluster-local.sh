@@ -3,10 +3,13 @@
 #   GRIDVEC node --config CONFIG --name NAME
 # one process per [node NAME] section, and stays in the foreground with each
 # output line prefixed by its node's name. Ctrl-C or SIGTERM stops all nodes
-# (SIGTERM, then SIGKILL after 5 s), and so does any node exiting with an
-# error. Nodes that exit by themselves with status 0 (the job ended) are left
-# to finish; the script ends when every node has. Exit status: 0 if every
-# node stopped cleanly, 1 if any failed, 2 on bad usage.
+# (SIGTERM, then SIGKILL after 5 s). A node that dies or exits with an error
+# is reported and the others keep running: the cluster's supervisor restores
+# a lost shard on another node (a `standby` one, as in
+# examples/cluster-local.conf) and the job goes on. Nodes that exit by
+# themselves with status 0 (the job ended) are left to finish; the script
+# ends when every node has. Exit status: 0 if every node stopped cleanly, 1
+# if any failed, 2 on bad usage.
 #
 # Only ever starts processes on this machine, whatever the hosts in CONFIG:
 # a node whose host is not an address of this machine fails to listen and
@@ -124,8 +127,9 @@ running() {
 }
 
 # Collects the exit status of every node that has ended since the last call.
-# A node's error stops the whole cluster; while stopping, an exit by the
-# signal we sent (or by the terminal's Ctrl-C) is a clean stop.
+# A node's failure is reported, and the others go on (recovery is the
+# cluster's job); while stopping, an exit by the signal we sent (or by the
+# terminal's Ctrl-C) is a clean stop.
 reap() {
   local i status name
   for i in "${!pids[@]}"; do
@@ -140,12 +144,8 @@ reap() {
     elif $stopping && [[ $status -eq 0 || $status -eq 143 || $status -eq 130 ]]; then
       say "node $name stopped"
     else
-      say "node $name failed (exit status $status)"
+      say "node $name failed (exit status $status); $(running) other node(s) still running"
       failed+=("$name")
-      if ! $stopping; then
-        say "stopping all nodes because node $name failed"
-        stop_all
-      fi
     fi
   done
 }

@@ -422,26 +422,26 @@ TEST_CASE("cluster config: load_cluster_config reads files", "[cluster_config]")
 }
 
 TEST_CASE("cluster config: the shipped examples parse", "[cluster_config]") {
-  SECTION("examples/cluster-local.conf: five loopback nodes") {
+  SECTION("examples/cluster-local.conf: five loopback nodes and a standby shard node") {
     auto config = load_cluster_config(example_path("cluster-local.conf"));
     INFO((config ? "" : config.error()));
     REQUIRE(config);
-    REQUIRE(config->nodes.size() == 5);
+    REQUIRE(config->nodes.size() == 6);
     const auto& coord = config->coordinator();
     CHECK(coord.host == "127.0.0.1");
     CHECK(coord.port == 7700);
     CHECK(coord.roles == std::vector<node_role>{node_role::coordinator, node_role::vocabulary, node_role::exporter});
-    CHECK(config->with_role(node_role::shard).size() == 2);
+    CHECK(config->with_role(node_role::shard).size() == 3); // the standby too
     CHECK(config->with_role(node_role::learner).size() == 2);
     CHECK(config->total_shards() == 2);
     CHECK(config->total_learners() == 2);
     std::vector<uint16_t> ports;
     for (const auto& n : config->nodes) {
       CHECK(n.host == "127.0.0.1");
-      CHECK_FALSE(n.standby);
+      CHECK(n.standby == (n.name == "spare"));
       ports.push_back(n.port);
     }
-    CHECK(ports == std::vector<uint16_t>{7700, 7701, 7702, 7703, 7704});
+    CHECK(ports == std::vector<uint16_t>{7700, 7701, 7702, 7703, 7704, 7705});
   }
   SECTION("examples/cluster-one-box.conf: one node does everything") {
     auto config = load_cluster_config(example_path("cluster-one-box.conf"));
