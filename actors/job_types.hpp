@@ -72,7 +72,7 @@ struct learner_config {
   uint64_t seed = 1;
   bool fused = true;             // train on shards of this process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
-  uint32_t interleave = 64;      // protocol path: stride of minibatch formation (src/passage.hpp)
+  uint32_t interleave = 64;      // stride of example order (src/passage.hpp); 1: corpus order
   bool damping = true;           // protocol path: staleness damping (src/sgns.hpp)
   uint32_t learners = 1;         // of the job: all their minibatches in flight meet the same rows
 };

@@ -26,7 +26,8 @@ constexpr auto sync_timeout = std::chrono::seconds(60);
 constexpr auto fused_slice = std::chrono::milliseconds(5);
 // An interleaved passage holds about this many words per unit of stride, so
 // that each phase of the stride spans more examples than a learner keeps in
-// flight by default (10 x 64).
+// flight by default (10 x 64), and a pause or rollback re-does at most
+// 64 x 1024 words.
 constexpr uint32_t passage_words_per_stride = 1024;
 
 /// One minibatch between its dotprod and the last adjust reply.
@@ -475,9 +476,11 @@ void choose_path(learner_state& st) {
     if (!stores.empty())
       st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
   }
-  // Minibatches in flight are interleaved (src/passage.hpp); the fused
-  // path has none in flight and trains in corpus order, as word2vec.c.
-  const bool interleave = !st.fused && st.cfg.interleave > 1;
+  // Examples are interleaved (src/passage.hpp) on both paths: the
+  // protocol's minibatches in flight then do not all come from one stretch
+  // of repetitive text, and either path learns more per epoch than in
+  // corpus order (docs/quality.md).
+  const bool interleave = st.cfg.interleave > 1;
   st.stride = interleave ? st.cfg.interleave : 1;
   st.passage_words = interleave ? st.cfg.interleave * passage_words_per_stride : 1;
 }

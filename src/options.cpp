@@ -140,7 +140,7 @@ const std::vector<option_spec>& specs() {
     {"coalesce", "G", "4", "minibatches sent to each shard in one message (protocol path): the window in flight travels in groups of G, so in fewer messages; each minibatch is still applied on its own", number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
     {"fused", "0|1", "1", "learners train directly on the shards of their own process, updating after each pair as word2vec.c; 0 sends dotprod/adjust messages as a cluster does", flag(&train_options::fused, "fused")},
     {"shared-negatives", "0|1", "0", "fused path only: the noise words of an example are drawn once and shared by its pairs (pWord2Vec); fewer cache misses on a large vocabulary; quality on the dev corpus, 3 seeds: analogy 0.016 and WordSim-353 0.27, against 0.016 and 0.23 without", flag(&train_options::shared_negatives, "shared-negatives")},
-    {"interleave", "N", "64", "protocol path: consecutive examples lie N words apart (1: corpus order)", number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
+    {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)", number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
     {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand", flag(&train_options::damping, "damping")},
     {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)", number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
     {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},

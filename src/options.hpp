@@ -35,7 +35,7 @@ struct train_options {
   uint64_t seed = 1;
   bool fused = true;          // learners train on shards of their own process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
-  uint32_t interleave = 64;      // protocol path: stride of minibatch formation
+  uint32_t interleave = 64;      // stride of example order; 1: corpus order
   bool damping = true;           // protocol path: staleness damping of repeated pairs
   std::string report;         // JSON summary path
   std::string work_dir;       // preprocessed corpus; default: a temp dir

@@ -13,10 +13,13 @@
 // 5.1) forms minibatches "interleaved" for this reason: a passage of many
 // sentences is visited with a stride, so consecutive examples lie `stride`
 // words apart and a repetitive stretch of L words puts about L / stride
-// examples into the minibatches in flight instead of L.
+// examples into the minibatches in flight instead of L. The fused path,
+// which has nothing in flight, learns more per epoch this way too
+// (docs/quality.md): consecutive updates no longer all pull on the rows of
+// one paragraph.
 //
-// With a stride of 1 and one sentence per passage, examples come in corpus
-// order, as word2vec.c trains them (the fused path).
+// With a stride of 1 and one sentence per passage (--interleave 1),
+// examples come in corpus order, as word2vec.c trains them.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
