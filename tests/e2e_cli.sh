@@ -5,6 +5,7 @@
 # Usage: e2e_cli.sh GRIDVEC_BINARY
 set -uo pipefail
 gridvec=$1
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 fails=0
@@ -111,6 +112,18 @@ from gensim.models import KeyedVectors
 kv = KeyedVectors.load_word2vec_format('vec.bin', binary=True)
 assert kv.vector_size == 16 and 'cat' in kv.key_to_index, kv
 "; then echo "ok   binary loads in gensim"; else echo "FAIL binary output"; fails=$((fails+1)); fi
+# A run that blows up (the protocol path without its safeguards, on the dev
+# corpus's wiki tables) stops with one line, writes no vectors, and its
+# report says why with a null loss.
+zcat "$here/../../shared/data/dev-corpus.txt.gz" > dev.txt
+expect_error diverged "training diverged" -- train -train dev.txt -output out.txt -sample 0 --fused 0 \
+  --damping 0 --interleave 1 -threads 2 --report report.json
+if /usr/bin/python3 -c "
+import json
+r = json.load(open('report.json'))
+assert r['final_loss'] is None and 'training diverged' in r['error'], r
+"; then echo "ok   the diverged run's report: null loss, the error"; else echo "FAIL diverged report"; fails=$((fails+1)); fi
+
 help=$("$gridvec" train --help)
 for opt in train output size window negative sample min-count iter alpha threads binary cbow max-vocab shards minibatch report; do
   grep -q -- "-$opt " <<<"$help" || { echo "FAIL --help lacks -$opt"; fails=$((fails+1)); }
