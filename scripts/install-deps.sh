@@ -6,11 +6,14 @@
 # (the quality tests build the reference word2vec.c from npm's package).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux npm)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm may come with a Node.js that is not Debian's (whose npm package then
+# conflicts with it): only an npm that is missing altogether is installed.
+command -v npm >/dev/null || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
