@@ -60,7 +60,7 @@ struct learner_state {
   passage current;                // what is being trained (src/passage.hpp)
   part_cursor passage_start;      // its part's cursor before its first sentence
   // The passage: sentences until it holds this many words, visited with
-  // this stride (1 and 1 on the fused path: word2vec.c's order).
+  // this stride (1 and 1 with --interleave 1: word2vec.c's order).
   uint32_t passage_words = 1;
   uint32_t stride = 1;
 
@@ -194,8 +194,6 @@ void fill(learner_state& st, batch_state& b, status& error) {
     if (!st.mid_sentence()) {
       if (st.state == mode::pausing)
         break;
-      if (mb.examples() > 0 && st.walker->has_work() && st.walker->current().part != b.start.part)
-        break; // a minibatch never mixes parts
       const bool more = read_passage(st, error);
       if (!error)
         break;
@@ -205,7 +203,7 @@ void fill(learner_state& st, batch_state& b, status& error) {
         continue;
       }
       if (mb.examples() > 0 && st.passage_start.part != b.start.part)
-        break;
+        break; // a minibatch never mixes parts: the passage waits for the next
       continue;
     }
     if (!b.has_start) {
@@ -395,8 +393,8 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
     auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
     if (!count_weights(self, w, alpha))
       return;
-    // The shards damp the weights of rows that all the minibatches in
-    // flight keep meeting with the same partner (src/sgns.hpp).
+    // The shards damp the weights of pairs that repeat beyond what the
+    // minibatches in flight can absorb (src/staleness_damper.hpp).
     b->mb.alpha = alpha;
     b->mb.staleness = st.cfg.damping ? st.cfg.in_flight * st.cfg.learners : 0;
     adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));

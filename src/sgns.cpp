@@ -1,6 +1,5 @@
 #include "src/sgns.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -94,4 +93,3 @@ weight_result compute_weights(const float* dots, size_t pairs, uint32_t negative
 }
 
 } // namespace gridvec
-

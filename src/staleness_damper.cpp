@@ -4,6 +4,7 @@
 
 #include "src/rng.hpp"
 #include "src/sgns.hpp"
+#include "src/sgns_update.hpp"
 #include "src/shard_store.hpp"
 #include "src/vector_math.hpp"
 
@@ -87,15 +88,10 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    if (mb.mean_inputs || n_in > 1) {
-      mean_.assign(width, 0.0f);
-      for (uint32_t i = 0; i < n_in; ++i)
-        axpy(1.0f / static_cast<float>(n_in), store.input_row(mb.inputs[in + i]), mean_.data(), width);
-      h_norms_[e] = widen * dot(mean_.data(), mean_.data(), width);
-    } else {
-      const float* h = store.input_row(mb.inputs[in]);
-      h_norms_[e] = widen * dot(h, h, width);
-    }
+    mean_.resize(width);
+    const float* h = sgns::example_input([&store](uint32_t w) { return store.input_row(w); },
+                                         mb.inputs.data() + in, n_in, mb.mean_inputs, mean_.data(), width);
+    h_norms_[e] = widen * dot(h, h, width);
     // Per pair (input row, output row): how often it occurs, and the sum
     // of sigma'(f) over its dot products. CBOW: the first context word
     // stands for the example's set.
