@@ -2,12 +2,14 @@
 #include <gridvec/cluster.hpp>
 
 #include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <optional>
 #include <thread>
 
 #include "actors/message_types.hpp"
+#include "actors/net/guarded_transport.hpp"
 #include "src/scheduler_config.hpp"
 
 namespace gridvec {
@@ -19,9 +21,17 @@ const std::vector<std::string> app_identifiers{"gridvec-0.1"};
 
 } // namespace
 
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
+status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
+  auto transport = net::load_transport_settings(cluster);
+  if (!transport)
+    return failure{transport.error()};
+  if (cluster.insecure)
+    spdlog::warn("{} has insecure = true: anyone who can reach a node's port can run jobs and read and write "
+                 "files as the node's user (docs/security.md)",
+                 cluster.source);
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();
+  net::use_transport(cfg, *transport); // after the middleman: CAF's OpenSSL module needs it
   configure_scheduler(cfg, std::max(2u, std::thread::hardware_concurrency()));
   // Incoming messages are deserialized by the network thread itself rather
   // than handed to a pool worker first: one scheduling hop less per message.
@@ -33,21 +43,29 @@ void configure_cluster_system(caf::actor_system_config& cfg, const cluster_confi
   cfg.set("middleman.connection-timeout",
           caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 10)});
   cfg.set("middleman.app-identifiers", app_identifiers);
+  return {};
 }
 
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node) {
-  configure_cluster_system(cfg, cluster);
+status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node) {
+  if (auto ok = configure_cluster_system(cfg, cluster); !ok)
+    return ok;
   configure_scheduler(cfg, node.worker_threads(std::max(1u, std::thread::hardware_concurrency())));
+  return {};
 }
 
-void configure_cluster_system(caf::actor_system_config& cfg) {
+status configure_cluster_system(caf::actor_system_config& cfg, const std::string& secret_file) {
+  auto transport = net::client_transport_settings(secret_file);
+  if (!transport)
+    return failure{transport.error()};
   register_message_types(cfg);
   cfg.load<caf::io::middleman>();
+  net::use_transport(cfg, *transport); // after the middleman: CAF's OpenSSL module needs it
   // The nodes drop a connection that stays silent for ten of their
   // heartbeats; 100 ms keeps this one alive whatever their heartbeat-ms.
   // Without their interval, this side keeps CAF's own connection timeout.
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(100)});
   cfg.set("middleman.app-identifiers", app_identifiers);
+  return {};
 }
 
 expected<controller_actor> connect_to_controller(caf::actor_system& sys, const std::string& host, uint16_t port,

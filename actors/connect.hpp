@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "actors/net/guarded_transport.hpp"
 #include "actors/protocol.hpp"
 
 namespace gridvec {
@@ -22,7 +23,9 @@ namespace gridvec {
 template <class Self>
 void connect_to_node(Self* self, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
                      std::function<void(expected<caf::strong_actor_ptr>)> then, int retries_left = 3) {
-  auto mm = self->home_system().middleman().actor_handle();
+  // The cluster's transport (actors/net/guarded_transport.hpp): the secret
+  // is proven, and TLS spoken, before CAF's own handshake.
+  auto mm = net::transport_actor(self->home_system());
   auto where = host + ":" + std::to_string(port);
   self->request(mm, timeout, caf::connect_atom::value, host, port)
     .then(
@@ -33,17 +36,27 @@ void connect_to_node(Self* self, const std::string& host, uint16_t port, std::ch
           then(std::move(ptr));
       },
       [self, host, port, then, where, timeout, retries_left](caf::error& err) {
-        if (err == caf::sec::connection_timeout && retries_left > 0) {
+        auto refused = net::last_handshake_failure(host, port);
+        if (err == caf::sec::connection_timeout && retries_left > 0 && refused.empty()) {
           connect_to_node(self, host, port, timeout, then, retries_left - 1);
           return;
         }
         std::string why;
-        if (err == caf::sec::request_timeout)
+        if (!refused.empty())
+          why = refused;
+        else if (err == caf::sec::malformed_basp_message && net::transport_of(self->home_system()).insecure)
+          why = "the node wants the cluster secret, which this process was not given (a config naming it, "
+                "or --secret FILE)";
+        else if (err == caf::sec::request_timeout)
           why = "no answer within " + std::to_string(timeout.count()) + " ms";
         else if (err == caf::sec::cannot_connect_to_node)
           why = "nothing listens there (is its `gridvec node` running?)";
         else
           why = error_text(err);
+        if (refused.empty() && net::transport_of(self->home_system()).insecure &&
+            err != caf::sec::cannot_connect_to_node && err != caf::sec::request_timeout &&
+            err != caf::sec::malformed_basp_message)
+          why += " (if the cluster has a secret, this process needs it: a config naming it, or --secret FILE)";
         then(failure{"cannot reach " + where + ": " + why});
       });
 }

@@ -7,6 +7,7 @@
 
 #include "actors/connect.hpp"
 #include "actors/coordinator_actor.hpp"
+#include "src/net/allowed_paths.hpp"
 
 namespace gridvec {
 
@@ -252,7 +253,13 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
 // Every client checks its outputs before it submits; the node checks again,
 // for the clients that do not (the API, an older gridvec). A resumed job's
 // paths come from its checkpoint.
-caf::error check_job_outputs(const train_options& opt) {
+// Then every path must lie in the directories the cluster config allows
+// (src/net/allowed_paths.hpp): checked here, on the node, whatever the
+// client checked.
+caf::error check_job_outputs(const controller_state& st, const train_options& opt) {
+  if (st.setup.cluster)
+    if (auto s = net::allowed_paths{*st.setup.cluster}.check_job(opt); !s)
+      return make_job_error(s.error());
   if (!opt.resume.empty())
     return {};
   if (auto s = check_outputs(opt); !s)
@@ -294,7 +301,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       auto& st = self->state;
       if (auto err = check_can_start(st))
         return err;
-      if (auto err = check_job_outputs(opt))
+      if (auto err = check_job_outputs(st, opt))
         return err;
       auto rp = self->make_response_promise<job_summary>();
       st.waiters.push_back(rp);
@@ -305,7 +312,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       auto& st = self->state;
       if (auto err = check_can_start(st))
         return err;
-      if (auto err = check_job_outputs(opt))
+      if (auto err = check_job_outputs(st, opt))
         return err;
       return begin_job(self, opt, nullptr);
     },
@@ -386,7 +393,11 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
     [self](resume_atom) { return forward<bool>(self, resume_atom::value); },
     [self](checkpoint_atom) { return forward<checkpoint_info>(self, checkpoint_atom::value); },
     [self](cancel_atom) { return forward<bool>(self, cancel_atom::value); },
-    [self](export_atom, const std::string& path, bool binary) {
+    [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
+      auto& cluster = self->state.setup.cluster;
+      if (cluster)
+        if (auto s = net::allowed_paths{*cluster}.may_write(path, "the export"); !s)
+          return make_job_error(s.error());
       return forward<uint64_t>(self, export_atom::value, path, binary);
     },
     [self](nearest_atom, const std::string& word, uint32_t k) {

@@ -72,6 +72,18 @@ if [[ ${#names[@]} -eq 0 ]]; then
   exit 2
 fi
 
+# The cluster secret the config names: written (gridvec keygen) if it does
+# not exist yet, so that a local cluster needs no set-up step. Relative to
+# the config's directory, as the nodes read it.
+secret=$(sed -n 's/^[ \t]*secret[ \t]*=[ \t]*\([^#]*[^# \t\r]\).*/\1/p' "$config" | head -n 1)
+if [[ -n $secret ]]; then
+  [[ $secret == /* ]] || secret=$(cd "$(dirname "$config")" && pwd)/$secret
+  if [[ ! -e $secret ]]; then
+    "$gridvec" keygen "$secret" > /dev/null || exit 2
+    say "wrote a new cluster secret to $secret (gridvec keygen)"
+  fi
+fi
+
 width=0
 for name in "${names[@]}"; do
   ((${#name} > width)) && width=${#name}

@@ -5,7 +5,7 @@
 # with the real gensim), tmux (the shell's test types into a terminal) and npm
 # (the quality tests build the reference word2vec.c from npm's package).
 set -euo pipefail
-packages=(build-essential cmake pkg-config libcaf-dev capnproto libcapnp-dev libboost-dev
+packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
           libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux)
 missing=()
 for p in "${packages[@]}"; do

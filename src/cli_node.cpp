@@ -15,6 +15,7 @@
 
 #include <gridvec/cluster.hpp> // configure_cluster_system
 
+#include "actors/net/guarded_transport.hpp"
 #include "actors/node_actor.hpp"
 #include "src/cli.hpp"
 #include "src/cluster_config.hpp"
@@ -99,7 +100,10 @@ int cli_node(const std::vector<std::string>& args) {
   }
   setup_logging();
   caf::actor_system_config cfg;
-  configure_cluster_system(cfg, *cluster, *spec);
+  if (auto ok = configure_cluster_system(cfg, *cluster, *spec); !ok) {
+    std::fprintf(stderr, "gridvec node: %s\n", ok.error().c_str());
+    return 2;
+  }
   caf::actor_system sys{cfg};
   node_setup setup;
   setup.name = name;
@@ -110,10 +114,12 @@ int cli_node(const std::vector<std::string>& args) {
   if (spec->shards_on_network_thread(std::max(1u, std::thread::hardware_concurrency())))
     setup.shard_lanes = lane_thread::network;
   auto node = spawn_node(sys, std::move(setup));
-  auto port = sys.middleman().publish(node, spec->port, spec->host.c_str(), true);
+  // Through the cluster's transport: peers prove the secret (and speak
+  // TLS) before CAF reads a byte from them.
+  auto port = net::publish(sys, caf::actor_cast<caf::strong_actor_ptr>(node), spec->host, spec->port);
   if (!port) {
     std::fprintf(stderr, "gridvec node: node %s cannot listen on %s:%u: %s\n", name.c_str(),
-                 spec->host.c_str(), spec->port, sys.render(port.error()).c_str());
+                 spec->host.c_str(), spec->port, port.error().c_str());
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
     return 1;
   }
@@ -139,7 +145,7 @@ int cli_node(const std::vector<std::string>& args) {
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
     start_stop_watchdog(name, "its stop");
-  sys.middleman().close(*port);
+  caf::anon_send(net::transport_actor(sys), caf::close_atom::value, *port);
   spdlog::info("node {} stopped", name);
   return 0;
 }

@@ -36,9 +36,11 @@ namespace {
 
 constexpr const char* shell_usage_text =
   "usage: gridvec shell --config CLUSTER.conf [-c COMMANDS] [--timeout SECONDS]\n"
-  "       gridvec shell --connect HOST:PORT [-c COMMANDS] [--timeout SECONDS]\n"
+  "       gridvec shell --connect HOST:PORT [--secret FILE] [-c COMMANDS] [--timeout SECONDS]\n"
   "Talks to the controller on the cluster's coordinator node (--config: the\n"
-  "config's coordinator; --connect: the node at HOST:PORT). On a terminal it is\n"
+  "config's coordinator, with the config's secret; --connect: the node at\n"
+  "HOST:PORT, proving the cluster secret in FILE; without --secret, only a\n"
+  "cluster with insecure = true answers). On a terminal it is\n"
   "an interactive prompt; with -c (commands separated by ';' or new lines), or\n"
   "when standard input is not a terminal, it runs the commands given and exits\n"
   "0 if all succeeded, 1 if one failed, 2 on a usage error or an unreachable\n"
@@ -54,6 +56,7 @@ extern "C" void on_interrupt(int) { interrupted.store(true); }
 struct shell_args {
   std::string config;
   std::string connect; // HOST:PORT
+  std::string secret;  // with --connect
   std::optional<std::string> commands;
   double timeout_seconds = 30;
 };
@@ -67,6 +70,8 @@ expected<shell_args> parse_shell_args(const std::vector<std::string>& args) {
       out.config = args[++i];
     } else if ((a == "--connect" || a == "-connect") && has_value) {
       out.connect = args[++i];
+    } else if ((a == "--secret" || a == "-secret") && has_value) {
+      out.secret = args[++i];
     } else if (a == "-c" && has_value) {
       out.commands = out.commands ? *out.commands + "\n" + args[++i] : args[++i];
     } else if ((a == "--timeout" || a == "-timeout") && has_value) {
@@ -81,6 +86,8 @@ expected<shell_args> parse_shell_args(const std::vector<std::string>& args) {
   }
   if (out.config.empty() == out.connect.empty())
     return failure{"give either --config CLUSTER.conf or --connect HOST:PORT (gridvec shell --help)"};
+  if (!out.secret.empty() && !out.config.empty())
+    return failure{"--secret goes with --connect; with --config the config names the secret"};
   return out;
 }
 
@@ -266,10 +273,12 @@ int cli_shell(const std::vector<std::string>& args) {
   }
 
   caf::actor_system_config cfg;
-  if (cluster)
-    configure_cluster_system(cfg, *cluster);
-  else
-    configure_cluster_system(cfg); // a heartbeat any node's config accepts
+  // --connect: a heartbeat any node's config accepts.
+  auto configured = cluster ? configure_cluster_system(cfg, *cluster) : configure_cluster_system(cfg, opts->secret);
+  if (!configured) {
+    std::fprintf(stderr, "error: %s\n", configured.error().c_str());
+    return 2;
+  }
   caf::actor_system sys{cfg};
   int code = 0;
   {

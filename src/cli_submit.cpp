@@ -114,7 +114,10 @@ int cli_submit(const std::vector<std::string>& args) {
   auto out = std::make_shared<submit_outcome>();
   {
     caf::actor_system_config cfg;
-    configure_cluster_system(cfg, *cluster);
+    if (auto ok = configure_cluster_system(cfg, *cluster); !ok) {
+      std::fprintf(stderr, "gridvec submit: %s\n", ok.error().c_str());
+      return 2;
+    }
     caf::actor_system sys{cfg};
     sys.spawn(submit_client, cluster->coordinator(), cluster->connect_timeout_ms, *opt, out);
     sys.await_all_actors_done();

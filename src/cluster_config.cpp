@@ -25,7 +25,11 @@ constexpr uint32_t max_threads_per_node = 1024;
 
 constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
 constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby";
-constexpr const char* cluster_key_list = "heartbeat-ms, connect-timeout-ms";
+constexpr const char* cluster_key_list =
+  "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
+  "allow-write, max-message-mb, max-connections, max-connections-per-address";
+constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
+constexpr uint32_t max_connections_limit = 65535;
 
 // '\r' counts as blank so that CRLF files parse like LF files.
 bool is_blank(char c) {
@@ -164,6 +168,11 @@ public:
       return missing("shard", " (standby nodes do not count)");
     if (!learner)
       return missing("learner", "");
+    const bool tls = !config_.tls_certificate.empty() || !config_.tls_key.empty() || !config_.tls_ca.empty();
+    if (tls && (config_.tls_certificate.empty() || config_.tls_key.empty() || config_.tls_ca.empty()))
+      return failure{config_.source + ": TLS needs all three of tls-certificate, tls-key and tls-ca in [cluster]"};
+    if (config_.insecure && (tls || !config_.secret_file.empty()))
+      return failure{config_.source + ": insecure = true together with a secret or TLS; remove one or the other"};
     return std::move(config_);
   }
 
@@ -206,14 +215,54 @@ private:
   }
 
   status cluster_key(const std::string& key, std::string_view value) {
-    uint32_t* field = key == "heartbeat-ms"         ? &config_.heartbeat_ms
-                      : key == "connect-timeout-ms" ? &config_.connect_timeout_ms
-                                                    : nullptr;
+    auto& c = config_;
+    if (key == "secret" || key == "tls-certificate" || key == "tls-key" || key == "tls-ca") {
+      std::string& field = key == "secret"            ? c.secret_file
+                           : key == "tls-certificate" ? c.tls_certificate
+                           : key == "tls-key"         ? c.tls_key
+                                                      : c.tls_ca;
+      field = std::string{value};
+      return {};
+    }
+    if (key == "insecure") {
+      if (value != "true" && value != "false")
+        return error("insecure must be true or false, got " + in_quotes(value));
+      c.insecure = value == "true";
+      return {};
+    }
+    if (key == "allow-read" || key == "allow-write") {
+      auto& dirs = key == "allow-read" ? c.allow_read : c.allow_write;
+      // Comma separated (directory names may hold spaces).
+      size_t pos = 0;
+      while (pos <= value.size()) {
+        auto end = value.find(',', pos);
+        if (end == std::string_view::npos)
+          end = value.size();
+        auto dir = trim(value.substr(pos, end - pos));
+        pos = end + 1;
+        if (!dir.empty())
+          dirs.emplace_back(dir);
+      }
+      if (dirs.empty())
+        return error(key + " lists no directory");
+      return {};
+    }
+    uint32_t limit = max_milliseconds;
+    uint32_t* field = nullptr;
+    if (key == "heartbeat-ms")
+      field = &c.heartbeat_ms;
+    else if (key == "connect-timeout-ms")
+      field = &c.connect_timeout_ms;
+    else if (key == "max-message-mb")
+      field = &c.max_message_mb, limit = max_message_mb_limit;
+    else if (key == "max-connections")
+      field = &c.max_connections, limit = max_connections_limit;
+    else if (key == "max-connections-per-address")
+      field = &c.max_connections_per_address, limit = max_connections_limit;
     if (!field)
       return error("unknown key " + in_quotes(key) + " in [cluster] (keys: " + cluster_key_list + ")");
-    if (!parse_positive(value, max_milliseconds, *field))
-      return error(key + " must be a positive integer of milliseconds up to " + std::to_string(max_milliseconds) +
-                   ", got " + in_quotes(value));
+    if (!parse_positive(value, limit, *field))
+      return error(key + " must be a positive integer up to " + std::to_string(limit) + ", got " + in_quotes(value));
     return {};
   }
 
@@ -368,7 +417,23 @@ expected<cluster_config> load_cluster_config(const std::string& path) {
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad())
     return failure{"cannot read cluster config " + path + ": read error"};
-  return parse_cluster_config(text, path);
+  auto config = parse_cluster_config(text, path);
+  if (!config)
+    return config;
+  // Files and directories named in it are relative to the config's own
+  // directory, whatever the directory a process starts in.
+  const auto base = std::filesystem::absolute(path, ec).parent_path();
+  auto resolve = [&](std::string& p) {
+    if (!p.empty() && std::filesystem::path{p}.is_relative())
+      p = (base / p).lexically_normal().string();
+  };
+  for (auto* p : {&config->secret_file, &config->tls_certificate, &config->tls_key, &config->tls_ca})
+    resolve(*p);
+  for (auto& d : config->allow_read)
+    resolve(d);
+  for (auto& d : config->allow_write)
+    resolve(d);
+  return config;
 }
 
 } // namespace gridvec

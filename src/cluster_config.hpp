@@ -9,6 +9,17 @@
 //   [cluster]
 //   heartbeat-ms = 1000          # optional; how often nodes check each other (default 1000)
 //   connect-timeout-ms = 5000    # optional; how long to wait for a node to answer (default 5000)
+//   secret = cluster.key         # the cluster secret (gridvec keygen writes one); required
+//                                # unless TLS is set or insecure = true (docs/security.md)
+//   tls-certificate = node.pem   # optional: TLS between all processes, all three or none
+//   tls-key = node.key
+//   tls-ca = ca.pem
+//   allow-read = /data/corpora   # directories jobs may read corpora from (comma separated)
+//   allow-write = /data/out      # directories jobs may write vectors, reports, checkpoints to
+//   max-message-mb = 64          # optional: larger frames from a peer close its connection
+//   max-connections = 256        # optional: open connections per node, and from one address
+//   max-connections-per-address = 64
+//   Relative paths are relative to the config file's directory.
 //
 //   [node coord]                 # one section per node: [node NAME], NAME = [A-Za-z0-9_.-]+
 //   host = 127.0.0.1
@@ -86,6 +97,14 @@ struct node_spec {
 struct cluster_config {
   uint32_t heartbeat_ms = 1000;
   uint32_t connect_timeout_ms = 5000;
+  // Who may connect, and what jobs may touch (src/net/, docs/security.md).
+  std::string secret_file;
+  bool insecure = false;
+  std::string tls_certificate, tls_key, tls_ca;
+  std::vector<std::string> allow_read, allow_write; // absolute after load_cluster_config
+  uint32_t max_message_mb = 64;
+  uint32_t max_connections = 256;
+  uint32_t max_connections_per_address = 64;
   std::vector<node_spec> nodes; // in file order
   std::string source;           // file name, for messages
 

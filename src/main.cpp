@@ -15,7 +15,8 @@ const char* usage =
   "  nearest   print the nearest neighbours of words in a vectors file\n"
   "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
   "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
-  "  shell     control a cluster and its job interactively (gridvec shell --config FILE)\n\n"
+  "  shell     control a cluster and its job interactively (gridvec shell --config FILE)\n"
+  "  keygen    write a new cluster secret (gridvec keygen FILE)\n\n"
   "`gridvec COMMAND --help` describes a command's options.\n";
 
 } // namespace
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
     return gridvec::cli_submit(args);
   if (command == "shell")
     return gridvec::cli_shell(args);
+  if (command == "keygen")
+    return gridvec::cli_keygen(args);
   std::fprintf(stderr, "gridvec: unknown command '%s' (try gridvec --help)\n", command.c_str());
   return 2;
 }

@@ -4,6 +4,8 @@
 #   cluster_init GRIDVEC_BINARY WORKDIR
 #   cluster_node NAME "roles = ..." [more config lines...]   (one per node)
 #   cluster_write CONFIG_FILE [HEARTBEAT_MS]
+#                              (with a new cluster secret in WORKDIR, and
+#                              the [cluster] lines in CLUSTER_EXTRA, if set)
 #   cluster_start NAME...      starts those nodes, waits until they listen
 #   cluster_kill NAME...       SIGKILLs those nodes (in one kill: together)
 #   cluster_wait_exit SECONDS [NAME...]
@@ -49,10 +51,18 @@ $line"; done
 cluster_write() {
   local file=$1 heartbeat=${2:-300}
   CLUSTER_CONFIG=$file
+  CLUSTER_SECRET=$CLUSTER_DIR/cluster.key
+  [ -f "$CLUSTER_SECRET" ] || "$CLUSTER_BIN" keygen "$CLUSTER_SECRET" > /dev/null
   {
     echo "[cluster]"
     echo "heartbeat-ms = $heartbeat"
     echo "connect-timeout-ms = 3000"
+    echo "secret = $CLUSTER_SECRET"
+    # The tests' corpora and outputs are anywhere under /tmp and the
+    # checkout; e2e_security.sh checks narrower lists.
+    echo "allow-read = ${CLUSTER_ALLOW_READ:-/}"
+    echo "allow-write = ${CLUSTER_ALLOW_WRITE:-/}"
+    [ -z "${CLUSTER_EXTRA:-}" ] || echo "$CLUSTER_EXTRA"
     for spec in "${CLUSTER_SPECS[@]}"; do echo "$spec"; done
   } > "$file"
 }

@@ -4,7 +4,7 @@
 // asks for the nearest neighbours of a few words and, with --stop, stops
 // every node of the cluster.
 //
-//   drive-cluster (--config CLUSTER.conf | --connect HOST:PORT)
+//   drive-cluster (--config CLUSTER.conf | --connect HOST:PORT [--secret FILE])
 //                 -train CORPUS -output VECTORS [--query W1,W2,...] [--stop]
 //                 [--timeout SECONDS] [gridvec train options...]
 //
@@ -40,6 +40,7 @@ struct arguments {
   std::string config;
   std::string host;
   uint16_t port = 0;
+  std::string secret; // with --connect: the cluster secret file
   std::vector<std::string> query;
   bool stop = false;
   int timeout_seconds = 600;
@@ -73,13 +74,16 @@ std::optional<arguments> parse_arguments(int argc, char** argv) {
       if (port <= 0 || port > 65535)
         return std::nullopt;
       a.port = static_cast<uint16_t>(port);
+    } else if (arg == "--secret" && (v = value())) {
+      a.secret = v;
     } else if (arg == "--query" && (v = value())) {
       a.query = split_commas(v);
     } else if (arg == "--timeout" && (v = value())) {
       a.timeout_seconds = std::atoi(v);
     } else if (arg == "--stop") {
       a.stop = true;
-    } else if (arg == "--config" || arg == "--connect" || arg == "--query" || arg == "--timeout") {
+    } else if (arg == "--config" || arg == "--connect" || arg == "--secret" || arg == "--query" ||
+               arg == "--timeout") {
       return std::nullopt; // missing value
     } else {
       a.train_args.push_back(arg);
@@ -261,7 +265,7 @@ std::string absolute(const std::string& path) {
 int main(int argc, char** argv) {
   auto args = parse_arguments(argc, argv);
   if (!args)
-    return usage_error("usage: drive-cluster (--config CLUSTER.conf | --connect HOST:PORT) -train CORPUS "
+    return usage_error("usage: drive-cluster (--config CLUSTER.conf | --connect HOST:PORT [--secret FILE]) -train CORPUS "
                        "-output VECTORS [--query W1,W2,...] [--stop] [--timeout SECONDS] [train options]");
   auto options = gridvec::parse_train_options(args->train_args);
   if (!options)
@@ -281,12 +285,15 @@ int main(int argc, char** argv) {
     auto cluster = gridvec::load_cluster_config(args->config);
     if (!cluster)
       return usage_error(cluster.error());
-    gridvec::configure_cluster_system(cfg, *cluster);
+    if (auto ok = gridvec::configure_cluster_system(cfg, *cluster); !ok)
+      return usage_error(ok.error());
     init.host = cluster->coordinator().host;
     init.port = cluster->coordinator().port;
     init.connect_timeout = std::chrono::milliseconds(cluster->connect_timeout_ms);
   } else {
-    gridvec::configure_cluster_system(cfg);
+    // --connect: the cluster secret is in --secret FILE (none: an insecure cluster).
+    if (auto ok = gridvec::configure_cluster_system(cfg, args->secret); !ok)
+      return usage_error(ok.error());
     init.host = args->host;
     init.port = args->port;
   }

@@ -6,7 +6,8 @@
 //
 //   auto cluster = gridvec::load_cluster_config("cluster.conf");  // expected<cluster_config>
 //   caf::actor_system_config cfg;
-//   gridvec::configure_cluster_system(cfg, *cluster);  // before the system exists
+//   if (auto ok = gridvec::configure_cluster_system(cfg, *cluster); !ok)  // before the system exists;
+//     { std::fprintf(stderr, "%s\n", ok.error().c_str()); return 1; }     // reads the cluster secret
 //   caf::actor_system sys{cfg};
 //   auto controller = gridvec::connect_to_controller(sys, *cluster);  // expected<controller_actor>
 //   if (!controller) { std::fprintf(stderr, "%s\n", controller.error().c_str()); return 1; }
@@ -40,19 +41,23 @@ namespace gridvec {
 /// CAF's network layer (io::middleman), takes the cluster's heartbeat
 /// interval (a node that stops answering is noticed), gridvec's
 /// application identifier (the nodes refuse other CAF applications) and at
-/// least two scheduler threads. Call it before the actor_system is
-/// constructed; settings made afterwards win. `gridvec node` and `gridvec
-/// submit` use the same function.
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster);
+/// least two scheduler threads; and the cluster's transport: its secret
+/// (every connection proves it, docs/security.md), TLS if the config names
+/// certificates, and the bounds on what a peer may send. Fails, with one
+/// line, if the secret or a certificate cannot be read. Call it before the
+/// actor_system is constructed; settings made afterwards win. `gridvec
+/// node` and `gridvec submit` use the same function.
+status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster);
 
 /// The same for the process of `node` (`gridvec node`): its scheduler gets
 /// node.worker_threads(cores) threads instead.
-void configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node);
+status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node);
 
-/// The same without a config file (connecting by host:port): a short
-/// heartbeat interval (100 ms), which any node accepts whatever its
-/// config's heartbeat-ms.
-void configure_cluster_system(caf::actor_system_config& cfg);
+/// The same without a config file (connecting by host:port): the cluster
+/// secret at `secret_file` (empty: none, for a cluster with insecure =
+/// true) and a short heartbeat interval (100 ms), which any node accepts
+/// whatever its config's heartbeat-ms.
+status configure_cluster_system(caf::actor_system_config& cfg, const std::string& secret_file = "");
 
 /// Connects to the coordinator's node at host:port and asks it for the
 /// cluster's controller. Gives up after `timeout` for each step (connect,
