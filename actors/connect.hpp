@@ -26,6 +26,10 @@ void connect_to_node(Self* self, const std::string& host, uint16_t port, std::ch
   // The cluster's transport (actors/net/guarded_transport.hpp): the secret
   // is proven, and TLS spoken, before CAF's own handshake.
   auto mm = net::transport_actor(self->home_system());
+  if (!mm) {
+    then(failure{"cannot reach " + host + ":" + std::to_string(port) + ": this process is shutting down"});
+    return;
+  }
   auto where = host + ":" + std::to_string(port);
   self->request(mm, timeout, caf::connect_atom::value, host, port)
     .then(

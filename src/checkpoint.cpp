@@ -74,6 +74,11 @@ bool parse_field(std::string_view text, T& out) {
 // (which may contain spaces) goes to `rest`.
 bool split_fields(std::string_view line, size_t n, std::vector<std::string_view>& fields, std::string_view& rest) {
   fields.clear();
+  // Cleared on failure too: read_manifest copies `rest` even from a
+  // malformed record, and a view left from an earlier line pointed into
+  // freed memory once the line buffer grew (heap-use-after-free, found by
+  // fuzzing, tests/fuzz/fuzz_manifest.cpp).
+  rest = {};
   for (size_t i = 0; i < n; ++i) {
     auto space = line.find(' ');
     if (space == std::string_view::npos) {

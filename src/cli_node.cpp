@@ -145,7 +145,8 @@ int cli_node(const std::vector<std::string>& args) {
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
     start_stop_watchdog(name, "its stop");
-  caf::anon_send(net::transport_actor(sys), caf::close_atom::value, *port);
+  if (auto transport = net::transport_actor(sys))
+    caf::anon_send(transport, caf::close_atom::value, *port);
   spdlog::info("node {} stopped", name);
   return 0;
 }

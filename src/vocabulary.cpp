@@ -81,9 +81,14 @@ expected<vocabulary> vocabulary::load(const std::string& path) {
   if (!(in >> magic >> version >> size >> train_words) || magic != "gridvec-vocabulary" || version != 1)
     return failure{path + " is not a gridvec vocabulary file"};
   vocabulary v;
-  v.words_.reserve(size);
-  v.counts_.reserve(size);
-  v.ids_.reserve(size);
+  // The header's size is not trusted for the reservation: a damaged header
+  // ("-5" reads as 2^64 - 5) made reserve() throw length_error or bad_alloc,
+  // which ended the process instead of failing below (found by fuzzing,
+  // tests/fuzz/fuzz_vocabulary.cpp). A larger vocabulary still loads.
+  const auto reserve = static_cast<size_t>(std::min<uint64_t>(size, uint64_t{1} << 20));
+  v.words_.reserve(reserve);
+  v.counts_.reserve(reserve);
+  v.ids_.reserve(reserve);
   for (uint64_t i = 0; i < size; ++i) {
     uint64_t count = 0;
     std::string word;

@@ -115,7 +115,7 @@ for name in coord shard-a shard-b learn-a; do
 done
 
 # A second job by host:port, with the query words given, and --stop.
-timeout 400 "$drive" --connect "127.0.0.1:${CLUSTER_PORT[coord]}" -train "$work/small.txt" \
+timeout 400 "$drive" --connect "127.0.0.1:${CLUSTER_PORT[coord]}" --secret "$CLUSTER_SECRET" -train "$work/small.txt" \
   -output "$work/cluster-vectors2.txt" -size 32 -min-count 2 -iter 1 --query the,and --stop --timeout 300 \
   > "$work/drive2.out" 2> "$work/drive2.err" \
   || { cat "$work/drive2.out" "$work/drive2.err" "$work"/*.log; fail "drive-cluster (second job) exited non-zero"; }

@@ -72,7 +72,7 @@ expect_one_error_line "--connect to a dead port"
 expect_err "cannot reach 127.0.0.1:$p_dead" "--connect to a dead port"
 [ $((SECONDS - start)) -le 10 ] || fail "--connect to a dead port took $((SECONDS - start)) s"
 cat "$work/err"
-rc=0; timeout 30 "$gridvec" shell --connect 127.0.0.1:$p_a -c status > "$work/out" 2> "$work/err" || rc=$?
+rc=0; timeout 30 "$gridvec" shell --connect 127.0.0.1:$p_a --secret "$CLUSTER_SECRET" -c status > "$work/out" 2> "$work/err" || rc=$?
 expect_rc 2 "--connect to a shard node"
 expect_err "not the coordinator's node" "--connect to a shard node"
 rc=0; "$gridvec" shell --config "$work/nonexistent.conf" -c status > "$work/out" 2> "$work/err" || rc=$?
@@ -94,7 +94,7 @@ cat "$work/out"
 for n in coord shard-a shard-b learn-a; do
   grep -q "^$n  .*127.0.0.1:.*  up  " "$work/out" || fail "node $n is not listed as up"
 done
-rc=0; timeout 30 "$gridvec" shell --connect 127.0.0.1:$p_coord -c "nodes" > "$work/out" 2> "$work/err" || rc=$?
+rc=0; timeout 30 "$gridvec" shell --connect 127.0.0.1:$p_coord --secret "$CLUSTER_SECRET" -c "nodes" > "$work/out" 2> "$work/err" || rc=$?
 expect_rc 0 "--connect to the coordinator"
 expect_out "shard-b" "--connect to the coordinator"
 

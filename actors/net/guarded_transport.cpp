@@ -36,7 +36,6 @@ using clock_type = std::chrono::steady_clock;
 
 std::mutex registry_mutex;
 std::map<const caf::actor_system_config*, transport_settings> settings_by_config;
-std::map<const caf::actor_system*, caf::weak_actor_ptr> actor_by_system;
 std::map<std::string, std::string> failures_by_endpoint;
 
 void record_failure(const std::string& endpoint, const std::string& why) {
@@ -497,9 +496,12 @@ public:
   const char* name() const override { return "gridvec::guarded_middleman_actor"; }
 
   behavior_type make_behavior() override {
-    // It ends with CAF's own middleman actor, which the system stops at
+    // It ends with CAF's own middleman actor, which the system kills at
     // shutdown (and the system waits for every detached actor).
-    link_to(system().middleman().actor_handle());
+    if (auto plain = system().middleman().actor_handle())
+      link_to(plain);
+    else
+      quit(); // spawned while the system was shutting down
     return caf::io::middleman_actor_impl::make_behavior();
   }
 
@@ -568,22 +570,32 @@ caf::io::middleman_actor transport_actor(caf::actor_system& sys) {
   auto settings = transport_of(sys);
   if (!settings.guarded())
     return sys.middleman().actor_handle();
+  // The system's registry holds it while it runs (an actor that nothing
+  // refers to ends) and lets it go when it ends: a detached actor's thread
+  // stops only once the actor is destroyed, and the system's shutdown
+  // waits for that thread.
+  static const auto key = caf::atom("GvTranspor");
   std::lock_guard<std::mutex> guard{registry_mutex};
-  auto& weak = actor_by_system[&sys];
-  if (auto strong = weak.lock())
-    return caf::actor_cast<caf::io::middleman_actor>(strong);
+  if (auto existing = sys.registry().get(key))
+    return caf::actor_cast<caf::io::middleman_actor>(existing);
+  if (!sys.middleman().actor_handle())
+    return {};
   auto broker = sys.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
   // Detached, as CAF's own: connect() blocks in the OS until the peer answers.
   auto actor = sys.spawn<guarded_middleman_actor, caf::detached + caf::hidden>(std::move(broker), settings);
-  weak = caf::actor_cast<caf::weak_actor_ptr>(actor);
+  sys.registry().put(key, caf::actor_cast<caf::strong_actor_ptr>(actor));
+  actor->attach_functor([&sys] { sys.registry().erase(key); });
   return actor;
 }
 
 expected<uint16_t> publish(caf::actor_system& sys, caf::strong_actor_ptr whom, const std::string& host, uint16_t port) {
+  auto transport = transport_actor(sys);
+  if (!transport)
+    return failure{"the actor system is shutting down"};
   caf::scoped_actor self{sys};
   std::optional<expected<uint16_t>> out;
   self
-    ->request(transport_actor(sys), caf::infinite, caf::publish_atom::value, port,
+    ->request(transport, caf::infinite, caf::publish_atom::value, port,
               std::move(whom), std::set<std::string>{}, host, true)
     .receive([&](uint16_t actual) { out.emplace(actual); },
              [&](caf::error& err) { out.emplace(failure{sys.render(err)}); });

@@ -32,7 +32,8 @@ void use_transport(caf::actor_system_config& cfg, const transport_settings& sett
 transport_settings transport_of(const caf::actor_system& sys);
 
 /// The middleman actor that makes this system's connections: the guarded
-/// one, or CAF's plain one for an insecure cluster.
+/// one, or CAF's plain one for an insecure cluster. An invalid handle once
+/// the system's network layer has stopped.
 caf::io::middleman_actor transport_actor(caf::actor_system& sys);
 
 /// Publishes `whom` on host:port (0: any free port) through
