@@ -2,10 +2,10 @@
 // (word2vec text or binary), like fastText's `nn`.
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstdio>
 
 #include "src/cli.hpp"
+#include "src/similarity.hpp"
 #include "src/vector_math.hpp"
 #include "src/vectors_file.hpp"
 
@@ -44,10 +44,13 @@ int cli_nearest(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec nearest: %s\n", table.error().c_str());
     return 1;
   }
+  // The same cosine top-k as the cluster's `nearest` (src/similarity.hpp),
+  // from the layout it takes: [|q|^2, q.u(0..V-1), |u(0..V-1)|^2].
   const uint32_t d = table->dim;
-  std::vector<float> norms(table->words.size());
-  for (size_t i = 0; i < norms.size(); ++i)
-    norms[i] = std::sqrt(dot(table->row(i), table->row(i), d)) + 1e-12f;
+  const size_t vocab = table->words.size();
+  std::vector<float> summed(1 + 2 * vocab);
+  for (size_t i = 0; i < vocab; ++i)
+    summed[1 + vocab + i] = dot(table->row(i), table->row(i), d);
   int status = 0;
   for (const auto& w : words) {
     auto it = std::find(table->words.begin(), table->words.end(), w);
@@ -56,17 +59,13 @@ int cli_nearest(const std::vector<std::string>& args) {
       status = 1;
       continue;
     }
-    const size_t q = static_cast<size_t>(it - table->words.begin());
-    std::vector<std::pair<float, size_t>> scored;
-    for (size_t i = 0; i < norms.size(); ++i)
-      if (i != q)
-        scored.emplace_back(dot(table->row(q), table->row(i), d) / (norms[q] * norms[i]), i);
-    const size_t n = std::min(k, scored.size());
-    std::partial_sort(scored.begin(), scored.begin() + static_cast<long>(n), scored.end(),
-                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    const auto q = static_cast<uint32_t>(it - table->words.begin());
+    summed[0] = summed[1 + vocab + q];
+    for (size_t i = 0; i < vocab; ++i)
+      summed[1 + i] = dot(table->row(q), table->row(i), d);
     std::printf("%s:\n", w.c_str());
-    for (size_t i = 0; i < n; ++i)
-      std::printf("  %-32s %.3f\n", table->words[scored[i].second].c_str(), scored[i].first);
+    for (const auto& best : top_cosine(summed, static_cast<uint32_t>(std::min<size_t>(k, vocab)), {q}))
+      std::printf("  %-32s %.3f\n", table->words[best.id].c_str(), best.score);
   }
   return status;
 }
