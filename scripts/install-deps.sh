@@ -2,11 +2,13 @@
 # Installs what gridvec builds and tests with, all from Debian's packages:
 # CAF 0.17, Cap'n Proto 0.9, Boost, spdlog, Catch2, libedit (the shell's
 # line editing and history), gensim (the tests load and score the vectors
-# with the real gensim), tmux (the shell's test types into a terminal) and npm
-# (the quality tests build the reference word2vec.c from npm's package).
+# with the real gensim), tmux (the shell's test types into a terminal), npm
+# (the quality tests build the reference word2vec.c from npm's package) and
+# clang (scripts/fuzz builds the libFuzzer targets with it; libFuzzer's
+# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

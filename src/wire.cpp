@@ -4,6 +4,7 @@
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
+#include <kj/array.h>
 #include <kj/exception.h>
 #include <kj/io.h>
 
@@ -69,15 +70,17 @@ status with_reader(const wire_bytes& bytes, const char* what, Read&& read) {
     return failure{std::string{"malformed "} + what + ": " + std::to_string(bytes.size()) +
                    " bytes is not a whole number of words"};
   // The reader needs word-aligned data; heap buffers are, copies are cheap.
-  std::vector<capnp::word> aligned;
+  // (A kj::Array, not a std::vector: capnp::word is not copyable under
+  // clang, and std::vector<capnp::word> does not compile there.)
+  kj::Array<capnp::word> aligned;
   kj::ArrayPtr<const capnp::word> words;
   if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(capnp::word) == 0) {
     words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()),
                          bytes.size() / sizeof(capnp::word));
   } else {
-    aligned.resize(bytes.size() / sizeof(capnp::word));
-    std::memcpy(aligned.data(), bytes.data(), bytes.size());
-    words = kj::arrayPtr(aligned.data(), aligned.size());
+    aligned = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+    std::memcpy(reinterpret_cast<char*>(aligned.begin()), bytes.data(), bytes.size());
+    words = aligned.asPtr();
   }
   try {
     capnp::ReaderOptions options;

@@ -192,6 +192,23 @@ TEST_CASE("checkpoint: a damaged manifest is detected", "[checkpoint]") {
   }
 }
 
+TEST_CASE("checkpoint: a malformed record after a longer line fails cleanly", "[checkpoint]") {
+  // Found by tests/fuzz/fuzz_manifest.cpp: a 'part' (or 'vocabulary',
+  // 'shard') record with too few fields copied the path field from a view
+  // into an earlier line's buffer, freed when the line buffer grew
+  // (heap-use-after-free; AddressSanitizer builds report it here).
+  temp_dir dir;
+  for (const char* key : {"part 0 1 2 ", "vocabulary ", "shard 0 "}) {
+    INFO(key);
+    std::string text = "gridvec-checkpoint 1\noption -window 3 and some more words\n" + std::string{key} +
+                       std::string(100, 'x') + "\n";
+    text += "end " + std::to_string(crc32(text.data(), text.size())) + "\n";
+    auto r = read_manifest(dir.write("MANIFEST", text));
+    REQUIRE_FALSE(r);
+    CHECK(contains(r.error(), "malformed"));
+  }
+}
+
 TEST_CASE("checkpoint: the store keeps the two newest complete checkpoints", "[checkpoint]") {
   temp_dir dir;
   checkpoint_store store{dir.file("ck")};

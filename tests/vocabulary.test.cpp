@@ -166,6 +166,27 @@ TEST_CASE("vocabulary: failures", "[vocabulary]") {
   }
 }
 
+TEST_CASE("vocabulary: a damaged file's header size fails the load instead of throwing", "[vocabulary]") {
+  // Found by tests/fuzz/fuzz_vocabulary.cpp: "-5" reads as 2^64 - 5, and
+  // load() reserved that many entries, throwing length_error (the process
+  // ended) where it should fail with one line.
+  gridvec::test::temp_dir dir;
+  for (const char* size : {"-5", "18446744073709551615", "4294967296000"}) {
+    INFO(size);
+    const auto path = dir.write("vocabulary.txt", std::string{"gridvec-vocabulary 1 "} + size + " 4\n2 cat\n2 mat\n");
+    expected<vocabulary> v = failure{"not loaded"};
+    REQUIRE_NOTHROW(v = vocabulary::load(path));
+    REQUIRE_FALSE(v);
+    CHECK(contains(v.error(), "malformed entry 3"));
+  }
+  // A header that matches still loads.
+  const auto path = dir.write("vocabulary.txt", "gridvec-vocabulary 1 2 4\n2 cat\n2 mat\n");
+  auto v = vocabulary::load(path);
+  REQUIRE(v);
+  CHECK(v->size() == 2);
+  CHECK(v->id_of("mat") == 1);
+}
+
 TEST_CASE("subsampler: word2vec.c's keep probability", "[vocabulary]") {
   word_counts c;
   add_n(c, "huge", 50'000);

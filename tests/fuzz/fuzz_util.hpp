@@ -1,0 +1,64 @@
+#pragma once
+// Helpers shared by the libFuzzer targets of this directory (docs/fuzzing.md).
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/alias_sampler.hpp"
+#include "src/shard_store.hpp"
+
+namespace gridvec::fuzz {
+
+/// A file that the decoders under test read by path: one per process
+/// (/tmp/gridvec-fuzz-PID-NAME), rewritten with every input, removed at exit.
+class input_file {
+public:
+  explicit input_file(const char* name)
+    : path_("/tmp/gridvec-fuzz-" + std::to_string(::getpid()) + "-" + name) {}
+  ~input_file() { std::remove(path_.c_str()); }
+
+  /// Writes the input; returns the path to hand to the decoder.
+  const std::string& write(const uint8_t* data, size_t size) const {
+    std::FILE* f = std::fopen(path_.c_str(), "wb");
+    if (!f || (size > 0 && std::fwrite(data, 1, size, f) != size)) {
+      std::perror(path_.c_str());
+      std::abort(); // the harness, not the decoder, is broken
+    }
+    std::fclose(f);
+    return path_;
+  }
+
+private:
+  std::string path_;
+};
+
+/// A small shard (all 4 columns of a 64-word vocabulary) to run decoded
+/// minibatches against, as a shard lane does after decoding a request.
+struct small_shard {
+  static constexpr uint32_t vocab = 64;
+  static constexpr uint32_t dim = 4;
+  static constexpr uint64_t init_seed = 7;
+
+  small_shard()
+    : store(column_slice::of(0, 1, dim), dim, vocab, init_seed,
+            std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts()))),
+      scratch(dim) {}
+
+  static std::vector<uint64_t> counts() {
+    std::vector<uint64_t> c(vocab);
+    for (uint32_t i = 0; i < vocab; ++i)
+      c[i] = vocab - i;
+    return c;
+  }
+
+  shard_store store;
+  adjust_scratch scratch;
+  std::vector<float> dots, hidden;
+};
+
+} // namespace gridvec::fuzz
