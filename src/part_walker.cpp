@@ -49,6 +49,13 @@ part_walker::step part_walker::next(std::vector<uint32_t>& out, status& error) {
   part_cursor& c = parts_[current_];
   sentence_start_ = c;
   if (reader_->next_sentence(out)) {
+    for (uint32_t id : out)
+      if (id >= vocabulary_size_) {
+        error = failure{"damaged word-id file " + c.ids_path + ": word id " + std::to_string(id) +
+                        " is not below the vocabulary's " + std::to_string(vocabulary_size_) + " words"};
+        out.clear();
+        return step::no_work;
+      }
     c.offset = reader_->tell();
     c.processed += out.size();
     return step::sentence;

@@ -15,7 +15,11 @@ namespace gridvec {
 
 class part_walker {
 public:
-  explicit part_walker(uint32_t iterations) : iterations_(iterations) {}
+  /// `vocabulary_size`: every word id must be below it. The id files lie
+  /// in work and checkpoint directories without a checksum, and an id out
+  /// of range would index past the vectors; such a file fails with a line.
+  explicit part_walker(uint32_t iterations, uint64_t vocabulary_size = UINT64_MAX)
+    : iterations_(iterations), vocabulary_size_(vocabulary_size) {}
 
   /// Adds parts to the end of the work (finished ones are kept for reports).
   status add(const std::vector<part_cursor>& parts);
@@ -46,6 +50,7 @@ private:
   void skip_finished();
 
   uint32_t iterations_;
+  uint64_t vocabulary_size_;
   std::deque<part_cursor> parts_;
   size_t current_ = 0;
   std::optional<id_reader> reader_; // on parts_[current_]

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,15 @@ expected<embedding_table> read_vectors(const std::string& path) {
     in.clear();
     in.seekg(start);
   }
+  // The header's figures size nothing before the rows are there: a damaged
+  // count ("-1" reads as 2^64 - 1) or dimension would otherwise allocate
+  // (or throw) at once. The file's size bounds how many rows it can hold.
+  std::error_code size_error;
+  const auto bytes = std::filesystem::file_size(path, size_error);
+  if (size_error || t.dim > (uint64_t{1} << 20) || count > bytes / 2 || count * t.dim > bytes)
+    return failure{path + " is not a word2vec vectors file (its header announces " + std::to_string(count) +
+                   " vectors of " + std::to_string(t.dim) + " numbers; the file has " + std::to_string(bytes) +
+                   " bytes)"};
   t.words.reserve(count);
   t.data.resize(count * t.dim);
   for (uint64_t i = 0; i < count; ++i) {

@@ -108,3 +108,19 @@ TEST_CASE("part_walker: finished and empty parts are skipped; bad cursors are er
   part_walker w3{1};
   CHECK_FALSE(w3.reset({gone}));
 }
+
+TEST_CASE("part_walker: a word id past the vocabulary fails with a line", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1, 2}, {3, 70000}});
+  part_walker walker{1, 1000};
+  REQUIRE(walker.add({a}));
+  std::vector<uint32_t> s;
+  status error;
+  REQUIRE(walker.next(s, error) == part_walker::step::sentence);
+  REQUIRE(error);
+  CHECK(walker.next(s, error) == part_walker::step::no_work);
+  REQUIRE_FALSE(error);
+  CHECK(gridvec::test::contains(error.error(), "damaged word-id file"));
+  CHECK(gridvec::test::contains(error.error(), "word id 70000 is not below the vocabulary's 1000 words"));
+  CHECK(s.empty());
+}

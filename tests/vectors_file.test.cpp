@@ -255,3 +255,17 @@ TEST_CASE("vectors_file: read failures", "[vectors_file]") {
     CHECK(contains(r.error(), "row 3"));
   }
 }
+
+TEST_CASE("vectors_file: a header that announces more than the file holds fails, allocating nothing", "[vectors_file]") {
+  // "-1" reads as 2^64 - 1: reserving that many rows threw (gridvec nearest
+  // ended with length_error) where a line was due.
+  gridvec::test::temp_dir dir;
+  for (const char* header : {"-1 4", "18446744073709551615 4", "1000000 100", "2 4294967295"}) {
+    INFO(header);
+    auto path = dir.write("v.txt", std::string{header} + "\ncat 1 2 3 4\nmat 1 2 3 4\n");
+    expected<embedding_table> t = failure{"not read"};
+    REQUIRE_NOTHROW(t = read_vectors(path));
+    REQUIRE_FALSE(t);
+    CHECK(gridvec::test::contains(t.error(), "is not a word2vec vectors file"));
+  }
+}
