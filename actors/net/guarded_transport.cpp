@@ -438,7 +438,14 @@ caf::openssl::session_ptr make_tls(caf::actor_system& sys, const transport_setti
                                    bool accepted) {
   if (!s.tls())
     return nullptr;
-  return caf::openssl::make_session(sys, fd, accepted);
+  // CAF's OpenSSL module throws on a certificate or key it cannot load
+  // (this runs on the network thread: uncaught, it would end the process).
+  try {
+    return caf::openssl::make_session(sys, fd, accepted);
+  } catch (const std::exception& e) {
+    warn_limited(std::string{"TLS cannot start: "} + e.what() + " (tls-certificate, tls-key, tls-ca)");
+    return nullptr;
+  }
 }
 
 /// Accepts connections on a published port: admits or refuses each one,

@@ -1,5 +1,7 @@
 #include "src/net/transport_settings.hpp"
 
+#include <openssl/ssl.h>
+
 #include <fstream>
 
 #include "src/cluster_config.hpp"
@@ -13,6 +15,28 @@ status readable(const std::string& what, const std::string& path) {
   std::ifstream in(path);
   if (!in)
     return failure{"cannot read the " + what + " " + path + " (named in the cluster config)"};
+  return {};
+}
+
+// Loads the certificate, key and CA as TLS will: a damaged file is an
+// error at start, not a refused connection later.
+status loadable_tls(const cluster_config& c) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_method());
+  if (!ctx)
+    return failure{"cannot set up TLS (OpenSSL SSL_CTX_new failed)"};
+  std::string why;
+  if (SSL_CTX_use_certificate_chain_file(ctx, c.tls_certificate.c_str()) != 1)
+    why = "the TLS certificate " + c.tls_certificate + " is not a PEM certificate";
+  else if (SSL_CTX_use_PrivateKey_file(ctx, c.tls_key.c_str(), SSL_FILETYPE_PEM) != 1)
+    why = "the TLS key " + c.tls_key + " is not the private key of " + c.tls_certificate +
+          " (or not a PEM key without a passphrase)";
+  else if (SSL_CTX_check_private_key(ctx) != 1)
+    why = "the TLS key " + c.tls_key + " does not belong to the certificate " + c.tls_certificate;
+  else if (SSL_CTX_load_verify_locations(ctx, c.tls_ca.c_str(), nullptr) != 1)
+    why = "the TLS CA certificate " + c.tls_ca + " is not a PEM certificate";
+  SSL_CTX_free(ctx);
+  if (!why.empty())
+    return failure{why + " (named in " + c.source + ")"};
   return {};
 }
 
@@ -44,6 +68,8 @@ expected<transport_settings> load_transport_settings(const cluster_config& clust
                               std::pair{"TLS key", &cluster.tls_key}, std::pair{"TLS CA certificate", &cluster.tls_ca}})
       if (auto ok = readable(what, *path); !ok)
         return failure{ok.error()};
+    if (auto ok = loadable_tls(cluster); !ok)
+      return failure{ok.error()};
     s.tls_certificate = cluster.tls_certificate;
     s.tls_key = cluster.tls_key;
     s.tls_ca = cluster.tls_ca;
