@@ -126,6 +126,11 @@ CLUSTER_EXTRA="tls-certificate = $work/node.pem
 tls-key = $work/node.key
 tls-ca = $work/ca.pem"
 cluster_write "$work/tls.conf" 500
+sed "s|$work/node.key|$work/rogue.key|" "$work/tls.conf" > "$work/wrongkey.conf"
+if timeout 10 "$gridvec" node --config "$work/wrongkey.conf" --name coord 2> "$work/wrongkey.err"; then
+  fail "a node started with another certificate's key"
+fi
+grep -q "is not the private key of $work/node.pem" "$work/wrongkey.err" || fail "key: $(cat "$work/wrongkey.err")"
 cluster_start coord shard learn
 sed "s|$work/node.pem|$work/rogue.pem|; s|$work/node.key|$work/rogue.key|" "$work/tls.conf" > "$work/rogue.conf"
 if timeout 30 "$gridvec" shell --config "$work/rogue.conf" -c status 2> "$work/rogue.err"; then
