@@ -1,5 +1,6 @@
 #include "src/sgns.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -28,8 +29,15 @@ const tables& lookup() {
   return t;
 }
 
+// Callers pass -max_exp < f < max_exp, but f + max_exp rounds: for f
+// within a float's step below max_exp the product is exactly table_size,
+// one past the end (word2vec.c allocates one entry more for it). Reading
+// there gave log_sigmoid whatever lay beyond the table -- in some binaries
+// 1e21 -- and a job "diverged" at its first minibatches (the controller
+// tests, a quarter of their runs).
 inline int table_index(float f) {
-  return static_cast<int>((f + max_exp) * (table_size / max_exp / 2));
+  const int i = static_cast<int>((f + max_exp) * (table_size / max_exp / 2));
+  return std::clamp(i, 0, table_size - 1);
 }
 
 // log sigmoid(x), clipped like the weights: beyond |x| > 6 it is ~0 or ~x.

@@ -80,13 +80,10 @@ train_options job(const temp_dir& dir, int iter) {
   // protocol path's staleness damping does not see (src/staleness_damper.hpp),
   // and the learners take that path when the lanes are not yet in the
   // directory of local stores: a gentle rate, few small minibatches in
-  // flight, one per message, in corpus order. (With 2 in flight and 4 per
-  // message a run diverged now and then on a busy machine: the known limit
-  // of the protocol path on a vocabulary this small, see docs/quality.md.)
+  // flight, in corpus order.
   o.alpha = 0.01;
   o.minibatch = 16;
-  o.in_flight = 1;
-  o.coalesce = 1;
+  o.in_flight = 2;
   o.interleave = 1;
   o.log_every = 1000;
   o.checkpoint_dir = dir.file("ck");

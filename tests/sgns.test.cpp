@@ -151,3 +151,21 @@ TEST_CASE("learning_rate decays linearly and floors at 1e-4 of the start", "[sgn
   // Short runs: linear down to 1/(total+1) of the start.
   CHECK(learning_rate(0.05f, 5, 9) == Approx(0.05 * 0.5).epsilon(1e-6));
 }
+
+TEST_CASE("compute_weights: dot products a float's step inside +-6 stay in the tables", "[sgns]") {
+  // (f + 6) * (1000 / 12) rounds to exactly 1000 for f just below 6: the
+  // index was one past the table, and the loss read whatever lay there.
+  const float below = std::nextafter(6.0f, 0.0f), above = std::nextafter(-6.0f, 0.0f);
+  for (float f : {below, above, std::nextafter(below, 0.0f)}) {
+    INFO(f);
+    std::vector<float> dots{f, f}, weights(2);
+    auto r = compute_weights(dots.data(), 1, 1, 0.025f, weights.data());
+    CHECK(std::isfinite(r.loss));
+    CHECK(r.loss >= 0.0);
+    CHECK(r.loss <= 6.1); // -log sigma(6) + -log sigma(-6) is about 6.0025
+    CHECK(std::fabs(weights[0]) <= 0.025f);
+    CHECK(std::fabs(weights[1]) <= 0.025f);
+    CHECK(table_sigmoid(f) >= 0.0f);
+    CHECK(table_sigmoid(f) <= 1.0f);
+  }
+}
