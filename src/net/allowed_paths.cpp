@@ -37,7 +37,12 @@ bool lies_under(const fs::path& path, const fs::path& dir) {
 allowed_paths::allowed_paths(const cluster_config& cluster)
   : unrestricted_(cluster.insecure && cluster.allow_read.empty() && cluster.allow_write.empty()),
     read_(cluster.allow_read),
-    write_(cluster.allow_write) {}
+    write_(cluster.allow_write) {
+  // Resolved once, not for every path checked against them.
+  for (auto* dirs : {&read_, &write_})
+    for (auto& d : *dirs)
+      resolved_.emplace(d, resolved(d));
+}
 
 status allowed_paths::check(const std::string& path, const std::string& what, const std::vector<std::string>& dirs,
                             const char* verb, const char* key) const {
@@ -45,7 +50,7 @@ status allowed_paths::check(const std::string& path, const std::string& what, co
     return {};
   const auto p = resolved(path);
   for (const auto& d : dirs)
-    if (lies_under(p, resolved(d)))
+    if (lies_under(p, resolved_.at(d)))
       return {};
   std::string listed;
   for (const auto& d : dirs)

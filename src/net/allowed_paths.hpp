@@ -11,6 +11,8 @@
 // outside: the lists keep honest clients in bounds and stop a remote one
 // from naming /etc/shadow, not a local user who can write into the allowed
 // directories (such a user already has the nodes' files).
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,7 +45,8 @@ private:
                const char* verb, const char* key) const;
 
   bool unrestricted_ = true;
-  std::vector<std::string> read_, write_;
+  std::vector<std::string> read_, write_;               // as the config lists them (for messages)
+  std::map<std::string, std::filesystem::path> resolved_; // each with links and ".." resolved
 };
 
 } // namespace gridvec::net

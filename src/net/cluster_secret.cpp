@@ -79,15 +79,15 @@ expected<secret_bytes> load_secret(const std::string& path) {
   std::string text(buffer, static_cast<size_t>(n));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
     text.pop_back();
+  const failure malformed{"the cluster secret " + path +
+                          " is not 64 hexadecimal digits (write one with: gridvec keygen " + path + ")"};
   secret_bytes secret{};
   if (text.size() != 2 * secret.size())
-    return failure{"the cluster secret " + path + " is not 64 hexadecimal digits (write one with: gridvec keygen " +
-                   path + ")"};
+    return malformed;
   for (size_t i = 0; i < secret.size(); ++i) {
     int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
     if (hi < 0 || lo < 0)
-      return failure{"the cluster secret " + path + " is not 64 hexadecimal digits (write one with: gridvec keygen " +
-                     path + ")"};
+      return malformed;
     secret[i] = static_cast<uint8_t>(hi * 16 + lo);
   }
   return secret;
