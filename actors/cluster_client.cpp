@@ -10,7 +10,7 @@
 
 #include "actors/message_types.hpp"
 #include "actors/net/guarded_transport.hpp"
-#include "src/scheduler_config.hpp"
+#include "actors/scheduler_config.hpp"
 
 namespace gridvec {
 

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "actors/connect.hpp"
-#include "actors/coordinator_actor.hpp"
+#include "actors/coordinator/coordinator_actor.hpp"
 #include "src/net/allowed_paths.hpp"
 
 namespace gridvec {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "actors/protocol.hpp"
-#include "src/cluster_config.hpp"
+#include "src/config/cluster_config.hpp"
 
 namespace gridvec {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <optional>
 
-#include "src/vectors_file.hpp"
+#include "src/formats/vectors_file.hpp"
 
 namespace gridvec {
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "src/checkpoint.hpp"
-#include "src/options.hpp"
-#include "src/part_cursor.hpp"
-#include "src/report.hpp"
-#include "src/vocabulary.hpp"
+#include "src/formats/checkpoint.hpp"
+#include "src/config/options.hpp"
+#include "src/corpus/part_cursor.hpp"
+#include "src/formats/report.hpp"
+#include "src/corpus/vocabulary.hpp"
 
 namespace gridvec {
 
@@ -72,8 +72,8 @@ struct learner_config {
   uint64_t seed = 1;
   bool fused = true;             // train on shards of this process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
-  uint32_t interleave = 64;      // stride of example order (src/passage.hpp); 1: corpus order
-  bool damping = true;           // protocol path: staleness damping (src/sgns.hpp)
+  uint32_t interleave = 64;      // stride of example order (src/corpus/passage.hpp); 1: corpus order
+  bool damping = true;           // protocol path: staleness damping (src/sgns/sgns.hpp)
   uint32_t learners = 1;         // of the job: all their minibatches in flight meet the same rows
 };
 

@@ -7,12 +7,12 @@
 #include <deque>
 
 #include "actors/local_lanes.hpp"
-#include "src/id_stream.hpp"
-#include "src/local_trainer.hpp"
-#include "src/part_walker.hpp"
-#include "src/passage.hpp"
-#include "src/sgns.hpp"
-#include "src/text_corpus.hpp"
+#include "src/corpus/id_stream.hpp"
+#include "src/sgns/local_trainer.hpp"
+#include "src/corpus/part_walker.hpp"
+#include "src/corpus/passage.hpp"
+#include "src/sgns/sgns.hpp"
+#include "src/corpus/text_corpus.hpp"
 
 namespace gridvec {
 
@@ -57,7 +57,7 @@ struct learner_state {
 
   std::vector<uint32_t> raw_sentence;
   std::vector<uint32_t> sentence; // after subsampling
-  passage current;                // what is being trained (src/passage.hpp)
+  passage current;                // what is being trained (src/corpus/passage.hpp)
   part_cursor passage_start;      // its part's cursor before its first sentence
   // The passage: sentences until it holds this many words, visited with
   // this stride (1 and 1 with --interleave 1: word2vec.c's order).
@@ -76,7 +76,7 @@ struct learner_state {
   loss_watch losses;
   clock::time_point started = clock::now();
 
-  // The fused path (src/local_trainer.hpp): set while every shard lane is in
+  // The fused path (src/sgns/local_trainer.hpp): set while every shard lane is in
   // this process; minibatches are then trained on the stores directly.
   std::unique_ptr<local_trainer> fused;
   batch_state fused_batch;
@@ -394,7 +394,7 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
     if (!count_weights(self, w, alpha))
       return;
     // The shards damp the weights of pairs that repeat beyond what the
-    // minibatches in flight can absorb (src/staleness_damper.hpp).
+    // minibatches in flight can absorb (src/sgns/staleness_damper.hpp).
     b->mb.alpha = alpha;
     b->mb.staleness = st.cfg.damping ? st.cfg.in_flight * st.cfg.learners : 0;
     adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
@@ -474,7 +474,7 @@ void choose_path(learner_state& st) {
     if (!stores.empty())
       st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
   }
-  // Examples are interleaved (src/passage.hpp) on both paths: the
+  // Examples are interleaved (src/corpus/passage.hpp) on both paths: the
   // protocol's minibatches in flight then do not all come from one stretch
   // of repetitive text, and either path learns more per epoch than in
   // corpus order (docs/quality.md).

@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-#include "src/scheduler_config.hpp"
+#include "actors/scheduler_config.hpp"
 
 namespace gridvec {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Shard lanes as keys of the directory of local stores (src/local_shards.hpp):
+// Shard lanes as keys of the directory of local stores (src/model/local_shards.hpp):
 // a lane registers its store when spawned and removes it when it exits; a
 // learner looks its lanes up to decide whether it may train directly.
 #include <caf/all.hpp>
@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "actors/protocol.hpp"
-#include "src/local_shards.hpp"
-#include "src/shard_store.hpp"
+#include "src/model/local_shards.hpp"
+#include "src/model/shard_store.hpp"
 
 namespace gridvec {
 

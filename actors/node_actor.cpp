@@ -9,7 +9,7 @@
 #include "actors/learner_actor.hpp"
 #include "actors/shard_actor.hpp"
 #include "actors/vocabulary_actor.hpp"
-#include "src/alias_sampler.hpp"
+#include "src/sgns/alias_sampler.hpp"
 
 namespace gridvec {
 

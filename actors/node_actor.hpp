@@ -13,7 +13,7 @@
 
 #include "actors/protocol.hpp"
 #include "actors/shard_actor.hpp"
-#include "src/cluster_config.hpp"
+#include "src/config/cluster_config.hpp"
 
 namespace gridvec {
 

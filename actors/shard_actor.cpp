@@ -4,8 +4,8 @@
 #include <caf/io/typed_broker.hpp>
 
 #include "actors/local_lanes.hpp"
-#include "src/drawn_targets.hpp"
-#include "src/similarity.hpp"
+#include "src/sgns/drawn_targets.hpp"
+#include "src/model/similarity.hpp"
 
 namespace gridvec {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "actors/protocol.hpp"
-#include "src/shard_store.hpp"
+#include "src/model/shard_store.hpp"
 
 namespace gridvec {
 

@@ -4,9 +4,9 @@
 #include <caf/actor_system.hpp>
 
 #include "actors/protocol.hpp"
-#include "src/expected.hpp"
-#include "src/options.hpp"
-#include "src/report.hpp"
+#include "src/util/expected.hpp"
+#include "src/config/options.hpp"
+#include "src/formats/report.hpp"
 
 namespace gridvec {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "src/text_corpus.hpp"
+#include "src/corpus/text_corpus.hpp"
 
 namespace gridvec {
 

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "src/huge_buffer.hpp"
-#include "src/rng.hpp"
-#include "src/vector_math.hpp"
+#include "src/util/huge_buffer.hpp"
+#include "src/util/rng.hpp"
+#include "src/sgns/vector_math.hpp"
 
 using namespace gridvec;
 

@@ -1,4 +1,4 @@
-// Time per trained word of one cluster shard's kernels (src/shard_store.hpp)
+// Time per trained word of one cluster shard's kernels (src/model/shard_store.hpp)
 // without the network: a learner's stream of minibatches arrives as a shard
 // sees it, the dotprod of minibatch k followed by the adjust of minibatch
 // k - 20 (the minibatches in flight of two learners), on one thread, on the
@@ -21,10 +21,10 @@
 #include <memory>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/drawn_targets.hpp"
-#include "src/minibatch.hpp"
-#include "src/shard_store.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/drawn_targets.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/model/shard_store.hpp"
 
 using namespace gridvec;
 

@@ -1,4 +1,4 @@
-// Time per trained word of the fused SGNS kernel (src/local_trainer.hpp) as
+// Time per trained word of the fused SGNS kernel (src/sgns/local_trainer.hpp) as
 // the vocabulary grows, without the rest of the pipeline: the vectors are
 // allocated and initialised as in a shard, and minibatches of random
 // sentences are trained on them by T threads (Hogwild, as gridvec train).
@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/local_trainer.hpp"
-#include "src/minibatch.hpp"
-#include "src/shard_store.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/local_trainer.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/model/shard_store.hpp"
 
 using namespace gridvec;
 

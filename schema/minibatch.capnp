@@ -44,7 +44,7 @@ struct AdjustRequest {
   alpha @2 :Float32;         # the learning rate the weights carry
   staleness @3 :UInt32;      # minibatches in flight beside this one; the
                              # shard damps the weights of rows that meet the
-                             # same partner often (src/sgns.hpp); 0: off
+                             # same partner often (src/sgns/sgns.hpp); 0: off
 }
 
 # shard -> learner: the update is applied

@@ -56,7 +56,7 @@ elif ! command -v "$gridvec" > /dev/null; then
 fi
 
 # The [node NAME] headers, in file order; comments after them and CRLF line
-# ends are allowed, as in the parser (src/cluster_config.cpp). A malformed
+# ends are allowed, as in the parser (src/config/cluster_config.cpp). A malformed
 # header is skipped here; every node then refuses the config with a clear
 # message, which stops the others.
 mapfile -t names < <(awk '

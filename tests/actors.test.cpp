@@ -14,7 +14,7 @@
 
 #include "actors/shard_actor.hpp"
 #include "actors/train_job.hpp"
-#include "src/vectors_file.hpp"
+#include "src/formats/vectors_file.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
@@ -398,7 +398,7 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
     o.shards = 2;
     o.fused = false; // the message protocol, through mailboxes
     // 40 words: few small minibatches in flight, or stale rows diverge
-    // (src/staleness_damper.hpp)
+    // (src/sgns/staleness_damper.hpp)
     o.in_flight = 4;
     o.minibatch = 16;
     o.interleave = 1;

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/rng.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/util/rng.hpp"
 
 using namespace gridvec;
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "src/checkpoint.hpp"
-#include "src/options.hpp"
+#include "src/formats/checkpoint.hpp"
+#include "src/config/options.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -10,10 +10,10 @@
 #include <fstream>
 
 #include "actors/train_job.hpp"
-#include "src/checkpoint.hpp"
-#include "src/scheduler_config.hpp"
-#include "src/rng.hpp"
-#include "src/vectors_file.hpp"
+#include "src/formats/checkpoint.hpp"
+#include "actors/scheduler_config.hpp"
+#include "src/util/rng.hpp"
+#include "src/formats/vectors_file.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
@@ -77,7 +77,7 @@ train_options job(const temp_dir& dir, int iter) {
   o.min_count = 1;
   o.sample = 0; // 40 equally frequent words: subsampling would drop 95% of them
   // 40 words: every row meets every other in every minibatch, which the
-  // protocol path's staleness damping does not see (src/staleness_damper.hpp),
+  // protocol path's staleness damping does not see (src/sgns/staleness_damper.hpp),
   // and the learners take that path when the lanes are not yet in the
   // directory of local stores: a gentle rate, few small minibatches in
   // flight, in corpus order.

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "src/id_stream.hpp"
-#include "src/rng.hpp"
+#include "src/corpus/id_stream.hpp"
+#include "src/util/rng.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -4,11 +4,11 @@
 #include <memory>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/local_trainer.hpp"
-#include "src/minibatch.hpp"
-#include "src/sgns.hpp"
-#include "src/shard_store.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/local_trainer.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/sgns/sgns.hpp"
+#include "src/model/shard_store.hpp"
 
 using namespace gridvec;
 

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <vector>
 
-#include "src/minibatch.hpp"
-#include "src/rng.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/util/rng.hpp"
 
 using namespace gridvec;
 

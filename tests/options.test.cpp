@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "src/options.hpp"
+#include "src/config/options.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

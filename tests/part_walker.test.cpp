@@ -3,8 +3,8 @@
 // the part at the same sentence.
 #include <catch2/catch.hpp>
 
-#include "src/id_stream.hpp"
-#include "src/part_walker.hpp"
+#include "src/corpus/id_stream.hpp"
+#include "src/corpus/part_walker.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

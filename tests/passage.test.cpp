@@ -5,9 +5,9 @@
 #include <set>
 #include <vector>
 
-#include "src/minibatch.hpp"
-#include "src/passage.hpp"
-#include "src/rng.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/corpus/passage.hpp"
+#include "src/util/rng.hpp"
 
 using namespace gridvec;
 

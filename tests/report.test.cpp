@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "src/report.hpp"
+#include "src/formats/report.hpp"
 
 using namespace gridvec;
 

@@ -4,8 +4,8 @@
 #include <limits>
 #include <vector>
 
-#include "src/rng.hpp"
-#include "src/sgns.hpp"
+#include "src/util/rng.hpp"
+#include "src/sgns/sgns.hpp"
 
 using namespace gridvec;
 

@@ -5,12 +5,12 @@
 #include <memory>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/drawn_targets.hpp"
-#include "src/minibatch.hpp"
-#include "src/rng.hpp"
-#include "src/sgns.hpp"
-#include "src/shard_store.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/drawn_targets.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/util/rng.hpp"
+#include "src/sgns/sgns.hpp"
+#include "src/model/shard_store.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

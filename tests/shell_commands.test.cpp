@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "src/shell_commands.hpp"
+#include "apps/shell/shell_commands.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

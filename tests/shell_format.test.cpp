@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "src/shell_format.hpp"
+#include "apps/shell/shell_format.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "src/shell_words.hpp"
+#include "apps/shell/shell_words.hpp"
 
 using namespace gridvec;
 

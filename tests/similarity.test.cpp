@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "src/similarity.hpp"
-#include "src/vocabulary.hpp"
+#include "src/model/similarity.hpp"
+#include "src/corpus/vocabulary.hpp"
 
 using namespace gridvec;
 

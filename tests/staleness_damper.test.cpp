@@ -1,15 +1,15 @@
-// The protocol path's staleness damping (src/staleness_damper.hpp) and the
-// divergence checks of src/sgns.hpp.
+// The protocol path's staleness damping (src/sgns/staleness_damper.hpp) and the
+// divergence checks of src/sgns/sgns.hpp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <memory>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/minibatch.hpp"
-#include "src/sgns.hpp"
-#include "src/shard_store.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/sgns/sgns.hpp"
+#include "src/model/shard_store.hpp"
 
 using namespace gridvec;
 

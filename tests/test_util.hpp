@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "src/id_stream.hpp"
-#include "src/rng.hpp"
+#include "src/corpus/id_stream.hpp"
+#include "src/util/rng.hpp"
 
 namespace gridvec::test {
 
@@ -84,7 +84,7 @@ inline void write_topic_corpus(const std::string& file, int lines, uint64_t seed
 
 using sentences_t = std::vector<std::vector<uint32_t>>;
 
-/// Writes `sentences` as a word-id file (src/id_stream.hpp); returns its
+/// Writes `sentences` as a word-id file (src/corpus/id_stream.hpp); returns its
 /// word count.
 inline uint64_t write_id_file(const std::string& path, const sentences_t& sentences) {
   auto w = id_writer::create(path);

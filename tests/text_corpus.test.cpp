@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "src/rng.hpp"
-#include "src/text_corpus.hpp"
+#include "src/util/rng.hpp"
+#include "src/corpus/text_corpus.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
-#include "src/rng.hpp"
-#include "src/vector_math.hpp"
+#include "src/util/rng.hpp"
+#include "src/sgns/vector_math.hpp"
 
 using namespace gridvec;
 

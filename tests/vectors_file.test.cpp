@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "src/atomic_file.hpp"
-#include "src/rng.hpp"
-#include "src/vectors_file.hpp"
+#include "src/util/atomic_file.hpp"
+#include "src/util/rng.hpp"
+#include "src/formats/vectors_file.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

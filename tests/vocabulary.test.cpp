@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "src/vocabulary.hpp"
+#include "src/corpus/vocabulary.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

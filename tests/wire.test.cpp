@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "schema/minibatch.capnp.h"
-#include "src/rng.hpp"
-#include "src/wire.hpp"
+#include "src/util/rng.hpp"
+#include "src/formats/wire.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

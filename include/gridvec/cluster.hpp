@@ -30,8 +30,8 @@
 
 #include "actors/connect.hpp"
 #include "actors/protocol.hpp"
-#include "src/cluster_config.hpp" // cluster_config, load_cluster_config
-#include "src/expected.hpp"
+#include "src/config/cluster_config.hpp" // cluster_config, load_cluster_config
+#include "src/util/expected.hpp"
 
 namespace gridvec {
 

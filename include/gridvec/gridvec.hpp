@@ -21,7 +21,7 @@
 //   find_package(gridvec CONFIG REQUIRED)
 //   target_link_libraries(app PRIVATE gridvec::gridvec)
 //
-// Errors are values: functions return gridvec::expected<T> (src/expected.hpp:
+// Errors are values: functions return gridvec::expected<T> (src/util/expected.hpp:
 // the value, or one human-readable line in error()), and every actor answers
 // a failed request with a caf::error whose text error_text() extracts.
 // examples/embedded-train and examples/drive-cluster are complete programs.
@@ -33,5 +33,5 @@
 #include "actors/job_types.hpp"
 #include "actors/message_types.hpp"
 #include "actors/protocol.hpp"
-#include "src/expected.hpp"
-#include "src/options.hpp"
+#include "src/util/expected.hpp"
+#include "src/config/options.hpp"

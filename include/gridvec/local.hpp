@@ -33,9 +33,9 @@
 
 #include "actors/protocol.hpp"
 #include "actors/train_job.hpp" // spawn_local_gridvec, run_train_job
-#include "src/expected.hpp"
-#include "src/options.hpp"      // train_options, parse_train_options
-#include "src/scheduler_config.hpp" // configure_scheduler: call it on the host's config
+#include "src/util/expected.hpp"
+#include "src/config/options.hpp"      // train_options, parse_train_options
+#include "actors/scheduler_config.hpp" // configure_scheduler: call it on the host's config
 
 namespace gridvec {
 

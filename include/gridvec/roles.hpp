@@ -26,11 +26,11 @@
 // stop (a node: stop_atom; the others: an exit message, e.g.
 // caf::anon_send_exit(handle, caf::exit_reason::user_shutdown)).
 #include "actors/controller_actor.hpp"  // spawn_controller, controller_setup
-#include "actors/coordinator_actor.hpp" // spawn_coordinator, job_node, progress_sink
+#include "actors/coordinator/coordinator_actor.hpp" // spawn_coordinator, job_node, progress_sink
 #include "actors/exporter_actor.hpp"    // spawn_exporter
 #include "actors/learner_actor.hpp"     // spawn_learner
 #include "actors/node_actor.hpp"        // spawn_node, node_setup
 #include "actors/shard_actor.hpp"       // spawn_shard, spawn_shard_lane
 #include "actors/supervisor_actor.hpp"  // spawn_supervisor
 #include "actors/vocabulary_actor.hpp"  // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
-#include "src/alias_sampler.hpp"
+#include "src/sgns/alias_sampler.hpp"

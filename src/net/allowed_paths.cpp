@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "src/cluster_config.hpp"
-#include "src/options.hpp"
+#include "src/config/cluster_config.hpp"
+#include "src/config/options.hpp"
 
 namespace gridvec::net {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "src/expected.hpp"
+#include "src/util/expected.hpp"
 
 namespace gridvec {
 struct cluster_config;

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/wire.hpp"
+#include "src/formats/wire.hpp"
 #include "tests/fuzz/fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

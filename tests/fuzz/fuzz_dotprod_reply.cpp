@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/wire.hpp"
+#include "src/formats/wire.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gridvec;

@@ -1,6 +1,6 @@
 // Reached by: a damaged or hand-edited checkpoint MANIFEST
 // (DIR/ckpt-N/MANIFEST), read when a job resumes or rolls back to a
-// checkpoint (src/checkpoint.hpp, read_manifest via checkpoint_store::latest).
+// checkpoint (src/formats/checkpoint.hpp, read_manifest via checkpoint_store::latest).
 // The fuzzer cannot forge the CRC line on its own; the seeds carry valid ones,
 // and inputs that end in "end *\n" get the correct checksum patched in here so
 // that the record parser behind it is reached.
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "src/checkpoint.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "tests/fuzz/fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,7 +1,7 @@
 // Reached by: a damaged or foreign checkpoint slice file
 // (DIR/ckpt-N/shard-S.bin), which a shard reads back on (load, file, crc),
 // on newshard with a checkpoint, and when a job resumes
-// (src/checkpoint.hpp, read_slice_file). The expected header comes from the
+// (src/formats/checkpoint.hpp, read_slice_file). The expected header comes from the
 // job, not the file: here it is the header the input claims when that
 // describes a small slice (so that the fuzzer gets past the size check and
 // into the data and checksum), else a fixed one.
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/checkpoint.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "tests/fuzz/fuzz_util.hpp"
 
 namespace {

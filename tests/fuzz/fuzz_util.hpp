@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "src/alias_sampler.hpp"
-#include "src/shard_store.hpp"
+#include "src/sgns/alias_sampler.hpp"
+#include "src/model/shard_store.hpp"
 
 namespace gridvec::fuzz {
 

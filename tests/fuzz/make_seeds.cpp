@@ -19,10 +19,10 @@
 
 #include "actors/message_types.hpp"
 #include "actors/protocol.hpp"
-#include "src/checkpoint.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "src/net/auth_handshake.hpp"
-#include "src/vocabulary.hpp"
-#include "src/wire.hpp"
+#include "src/corpus/vocabulary.hpp"
+#include "src/formats/wire.hpp"
 
 using namespace gridvec;
 namespace fs = std::filesystem;

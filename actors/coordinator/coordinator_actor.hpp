@@ -1,0 +1,53 @@
+#pragma once
+// The coordinator owns one training job's lifecycle:
+//
+//   counting -> vocabulary -> placing -> preprocessing -> training -> exporting -> done
+//                                                        |    ^   |
+//                                           pause/resume |    |   `-- shard lost --> recovering
+//                                          checkpointing v    |                          |
+//                                                      paused `--------------------------'
+//   (resuming from a checkpoint: placing -> preprocessing -> training)
+//   any phase -> failed, or cancelled on request
+//
+// It places every role through node actors (the vocabulary and exporter on
+// the nodes that host those roles, S shards round-robin over shard nodes,
+// learners on learner nodes, count workers where the learners are), hands
+// the corpus parts to the learners, follows their progress, writes
+// checkpoints, lets the supervisor tell it about lost shards and learners
+// and rolls back (coordinator_recovery.cpp), answers queries
+// (coordinator_queries.cpp) and finally answers `run` with the summary.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "actors/protocol.hpp"
+#include "src/config/options.hpp"
+
+namespace gridvec {
+
+/// A node as a job sees it.
+struct job_node {
+  std::string name;
+  node_actor handle;
+  bool vocabulary = false;
+  bool exporter = false;
+  uint32_t shard_capacity = 0; // shard actors it takes (config `shards`); 0: no shard role
+  uint32_t learners = 0;       // learner actors to place here
+  bool standby = false;        // only used to restore lost shards
+};
+
+/// Receives each progress line (besides the log); e.g. a remote submitter.
+using progress_sink = std::function<void(const std::string&)>;
+
+/// `job` numbers the job in its controller's lifetime (status shows it).
+/// With keep_shards, the shards stay up once the vectors are written, so
+/// that nearest/analogy/export keep working until the actor is stopped.
+coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
+                                    std::vector<job_node> nodes, progress_sink sink = {},
+                                    bool keep_shards = false);
+
+/// Set from a signal handler: the running job stops at its next progress
+/// tick, and no output file is left behind.
+void request_cancel();
+
+} // namespace gridvec

@@ -1,0 +1,277 @@
+// What the coordinator tells about its job: the progress line, `status`,
+// `shards`, `learners`, and `nearest`/`analogy`, which the shards answer
+// with partial dot products (src/model/similarity.hpp) so no vector is shipped.
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "actors/coordinator/coordinator_state.hpp"
+#include "src/model/similarity.hpp"
+
+namespace gridvec {
+
+namespace {
+
+constexpr auto query_timeout = std::chrono::seconds(60);
+
+std::string human_count(double x) {
+  char buf[32];
+  if (x >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2fM", x / 1e6);
+  else if (x >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1fk", x / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+std::string human_duration(double s) {
+  char buf[32];
+  auto t = static_cast<long>(s + 0.5);
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+double training_rate(const coordinator_state& st) {
+  if (st.rate_started == coordinator_clock::time_point{})
+    return 0;
+  const double elapsed = std::chrono::duration<double>(coordinator_clock::now() - st.rate_started).count();
+  // Words done since training (re)started: a resumed job counts from its checkpoint.
+  const double done = static_cast<double>(st.processed_words()) - static_cast<double>(st.words_at_start);
+  return elapsed > 0 && done > 0 ? done / elapsed : 0;
+}
+
+} // namespace
+
+job_status make_status(const coordinator_state& st) {
+  job_status s;
+  s.job = st.job_id;
+  s.phase = phase_name(st.phase);
+  s.message = st.message;
+  s.iterations = st.opt.iter;
+  s.processed_words = st.processed_words();
+  s.total_words = st.total_words();
+  s.progress = s.total_words > 0 ? static_cast<double>(s.processed_words) / static_cast<double>(s.total_words) : 0;
+  if (st.phase == job_phase::exporting || st.phase == job_phase::done)
+    s.progress = 1;
+  s.epoch = std::min<uint32_t>(st.opt.iter, static_cast<uint32_t>(s.progress * st.opt.iter) + 1);
+  if (st.training_like())
+    s.words_per_second = training_rate(st);
+  else if (st.phase == job_phase::done && st.summary.training_seconds > 0)
+    s.words_per_second = static_cast<double>(s.total_words) / st.summary.training_seconds;
+  s.eta_seconds = s.words_per_second > 0 ? static_cast<double>(s.total_words - std::min(s.total_words, s.processed_words)) /
+                                             s.words_per_second
+                                         : 0;
+  s.alpha = st.alpha;
+  s.loss = st.last_loss;
+  uint64_t bytes = 0;
+  for (auto b : st.totals.wire.bytes)
+    bytes += b;
+  s.bytes_per_word = st.totals.trained_words > 0 ? static_cast<double>(bytes) / static_cast<double>(st.totals.trained_words) : 0;
+  s.shards = static_cast<uint32_t>(st.shards.size());
+  for (bool alive : st.learner_alive)
+    s.learners += alive ? 1 : 0;
+  s.vocab_size = st.vocab.size;
+  s.last_checkpoint = st.last_checkpoint;
+  s.recoveries = st.summary.recoveries;
+  s.seconds = std::chrono::duration<double>(coordinator_clock::now() - st.started).count();
+  return s;
+}
+
+void print_progress(coordinator_ptr self, bool final_line) {
+  auto& st = self->state;
+  const double total = static_cast<double>(st.total_words());
+  const double done = static_cast<double>(st.processed_words());
+  const double rate = training_rate(st);
+  const double eta = rate > 0 ? std::max(0.0, total - done) / rate : 0;
+  if (st.recent_pairs > 0) {
+    st.last_loss = st.recent_loss / static_cast<double>(st.recent_pairs);
+    st.loss_history.emplace_back(st.processed_words(), st.last_loss);
+  }
+  st.recent_loss = 0;
+  st.recent_pairs = 0;
+  char line[256];
+  std::snprintf(line, sizeof line, "%5.1f%%  %s words/s  eta %s  alpha %.5f  loss %.4f",
+                total > 0 ? 100.0 * done / total : 100.0, human_count(rate).c_str(), human_duration(eta).c_str(),
+                st.alpha, st.last_loss);
+  if (st.sink)
+    st.sink(line);
+  if (st.tty) {
+    std::fprintf(stderr, "\r%s", line);
+    std::fflush(stderr);
+    st.printed_progress_line = true;
+    if (final_line) {
+      std::fputc('\n', stderr);
+      st.printed_progress_line = false;
+    }
+  } else {
+    spdlog::info("{}", line);
+  }
+}
+
+void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<shard_status>> rp) {
+  auto& st = self->state;
+  auto out = std::make_shared<std::vector<shard_status>>(st.shards.size());
+  if (out->empty()) {
+    rp.deliver(*out);
+    return;
+  }
+  const double elapsed =
+    st.shard_stats_time == coordinator_clock::time_point{}
+      ? std::chrono::duration<double>(coordinator_clock::now() - st.started).count()
+      : std::chrono::duration<double>(coordinator_clock::now() - st.shard_stats_time).count();
+  st.shard_stats_time = coordinator_clock::now();
+  st.shard_requests_seen.resize(st.shards.size(), 0);
+  auto pending = std::make_shared<size_t>(st.shards.size());
+  for (uint32_t s = 0; s < st.shards.size(); ++s) {
+    auto& row = (*out)[s];
+    row.index = s;
+    row.node = st.nodes[st.shard_node[s]].name;
+    row.first = st.shards[s].first;
+    row.width = st.shards[s].width;
+    row.alive = !st.lost_shards.count(s);
+    auto finish_one = [self, rp, out, pending]() mutable {
+      if (--*pending == 0)
+        rp.deliver(*out);
+    };
+    self->request(st.shards[s].lanes.front(), std::chrono::seconds(5), stats_atom::value)
+      .then(
+        [self, out, s, elapsed, finish_one](const shard_counters& c) mutable {
+          auto& st = self->state;
+          auto& row = (*out)[s];
+          row.bytes = c.bytes;
+          row.requests = c.requests;
+          const uint64_t before = s < st.shard_requests_seen.size() ? st.shard_requests_seen[s] : 0;
+          row.requests_per_second = elapsed > 0 && c.requests >= before ? (c.requests - before) / elapsed : 0;
+          if (s < st.shard_requests_seen.size())
+            st.shard_requests_seen[s] = c.requests;
+          finish_one();
+        },
+        [out, s, finish_one](caf::error&) mutable {
+          (*out)[s].alive = false;
+          finish_one();
+        });
+  }
+}
+
+void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vector<learner_status>> rp) {
+  auto& st = self->state;
+  auto out = std::make_shared<std::vector<learner_status>>(st.learners.size());
+  if (out->empty()) {
+    rp.deliver(*out);
+    return;
+  }
+  auto pending = std::make_shared<size_t>(st.learners.size());
+  for (uint32_t l = 0; l < st.learners.size(); ++l) {
+    auto& row = (*out)[l];
+    row.id = l;
+    row.node = st.nodes[st.learner_node[l]].name;
+    auto finish_one = [rp, out, pending]() mutable {
+      if (--*pending == 0)
+        rp.deliver(*out);
+    };
+    if (!st.learner_alive[l]) {
+      row.state = "lost";
+      finish_one();
+      continue;
+    }
+    self->request(st.learners[l], std::chrono::seconds(5), status_atom::value)
+      .then(
+        [out, l, finish_one, node = row.node](learner_status s) mutable {
+          s.node = node;
+          (*out)[l] = std::move(s);
+          finish_one();
+        },
+        [out, l, finish_one](caf::error& err) mutable {
+          (*out)[l].state = "not answering (" + error_text(err) + ")";
+          finish_one();
+        });
+  }
+}
+
+// Two rounds over every shard: partial norms of the query words, then the
+// partial similarities of the normalised, weighted query (similarity.hpp).
+void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,
+                   caf::typed_response_promise<std::vector<neighbour>> rp) {
+  auto& st = self->state;
+  if (st.shards.empty() || !st.words) {
+    rp.deliver(make_job_error(std::string{"there are no trained vectors to query (the job is "} +
+                              phase_name(st.phase) + ")"));
+    return;
+  }
+  if (k == 0 || k > 10000) {
+    rp.deliver(make_job_error("the number of neighbours must be between 1 and 10000"));
+    return;
+  }
+  std::vector<uint32_t> ids;
+  for (const auto& w : words) {
+    uint32_t id = st.words->id_of(w);
+    if (id == vocabulary::npos) {
+      rp.deliver(make_job_error("'" + w + "' is not in the vocabulary"));
+      return;
+    }
+    ids.push_back(id);
+  }
+  auto norms = std::make_shared<std::vector<float>>();
+  auto pending = std::make_shared<size_t>(st.shards.size());
+  auto failed = std::make_shared<bool>(false);
+  auto on_error = [rp, failed](caf::error& err) mutable {
+    if (*failed)
+      return;
+    *failed = true;
+    rp.deliver(err);
+  };
+  for (const auto& shard : st.shards)
+    self->request(shard.lanes.front(), query_timeout, norms_atom::value, ids)
+      .then(
+        [self, rp, ids, signs, k, norms, pending, failed, on_error](const wire_bytes& bytes) mutable {
+          if (*failed)
+            return;
+          auto part = floats_of(bytes);
+          if (!part || part->size() != ids.size()) {
+            *failed = true;
+            rp.deliver(make_job_error("a shard sent malformed norms"));
+            return;
+          }
+          add_partials(*norms, *part);
+          if (--*pending > 0)
+            return;
+          std::vector<float> weights(ids.size());
+          for (size_t i = 0; i < ids.size(); ++i) {
+            const float n = std::sqrt((*norms)[i]);
+            weights[i] = n > 0 ? signs[i] / n : 0.0f;
+          }
+          auto& st = self->state;
+          auto summed = std::make_shared<std::vector<float>>();
+          auto pending2 = std::make_shared<size_t>(st.shards.size());
+          for (const auto& shard : st.shards)
+            self->request(shard.lanes.front(), query_timeout, similar_atom::value, ids, float_bytes(weights))
+              .then(
+                [self, rp, ids, k, summed, pending2, failed](const wire_bytes& bytes) mutable {
+                  if (*failed)
+                    return;
+                  auto part = floats_of(bytes);
+                  if (!part) {
+                    *failed = true;
+                    rp.deliver(make_job_error(part.error()));
+                    return;
+                  }
+                  add_partials(*summed, *part);
+                  if (--*pending2 > 0)
+                    return;
+                  auto& st = self->state;
+                  std::vector<neighbour> out;
+                  for (const auto& sw : top_cosine(*summed, k, ids))
+                    out.push_back({st.words->word(sw.id), sw.score});
+                  rp.deliver(std::move(out));
+                },
+                on_error);
+        },
+        on_error);
+}
+
+} // namespace gridvec

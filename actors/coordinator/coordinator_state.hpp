@@ -1,0 +1,186 @@
+#pragma once
+// The coordinator's state and the functions its three source files share
+// (internal to the coordinator; not installed as a public header):
+//   coordinator_actor.cpp     phases from counting to done, progress, ticks
+//   coordinator_recovery.cpp  pause/resume, checkpoints, lost shards/learners
+//   coordinator_queries.cpp   status, shards, learners, nearest, analogy
+#include <chrono>
+#include <optional>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actors/coordinator/coordinator_actor.hpp"
+#include "src/formats/checkpoint.hpp"
+#include "src/corpus/text_corpus.hpp"
+
+namespace gridvec {
+
+using coordinator_clock = std::chrono::steady_clock;
+
+enum class job_phase {
+  starting, counting, vocabulary, placing, preprocessing, training, pausing, paused,
+  checkpointing, recovering, exporting, done, failed, cancelled
+};
+
+const char* phase_name(job_phase p);
+
+struct coordinator_state {
+  uint64_t job_id = 0;
+  train_options opt;
+  std::vector<job_node> nodes;
+  progress_sink sink;
+  bool keep_shards = false;
+  job_phase phase = job_phase::starting;
+  std::string message; // the last event, in words (status shows it)
+  coordinator_clock::time_point started, training_started;
+  coordinator_clock::time_point rate_started; // words/s counts from here ...
+  uint64_t words_at_start = 0;                // ... and from this many words done
+  caf::typed_response_promise<job_summary> done;
+  bool finished = false; // `run` has been answered
+
+  // The model and the actors that train it.
+  vocabulary_actor vocab_actor;
+  vocabulary_info vocab;
+  uint32_t vocab_crc = 0;
+  vocabulary_ptr words; // for nearest/analogy
+  std::vector<shard_info> shards;
+  std::vector<size_t> shard_node; // node index of each shard
+  std::vector<learner_actor> learners;
+  std::vector<size_t> learner_node;
+  std::vector<bool> learner_alive;
+  std::vector<bool> learner_idle;
+  std::vector<traffic> learner_wire; // each learner's training traffic
+  supervisor_actor supervisor;
+  std::vector<caf::actor> spawned; // everything to stop at the end
+
+  // The corpus parts: one per learner at the start; handed over when a
+  // learner is lost. cursors[p] is the latest safe position of part p.
+  std::vector<byte_range> ranges;
+  std::vector<part_cursor> cursors;
+  std::vector<uint32_t> owner; // learner holding each part
+  uint64_t generation = 0;     // learner reports of older generations are stale
+  std::string work_dir;
+  bool own_work_dir = false;
+
+  // Checkpoints.
+  std::optional<checkpoint_store> store;
+  uint64_t next_sequence = 1;
+  uint64_t last_checkpoint = 0;
+  coordinator_clock::time_point last_checkpoint_time;
+  uint64_t words_at_last_checkpoint = 0;
+  uint64_t checkpoint_attempt = 0; // a newer attempt (or a recovery) voids older callbacks
+  std::vector<caf::typed_response_promise<checkpoint_info>> checkpoint_waiters;
+  std::vector<std::pair<uint64_t, double>> loss_history;
+
+  // Requests to every learner that wait for all answers (pause, halt); a
+  // learner lost meanwhile counts as having answered.
+  struct learner_round {
+    std::set<uint32_t> waiting;
+    bool ok = true;
+    std::function<void(bool)> then;
+  };
+  std::vector<std::shared_ptr<learner_round>> rounds;
+
+  // Recovery.
+  std::map<uint32_t, uint32_t> lost_shards; // shard -> node to restore it on
+  std::map<uint32_t, uint32_t> halting_for; // lost shards of the halt under way
+  bool learners_halted = false;             // by this recovery, not resumed since
+  std::vector<uint32_t> restoring;          // shards placed anew in this recovery
+  bool resuming = false;                    // restoring for --resume, not after a loss
+  uint64_t resumed_words = 0;               // words done before --resume
+  std::set<uint64_t> bad_checkpoints;    // failed to load during this run
+  coordinator_clock::time_point recovery_started;
+  uint64_t words_before_recovery = 0;
+
+  // Counters.
+  job_summary summary;
+  learner_progress totals; // summed counters of all learners (this generation)
+  float alpha = 0;
+  double recent_loss = 0; // since the previous progress line
+  uint64_t recent_pairs = 0;
+  double last_loss = 0;
+  bool tty = false;
+  bool printed_progress_line = false;
+  coordinator_clock::time_point last_line;
+  std::vector<uint64_t> shard_requests_seen; // for requests/s in `shards`
+  coordinator_clock::time_point shard_stats_time;
+
+  /// Takes the cursors learner `l` reports (progress, pause, halt) for the
+  /// parts it owns; others are stale (a part moved to another learner).
+  void adopt_cursors(uint32_t l, const std::vector<part_cursor>& reported) {
+    for (const auto& c : reported)
+      if (c.part < cursors.size() && owner[c.part] == l)
+        cursors[c.part] = c;
+  }
+  uint64_t processed_words() const {
+    uint64_t n = 0;
+    for (const auto& c : cursors)
+      n += c.processed;
+    return n;
+  }
+  uint64_t total_words() const {
+    uint64_t n = 0;
+    for (const auto& c : cursors)
+      n += c.words;
+    return n * opt.iter;
+  }
+  bool training_like() const {
+    return phase == job_phase::training || phase == job_phase::pausing || phase == job_phase::paused ||
+           phase == job_phase::checkpointing || phase == job_phase::recovering;
+  }
+  static inline const char* name = "coordinator";
+};
+
+using coordinator_ptr = coordinator_actor::stateful_pointer<coordinator_state>;
+
+// coordinator_actor.cpp
+void say(coordinator_ptr self, const std::string& line);
+void warn(coordinator_ptr self, const std::string& line);
+void fail(coordinator_ptr self, const caf::error& err);
+inline auto fail_with(coordinator_ptr self) {
+  return [self](caf::error& err) { fail(self, err); };
+}
+template <class Handle>
+void track(coordinator_ptr self, const Handle& h) {
+  self->state.spawned.push_back(caf::actor_cast<caf::actor>(h));
+}
+/// Lane i % lanes of every shard: the shards as learner i talks to them.
+std::vector<shard_actor> lanes_for(const coordinator_state& st, uint32_t learner);
+/// Hands out the parts whose owner is lost to live learners (fewest parts
+/// first); returns the parts that moved, by new owner.
+std::vector<std::vector<part_cursor>> rebalance_parts(coordinator_state& st);
+void check_training_done(coordinator_ptr self);
+void run_export(coordinator_ptr self);
+/// (Re-)places shard s on node n; then(shard_info) or fail the job.
+void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void()> then);
+
+// coordinator_recovery.cpp
+/// Sends `ask(id, done)` to every live learner; `then(all ok)` runs once
+/// every one has called done(ok) or been lost.
+void learner_round(coordinator_ptr self, std::function<void(uint32_t, std::function<void(bool)>)> ask,
+                   std::function<void(bool)> then);
+/// Loads the newest usable checkpoint into every shard (falling back to
+/// older ones, and to the initial vectors when recovering without any),
+/// rolls the learners back to its cursors and resumes training.
+void restore_latest(coordinator_ptr self);
+void pause_learners(coordinator_ptr self, std::function<void(bool)> then);
+void resume_learners(coordinator_ptr self);
+/// Writes a checkpoint (pausing training meanwhile); answers `rp` if valid.
+void take_checkpoint(coordinator_ptr self, std::optional<caf::typed_response_promise<checkpoint_info>> rp);
+void maybe_checkpoint(coordinator_ptr self);
+void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node);
+void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& why);
+
+// coordinator_queries.cpp
+void print_progress(coordinator_ptr self, bool final_line);
+job_status make_status(const coordinator_state& st);
+void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<shard_status>> rp);
+void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vector<learner_status>> rp);
+void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,
+                   caf::typed_response_promise<std::vector<neighbour>> rp);
+
+} // namespace gridvec

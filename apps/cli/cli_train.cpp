@@ -1,0 +1,69 @@
+// gridvec train: the whole pipeline (vocabulary, preprocessing, training,
+// export) inside one process, built from the same actors as a cluster.
+#include <caf/all.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdio>
+
+#include "actors/coordinator/coordinator_actor.hpp"
+#include "actors/train_job.hpp"
+#include "src/util/atomic_file.hpp"
+#include "apps/cli/cli.hpp"
+#include "src/config/options.hpp"
+#include "actors/scheduler_config.hpp"
+
+namespace gridvec {
+
+void setup_logging() {
+  auto logger = spdlog::stderr_logger_mt("gridvec");
+  logger->set_pattern("[%H:%M:%S.%e] %v");
+  spdlog::set_default_logger(logger);
+}
+
+namespace {
+
+void on_signal(int) {
+  request_cancel();
+}
+
+} // namespace
+
+int cli_train(const std::vector<std::string>& args) {
+  for (const auto& a : args)
+    if (a == "--help" || a == "-help" || a == "-h") {
+      std::fputs(train_help().c_str(), stdout);
+      return 0;
+    }
+  auto opt = parse_train_options(args);
+  if (!opt) {
+    std::fprintf(stderr, "gridvec train: %s\n", opt.error().c_str());
+    return 2;
+  }
+  // Checkpoints record these paths; a resumed job may run from elsewhere.
+  make_paths_absolute(*opt);
+  // Fails early, before hours of training, if a file cannot be written there.
+  if (auto s = check_outputs(*opt); !s) {
+    std::fprintf(stderr, "gridvec train: %s\n", s.error().c_str());
+    return 1;
+  }
+  setup_logging();
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  caf::actor_system_config cfg;
+  configure_scheduler(cfg, opt->threads);
+  caf::actor_system sys{cfg};
+  auto result = run_train_job(sys, *opt);
+  if (!result) {
+    std::fprintf(stderr, "gridvec train: %s\n", result.error().c_str());
+    return 1;
+  }
+  spdlog::info("done in {:.1f} s: {:.0f} words/s, {} vectors of {} written, peak RSS {} MB",
+               result->seconds, result->words_per_second(), result->vocab_size, result->dim,
+               result->peak_rss_bytes >> 20);
+  return 0;
+}
+
+} // namespace gridvec

@@ -1,0 +1,50 @@
+// gridvec: word2vec embeddings for vocabularies too large for one machine.
+// Entry point: dispatches to the subcommands (cli_*.cpp).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "apps/cli/cli.hpp"
+
+namespace {
+
+const char* usage =
+  "usage: gridvec COMMAND [options]\n\n"
+  "commands:\n"
+  "  train     train word vectors on a text corpus in this process\n"
+  "  nearest   print the nearest neighbours of words in a vectors file\n"
+  "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
+  "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
+  "  shell     control a cluster and its job interactively (gridvec shell --config FILE)\n"
+  "  keygen    write a new cluster secret (gridvec keygen FILE)\n\n"
+  "`gridvec COMMAND --help` describes a command's options.\n";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(usage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::puts("gridvec 0.1.0");
+    return 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "train")
+    return gridvec::cli_train(args);
+  if (command == "nearest")
+    return gridvec::cli_nearest(args);
+  if (command == "node")
+    return gridvec::cli_node(args);
+  if (command == "submit")
+    return gridvec::cli_submit(args);
+  if (command == "shell")
+    return gridvec::cli_shell(args);
+  if (command == "keygen")
+    return gridvec::cli_keygen(args);
+  std::fprintf(stderr, "gridvec: unknown command '%s' (try gridvec --help)\n", command.c_str());
+  return 2;
+}

@@ -1,0 +1,439 @@
+#include "src/config/cluster_config.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <utility>
+
+namespace gridvec {
+
+namespace {
+
+// Upper bounds that keep every product the nodes compute from these values
+// (timeouts times node counts, totals over nodes) far from overflowing, and
+// match the limits of `gridvec train` (--shards, -threads).
+constexpr uint32_t max_milliseconds = 3'600'000; // an hour
+constexpr uint32_t max_shards_per_node = 4096;
+constexpr uint32_t max_learners_per_node = 1024;
+constexpr uint32_t max_threads_per_node = 1024;
+
+constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
+constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby";
+constexpr const char* cluster_key_list =
+  "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
+  "allow-write, max-message-mb, max-connections, max-connections-per-address";
+constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
+constexpr uint32_t max_connections_limit = 65535;
+
+// '\r' counts as blank so that CRLF files parse like LF files.
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_blank(s.front()))
+    s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back()))
+    s.remove_suffix(1);
+  return s;
+}
+
+// ASCII only, whatever the locale: names travel in messages and logs and are
+// typed on command lines.
+bool valid_node_name(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+}
+
+/// A whole decimal number in 1..max; no sign, no spaces, no suffix.
+bool parse_positive(std::string_view s, uint32_t max, uint32_t& out) {
+  uint32_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || v == 0 || v > max)
+    return false;
+  out = v;
+  return true;
+}
+
+std::optional<node_role> parse_role(std::string_view s) {
+  for (auto r : {node_role::coordinator, node_role::vocabulary, node_role::shard, node_role::learner,
+                 node_role::exporter})
+    if (s == to_string(r))
+      return r;
+  return std::nullopt;
+}
+
+std::string in_quotes(std::string_view s) {
+  return "'" + std::string{s} + "'";
+}
+
+std::string section_text(const node_spec& n) {
+  return "[node " + n.name + "]";
+}
+
+class parser {
+public:
+  explicit parser(const std::string& source) { config_.source = source; }
+
+  status line(std::string_view raw, int line_number) {
+    line_ = line_number;
+    auto hash = raw.find('#');
+    auto text = trim(hash == std::string_view::npos ? raw : raw.substr(0, hash));
+    if (text.empty())
+      return {};
+    if (text.front() == '[') {
+      if (text.back() != ']')
+        return error("section header " + in_quotes(text) + " must end with ']'");
+      return header(trim(text.substr(1, text.size() - 2)));
+    }
+    auto eq = text.find('=');
+    if (eq == std::string_view::npos)
+      return error("missing '=' in " + in_quotes(text) + " (expected 'key = value')");
+    std::string key{trim(text.substr(0, eq))};
+    auto value = trim(text.substr(eq + 1));
+    if (key.empty())
+      return error("missing key before '=' in " + in_quotes(text));
+    if (where_ == section::none)
+      return error("key " + in_quotes(key) + " outside a section (put it under [cluster] or [node NAME])");
+    const std::string in = " in " + current_section();
+    if (value.empty())
+      return error("empty value for key " + in_quotes(key) + in);
+    if (auto [it, fresh] = keys_seen_.emplace(key, line_); !fresh)
+      return error("duplicate key " + in_quotes(key) + in + " (first at line " + std::to_string(it->second) + ")");
+    return where_ == section::cluster ? cluster_key(key, value) : node_key(key, value, in);
+  }
+
+  /// The checks that need the whole file: required keys and roles.
+  expected<cluster_config> finish() {
+    if (config_.nodes.empty())
+      return failure{config_.source + ": no nodes (a cluster config needs [node NAME] sections)"};
+    std::map<std::pair<std::string, uint16_t>, const node_spec*> endpoints;
+    const node_spec* coordinator = nullptr;
+    bool vocabulary = false, exporter = false, shard = false, learner = false;
+    for (const auto& n : config_.nodes) {
+      line_ = n.line;
+      const std::string node = section_text(n);
+      if (n.host.empty())
+        return error(node + " is missing host (add 'host = ADDRESS')");
+      if (n.port == 0)
+        return error(node + " is missing port (add 'port = 1..65535')");
+      if (n.roles.empty())
+        return error(node + " is missing roles (" + role_list + ")");
+      if (auto [it, fresh] = endpoints.emplace(std::pair{n.host, n.port}, &n); !fresh)
+        return error(node + " uses " + n.host + ":" + std::to_string(n.port) + ", the same host:port as " +
+                     section_text(*it->second) + " (line " + std::to_string(it->second->line) + ")");
+      if (n.has(node_role::shard) && n.shards == 0)
+        return error(node + " has role shard but no 'shards = N'");
+      if (!n.has(node_role::shard) && n.shards > 0)
+        return error(node + " sets shards but lacks role shard");
+      if (n.has(node_role::learner) && n.learners == 0)
+        return error(node + " has role learner but no 'learners = N'");
+      if (!n.has(node_role::learner) && n.learners > 0)
+        return error(node + " sets learners but lacks role learner");
+      if (n.standby) {
+        for (auto r : n.roles)
+          if (r != node_role::shard)
+            return error(node + " is standby, so its only role must be shard (it has role " + to_string(r) + ")");
+        continue; // a spare does not count towards the roles a cluster needs
+      }
+      if (n.has(node_role::coordinator)) {
+        if (coordinator)
+          return error("more than one coordinator: " + node + " and " + section_text(*coordinator) + " (line " +
+                       std::to_string(coordinator->line) + "); a cluster has exactly one");
+        coordinator = &n;
+      }
+      vocabulary |= n.has(node_role::vocabulary);
+      exporter |= n.has(node_role::exporter);
+      shard |= n.has(node_role::shard);
+      learner |= n.has(node_role::learner);
+    }
+    auto missing = [&](const char* role, const char* note) {
+      return failure{config_.source + ": no node has role " + role + note};
+    };
+    if (!coordinator)
+      return missing("coordinator", "");
+    if (!vocabulary)
+      return missing("vocabulary", "");
+    if (!exporter)
+      return missing("exporter", "");
+    if (!shard)
+      return missing("shard", " (standby nodes do not count)");
+    if (!learner)
+      return missing("learner", "");
+    const bool tls = !config_.tls_certificate.empty() || !config_.tls_key.empty() || !config_.tls_ca.empty();
+    if (tls && (config_.tls_certificate.empty() || config_.tls_key.empty() || config_.tls_ca.empty()))
+      return failure{config_.source + ": TLS needs all three of tls-certificate, tls-key and tls-ca in [cluster]"};
+    if (config_.insecure && (tls || !config_.secret_file.empty()))
+      return failure{config_.source + ": insecure = true together with a secret or TLS; remove one or the other"};
+    return std::move(config_);
+  }
+
+private:
+  enum class section { none, cluster, node };
+
+  failure error(const std::string& what) const {
+    return failure{config_.source + ":" + std::to_string(line_) + ": " + what};
+  }
+
+  std::string current_section() const {
+    return where_ == section::cluster ? "[cluster]" : section_text(config_.nodes.back());
+  }
+
+  status header(std::string_view h) {
+    keys_seen_.clear();
+    if (h == "cluster") {
+      if (cluster_line_ != 0)
+        return error("duplicate section [cluster] (first at line " + std::to_string(cluster_line_) + ")");
+      cluster_line_ = line_;
+      where_ = section::cluster;
+      return {};
+    }
+    if (h == "node")
+      return error("missing node name in [node] (expected [node NAME])");
+    if (h.substr(0, 5) != "node " && h.substr(0, 5) != "node\t")
+      return error("unknown section [" + std::string{h} + "] (expected [cluster] or [node NAME])");
+    auto name = trim(h.substr(5));
+    if (!valid_node_name(name))
+      return error("invalid node name " + in_quotes(name) + " (use letters, digits, '_', '.', '-')");
+    for (const auto& n : config_.nodes)
+      if (n.name == name)
+        return error("duplicate node name " + in_quotes(name) + " (first at line " + std::to_string(n.line) + ")");
+    node_spec spec;
+    spec.name = std::string{name};
+    spec.line = line_;
+    config_.nodes.push_back(std::move(spec));
+    where_ = section::node;
+    return {};
+  }
+
+  status cluster_key(const std::string& key, std::string_view value) {
+    auto& c = config_;
+    if (key == "secret" || key == "tls-certificate" || key == "tls-key" || key == "tls-ca") {
+      std::string& field = key == "secret"            ? c.secret_file
+                           : key == "tls-certificate" ? c.tls_certificate
+                           : key == "tls-key"         ? c.tls_key
+                                                      : c.tls_ca;
+      field = std::string{value};
+      return {};
+    }
+    if (key == "insecure") {
+      if (value != "true" && value != "false")
+        return error("insecure must be true or false, got " + in_quotes(value));
+      c.insecure = value == "true";
+      return {};
+    }
+    if (key == "allow-read" || key == "allow-write") {
+      auto& dirs = key == "allow-read" ? c.allow_read : c.allow_write;
+      // Comma separated (directory names may hold spaces).
+      size_t pos = 0;
+      while (pos <= value.size()) {
+        auto end = value.find(',', pos);
+        if (end == std::string_view::npos)
+          end = value.size();
+        auto dir = trim(value.substr(pos, end - pos));
+        pos = end + 1;
+        if (!dir.empty())
+          dirs.emplace_back(dir);
+      }
+      if (dirs.empty())
+        return error(key + " lists no directory");
+      return {};
+    }
+    uint32_t limit = max_milliseconds;
+    uint32_t* field = nullptr;
+    if (key == "heartbeat-ms")
+      field = &c.heartbeat_ms;
+    else if (key == "connect-timeout-ms")
+      field = &c.connect_timeout_ms;
+    else if (key == "max-message-mb")
+      field = &c.max_message_mb, limit = max_message_mb_limit;
+    else if (key == "max-connections")
+      field = &c.max_connections, limit = max_connections_limit;
+    else if (key == "max-connections-per-address")
+      field = &c.max_connections_per_address, limit = max_connections_limit;
+    if (!field)
+      return error("unknown key " + in_quotes(key) + " in [cluster] (keys: " + cluster_key_list + ")");
+    if (!parse_positive(value, limit, *field))
+      return error(key + " must be a positive integer up to " + std::to_string(limit) + ", got " + in_quotes(value));
+    return {};
+  }
+
+  status node_key(const std::string& key, std::string_view value, const std::string& in) {
+    node_spec& n = config_.nodes.back();
+    if (key == "host") {
+      if (value.find_first_of(" \t") != std::string_view::npos)
+        return error("host " + in_quotes(value) + " contains spaces" + in);
+      n.host = std::string{value};
+    } else if (key == "port") {
+      uint32_t port = 0;
+      if (!parse_positive(value, 65535, port))
+        return error("port must be a number from 1 to 65535, got " + in_quotes(value) + in);
+      n.port = static_cast<uint16_t>(port);
+    } else if (key == "roles") {
+      // Comma and/or space separated: "a, b", "a,b" and "a b" are all fine.
+      size_t pos = 0;
+      while (pos < value.size()) {
+        auto end = value.find_first_of(", \t", pos);
+        if (end == std::string_view::npos)
+          end = value.size();
+        auto word = value.substr(pos, end - pos);
+        pos = end + 1;
+        if (word.empty())
+          continue;
+        auto role = parse_role(word);
+        if (!role)
+          return error("unknown role " + in_quotes(word) + in + " (roles: " + role_list + ")");
+        if (!n.has(*role))
+          n.roles.push_back(*role);
+      }
+      if (n.roles.empty())
+        return error("roles lists no role" + in + " (roles: " + role_list + ")");
+    } else if (key == "shards") {
+      if (!parse_positive(value, max_shards_per_node, n.shards))
+        return error("shards must be a positive integer up to " + std::to_string(max_shards_per_node) + ", got " +
+                     in_quotes(value) + in);
+    } else if (key == "learners") {
+      if (!parse_positive(value, max_learners_per_node, n.learners))
+        return error("learners must be a positive integer up to " + std::to_string(max_learners_per_node) +
+                     ", got " + in_quotes(value) + in);
+    } else if (key == "threads") {
+      if (!parse_positive(value, max_threads_per_node, n.threads))
+        return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) +
+                     ", got " + in_quotes(value) + in);
+    } else if (key == "standby") {
+      if (value != "true" && value != "false")
+        return error("standby must be true or false, got " + in_quotes(value) + in);
+      n.standby = value == "true";
+    } else {
+      return error("unknown key " + in_quotes(key) + in + " (keys: " + node_key_list + ")");
+    }
+    return {};
+  }
+
+  cluster_config config_;
+  int line_ = 0;
+  section where_ = section::none;
+  int cluster_line_ = 0;                // of [cluster], 0 before it
+  std::map<std::string, int> keys_seen_; // in the current section, with their lines
+};
+
+} // namespace
+
+std::string to_string(node_role r) {
+  switch (r) {
+    case node_role::coordinator: return "coordinator";
+    case node_role::vocabulary: return "vocabulary";
+    case node_role::shard: return "shard";
+    case node_role::learner: return "learner";
+    case node_role::exporter: return "exporter";
+  }
+  return "unknown";
+}
+
+bool node_spec::has(node_role r) const {
+  return std::find(roles.begin(), roles.end(), r) != roles.end();
+}
+
+uint32_t node_spec::worker_threads(uint32_t cores) const {
+  if (threads > 0)
+    return threads;
+  return std::clamp(shards + learners, 1u, std::max(1u, cores));
+}
+
+bool node_spec::shards_on_network_thread(uint32_t cores) const {
+  return shards > 0 && worker_threads(cores) == 1;
+}
+
+const node_spec* cluster_config::find(std::string_view name) const {
+  for (const auto& n : nodes)
+    if (n.name == name)
+      return &n;
+  return nullptr;
+}
+
+const node_spec& cluster_config::coordinator() const {
+  for (const auto& n : nodes)
+    if (n.has(node_role::coordinator))
+      return n;
+  return nodes.front(); // unreachable for a parsed config, which has exactly one
+}
+
+uint32_t cluster_config::total_shards() const {
+  uint32_t total = 0;
+  for (const auto& n : nodes)
+    if (!n.standby)
+      total += n.shards;
+  return total;
+}
+
+uint32_t cluster_config::total_learners() const {
+  uint32_t total = 0;
+  for (const auto& n : nodes)
+    if (!n.standby)
+      total += n.learners;
+  return total;
+}
+
+std::vector<const node_spec*> cluster_config::with_role(node_role r) const {
+  std::vector<const node_spec*> out;
+  for (const auto& n : nodes)
+    if (n.has(r))
+      out.push_back(&n);
+  return out;
+}
+
+expected<cluster_config> parse_cluster_config(std::string_view text, const std::string& source_name) {
+  // Editors on some systems start UTF-8 files with a byte order mark.
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (text.substr(0, bom.size()) == bom)
+    text.remove_prefix(bom.size());
+  parser p{source_name};
+  int line_number = 0;
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    auto raw = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (auto s = p.line(raw, ++line_number); !s)
+      return failure{s.error()};
+  }
+  return p.finish();
+}
+
+expected<cluster_config> load_cluster_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return failure{"cannot read cluster config " + path + ": it is a directory"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return failure{"cannot read cluster config " + path + ": " + std::strerror(errno)};
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad())
+    return failure{"cannot read cluster config " + path + ": read error"};
+  auto config = parse_cluster_config(text, path);
+  if (!config)
+    return config;
+  // Files and directories named in it are relative to the config's own
+  // directory, whatever the directory a process starts in.
+  const auto base = std::filesystem::absolute(path, ec).parent_path();
+  auto resolve = [&](std::string& p) {
+    if (!p.empty() && std::filesystem::path{p}.is_relative())
+      p = (base / p).lexically_normal().string();
+  };
+  for (auto* p : {&config->secret_file, &config->tls_certificate, &config->tls_key, &config->tls_ca})
+    resolve(*p);
+  for (auto& d : config->allow_read)
+    resolve(d);
+  for (auto& d : config->allow_write)
+    resolve(d);
+  return config;
+}
+
+} // namespace gridvec

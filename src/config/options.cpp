@@ -1,0 +1,295 @@
+#include "src/config/options.hpp"
+
+#include "src/util/atomic_file.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+namespace gridvec {
+
+namespace {
+
+using setter = std::function<status(train_options&, const std::string&)>;
+using getter = std::function<std::string(const train_options&)>;
+
+/// How one option is read from text and written back as text (the same
+/// text parses to the same value: checkpoint manifests rely on it).
+struct accessor {
+  setter set;
+  getter get;
+};
+
+struct option_spec {
+  std::string name;
+  std::string value_name; // empty: takes no value (never, here: word2vec style)
+  std::string default_text;
+  std::string help;
+  accessor access;
+};
+
+template <class T>
+status parse_number(const std::string& name, const std::string& text, T min, T max, T& out) {
+  T v{};
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty())
+    return failure{"option -" + name + " expects a number, got '" + text + "'"};
+  if (!(v >= min && v <= max)) // also rejects NaN
+    return failure{"option -" + name + " must be between " + std::to_string(min) + " and " +
+                   std::to_string(max) + ", got " + text};
+  out = v;
+  return {};
+}
+
+template <class T>
+std::string number_text(T value) {
+  char buf[64];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, value); // shortest round-trip form
+  return ec == std::errc{} ? std::string(buf, ptr) : std::string{};
+}
+
+template <class T>
+accessor number(T train_options::*field, T min, T max, const char* name) {
+  return {[=](train_options& o, const std::string& text) { return parse_number<T>(name, text, min, max, o.*field); },
+          [=](const train_options& o) { return number_text(o.*field); }};
+}
+
+accessor flag(bool train_options::*field, const char* name) {
+  return {[=](train_options& o, const std::string& text) -> status {
+            if (text == "0" || text == "1") {
+              o.*field = text == "1";
+              return {};
+            }
+            return failure{std::string{"option -"} + name + " expects 0 or 1, got '" + text + "'"};
+          },
+          [=](const train_options& o) { return std::string{o.*field ? "1" : "0"}; }};
+}
+
+accessor checkpoint_failures() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "stop" && text != "warn")
+              return failure{"option --checkpoint-failures expects stop or warn, got '" + text + "'"};
+            o.checkpoint_failures_warn = text == "warn";
+            return {};
+          },
+          [](const train_options& o) { return std::string{o.checkpoint_failures_warn ? "warn" : "stop"}; }};
+}
+
+accessor text(std::string train_options::*field) {
+  return {[=](train_options& o, const std::string& value) -> status {
+            o.*field = value;
+            return {};
+          },
+          [=](const train_options& o) { return o.*field; }};
+}
+
+// "90s", "10m", "2h" (time) or "5000000w", "5M" words; a bare number is seconds.
+accessor checkpoint_interval() {
+  return {[](train_options& o, const std::string& value) -> status {
+            auto bad = failure{"option --checkpoint-every expects a time (90s, 10m, 2h) or a word count "
+                               "(5000000w, 5M), got '" + value + "'"};
+            if (value.empty())
+              return bad;
+            char unit = value.back();
+            std::string digits = std::isdigit(static_cast<unsigned char>(unit)) ? value : value.substr(0, value.size() - 1);
+            double x = 0;
+            auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x);
+            if (ec != std::errc{} || ptr != digits.data() + digits.size() || digits.empty() || !(x >= 0) || x > 1e15)
+              return bad;
+            o.checkpoint_seconds = 0;
+            o.checkpoint_words = 0;
+            switch (unit) {
+              case 's': o.checkpoint_seconds = x; break;
+              case 'm': o.checkpoint_seconds = x * 60; break;
+              case 'h': o.checkpoint_seconds = x * 3600; break;
+              case 'w': o.checkpoint_words = static_cast<uint64_t>(x); break;
+              case 'k': o.checkpoint_words = static_cast<uint64_t>(x * 1e3); break;
+              case 'M': o.checkpoint_words = static_cast<uint64_t>(x * 1e6); break;
+              default:
+                if (!std::isdigit(static_cast<unsigned char>(unit)))
+                  return bad;
+                o.checkpoint_seconds = x;
+            }
+            return {};
+          },
+          [](const train_options& o) {
+            return o.checkpoint_words > 0 ? number_text(o.checkpoint_words) + "w" : number_text(o.checkpoint_seconds) + "s";
+          }};
+}
+
+const std::vector<option_spec>& specs() {
+  static const std::vector<option_spec> table = {
+    {"train", "FILE", "(required)", "training corpus: plain UTF-8 text, one sentence per line", text(&train_options::train)},
+    {"output", "FILE", "(required)", "where to write the word vectors (word2vec format)", text(&train_options::output)},
+    {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
+    {"window", "N", "5", "maximum distance between a word and its context words", number<uint32_t>(&train_options::window, 1, 1000, "window")},
+    {"negative", "N", "5", "noise words per positive pair (negative sampling)", number<uint32_t>(&train_options::negative, 1, 1000, "negative")},
+    {"sample", "T", "1e-3", "subsampling threshold of frequent words; 0 turns it off", number<double>(&train_options::sample, 0.0, 1.0, "sample")},
+    {"min-count", "N", "5", "drop words that occur fewer than N times", number<uint64_t>(&train_options::min_count, 1, UINT64_MAX, "min-count")},
+    {"iter", "N", "5", "training epochs over the corpus", number<uint32_t>(&train_options::iter, 1, 100000, "iter")},
+    {"alpha", "A", "0.025 (skip-gram), 0.05 (CBOW)", "starting learning rate, decayed linearly to alpha*1e-4", number<double>(&train_options::alpha, 1e-9, 10.0, "alpha")},
+    {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)", number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
+    {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
+    {"cbow", "0|1", "0", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
+    {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words", number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
+    {"shards", "S", "1 (gridvec train), the config's shards (a cluster)", "column partitions of the vectors (shard actors)", number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
+    {"minibatch", "B", "64", "input words per minibatch sent to the shards (larger: fewer messages, staler updates)", number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
+    {"in-flight", "K", "10", "minibatches each learner keeps in flight (protocol path)", number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
+    {"coalesce", "G", "4", "minibatches sent to each shard in one message (protocol path): the window in flight travels in groups of G, so in fewer messages; each minibatch is still applied on its own", number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
+    {"fused", "0|1", "1", "learners train directly on the shards of their own process, updating after each pair as word2vec.c; 0 sends dotprod/adjust messages as a cluster does", flag(&train_options::fused, "fused")},
+    {"shared-negatives", "0|1", "0", "fused path only: the noise words of an example are drawn once and shared by its pairs (pWord2Vec); fewer cache misses on a large vocabulary; quality on the dev corpus, 3 seeds: analogy 0.016 and WordSim-353 0.27, against 0.016 and 0.23 without", flag(&train_options::shared_negatives, "shared-negatives")},
+    {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)", number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
+    {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand", flag(&train_options::damping, "damping")},
+    {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)", number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
+    {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},
+    {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run", text(&train_options::work_dir)},
+    {"log-every", "SECONDS", "1 on a terminal, 10 otherwise", "seconds between progress reports", number<double>(&train_options::log_every, 0.01, 86400.0, "log-every")},
+    {"checkpoint-dir", "DIR", "(none: no checkpoints)", "where checkpoints go; the job can be resumed from there (--resume DIR)", text(&train_options::checkpoint_dir)},
+    {"checkpoint-every", "T|Nw", "0 (only on demand)", "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)", checkpoint_interval()},
+    {"checkpoint-failures", "stop|warn", "stop", "a checkpoint that cannot be written stops the job, or only warns", checkpoint_failures()},
+  };
+  return table;
+}
+
+status validate(train_options& o) {
+  if (o.threads == 0)
+    o.threads = std::max(1u, std::thread::hardware_concurrency());
+  if (!o.resume.empty())
+    return {};
+  if (o.train.empty())
+    return failure{"missing -train FILE (the corpus); see gridvec train --help"};
+  if (o.output.empty())
+    return failure{"missing -output FILE (where vectors go); see gridvec train --help"};
+  if (o.shards > o.size)
+    return failure{"--shards " + std::to_string(o.shards) + " is more than the " +
+                   std::to_string(o.size) + " columns of -size: every shard needs a column"};
+  if (o.threads == 0)
+    o.threads = std::max(1u, std::thread::hardware_concurrency());
+  if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
+    return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};
+  return {};
+}
+
+} // namespace
+
+expected<train_options> parse_train_options(const std::vector<std::string>& args) {
+  train_options o;
+  std::vector<std::string> given; // option names, for --resume's check
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-')
+      return failure{"unexpected argument '" + arg + "'; options look like -size 100 (see gridvec train --help)"};
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::string value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (name == "resume") {
+      if (!has_value) {
+        if (i + 1 >= args.size())
+          return failure{"option --resume needs a value (DIR, a checkpoint directory)"};
+        value = args[++i];
+      }
+      o.resume = value;
+      continue;
+    }
+    const option_spec* spec = nullptr;
+    for (const auto& s : specs())
+      if (s.name == name)
+        spec = &s;
+    given.push_back(name);
+    if (!spec)
+      return failure{"unknown option '" + arg + "' (see gridvec train --help)"};
+    if (!has_value) {
+      if (i + 1 >= args.size())
+        return failure{"option -" + name + " needs a value (" + spec->value_name + ")"};
+      value = args[++i];
+    }
+    if (auto s = spec->access.set(o, value); !s)
+      return failure{s.error()};
+  }
+  if (!o.resume.empty())
+    for (const auto& name : given)
+      if (name != "output" && name != "report" && name != "log-every" && name != "threads")
+        return failure{"with --resume the job's options come from its checkpoint; only -output, --report, "
+                       "--log-every and -threads may be given, not -" + name};
+  if (auto s = validate(o); !s)
+    return failure{s.error()};
+  return o;
+}
+
+std::vector<std::string> to_args(const train_options& o) {
+  // Options left at their default are skipped: some defaults (alpha 0 =
+  // "depends on -cbow") are not values the parser accepts.
+  const train_options defaults;
+  std::vector<std::string> args;
+  for (const auto& s : specs()) {
+    std::string value = s.access.get(o);
+    if (value == s.access.get(defaults))
+      continue;
+    args.push_back("-" + s.name);
+    args.push_back(std::move(value));
+  }
+  return args;
+}
+
+std::string train_help() {
+  std::string out =
+    "usage: gridvec train -train CORPUS -output VECTORS [options]\n"
+    "       gridvec train --resume CHECKPOINT_DIR [-output FILE] [--report FILE]\n\n"
+    "Trains word2vec embeddings (skip-gram or CBOW with negative sampling) in one\n"
+    "process, with the same actors and wire protocol as a gridvec cluster.\n\n"
+    "Options (one or two dashes; -name value or --name=value):\n";
+  for (const auto& s : specs()) {
+    std::string left = "  -" + s.name + " " + s.value_name;
+    if (left.size() < 26)
+      left.resize(26, ' ');
+    else
+      left += "\n" + std::string(26, ' ');
+    out += left + s.help + "\n" + std::string(26, ' ') + "default: " + s.default_text + "\n";
+  }
+  out += "  --resume DIR            continue the job whose checkpoints are in DIR (its options\n"
+         "                          come from there)\n"
+         "                          default: (none: start a new job)\n";
+  return out;
+}
+
+std::string absolute_path(const std::string& path) {
+  if (path.empty())
+    return path;
+  std::error_code ec;
+  auto p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+void make_paths_absolute(train_options& o) {
+  for (auto* path : {&o.train, &o.output, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
+    *path = absolute_path(*path);
+}
+
+} // namespace gridvec
+
+namespace gridvec {
+
+status check_outputs(const train_options& o) {
+  namespace fs = std::filesystem;
+  for (auto [path, flag] : {std::pair{&o.output, "-output"}, std::pair{&o.report, "--report"}}) {
+    if (path->empty())
+      continue;
+    std::error_code ec;
+    const bool same = *path == o.train || (!o.train.empty() && fs::equivalent(*path, o.train, ec) && !ec);
+    if (same)
+      return failure{std::string{flag} + " " + *path + " is the corpus (-train " + o.train +
+                     "): writing there would replace it"};
+    if (auto s = atomic_file::check_writable(*path); !s)
+      return failure{s.error() + " (" + flag + ")"};
+  }
+  return {};
+}
+
+} // namespace gridvec

@@ -1,0 +1,82 @@
+#pragma once
+// Every option of `gridvec train`, defined once with its default and a
+// one-line description; the parser, the validation and --help all read the
+// same table (options.cpp). Names follow the reference word2vec.c (-size,
+// -window, ...) so gridvec is a drop-in replacement; gridvec's own options
+// are long (--shards). Either spelling takes one or two dashes, and
+// --name=value works too.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/util/expected.hpp"
+
+namespace gridvec {
+
+struct train_options {
+  std::string train;          // corpus, one sentence per line
+  std::string output;         // vectors file
+  uint32_t size = 100;        // vector dimension d
+  uint32_t window = 5;
+  uint32_t negative = 5;
+  double sample = 1e-3;
+  uint64_t min_count = 5;
+  uint32_t iter = 5;
+  double alpha = 0;           // 0: 0.025 for skip-gram, 0.05 for CBOW
+  uint32_t threads = 0;       // 0: all cores
+  bool binary = false;
+  bool cbow = false;
+  uint64_t max_vocab = 0;     // 0: no limit
+  // gridvec's own
+  uint32_t shards = 0;        // 0: 1 in gridvec train, the config's total in a cluster
+  uint32_t minibatch = 64;    // input words per minibatch
+  uint32_t in_flight = 10;    // minibatches in flight per learner
+  uint32_t coalesce = 4;      // minibatches per message to each shard
+  uint64_t seed = 1;
+  bool fused = true;          // learners train on shards of their own process directly
+  bool shared_negatives = false; // fused path: one draw of noise words per example
+  uint32_t interleave = 64;      // stride of example order; 1: corpus order
+  bool damping = true;           // protocol path: staleness damping of repeated pairs
+  std::string report;         // JSON summary path
+  std::string work_dir;       // preprocessed corpus; default: a temp dir
+  double log_every = 0;       // seconds between progress lines; 0: auto
+  std::string checkpoint_dir; // where checkpoints go; empty: none
+  double checkpoint_seconds = 0; // checkpoint interval in time; 0: none
+  uint64_t checkpoint_words = 0; // ... or in words read; 0: none
+  bool checkpoint_failures_warn = false; // a checkpoint that cannot be written: warn and go on (else stop)
+  // Not training options proper: how this job is run.
+  bool stop_cluster = false;  // gridvec submit: stop every node once the job is done
+  std::string resume;         // continue from the checkpoint directory instead of starting
+
+  float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
+};
+
+/// Parses `args` (without the program and subcommand names). Fails with one
+/// line on an unknown option, a missing or malformed value, or a value out
+/// of range.
+expected<train_options> parse_train_options(const std::vector<std::string>& args);
+
+/// Every option as "-name" "value" pairs: parse_train_options(to_args(o))
+/// gives back o (checkpoint manifests store a job's options this way).
+/// stop_cluster and resume are not included: they are not part of a job.
+std::vector<std::string> to_args(const train_options& o);
+
+/// `path` made absolute and normalised, from this process's working
+/// directory; an empty path stays empty.
+std::string absolute_path(const std::string& path);
+
+/// Every path option (-train, -output, --report, --work-dir,
+/// --checkpoint-dir, --resume) made absolute: checkpoints record them, and
+/// cluster nodes and resumed jobs open them from other working directories.
+void make_paths_absolute(train_options& o);
+
+/// Checks, before any training, that the files a job writes (-output,
+/// --report) can be written and are not its corpus -- the same path, or
+/// the same file under another name (a hard link, a symlink): writing the
+/// vectors there would replace the corpus.
+status check_outputs(const train_options& o);
+
+/// The --help text: every option with its default and description.
+std::string train_help();
+
+} // namespace gridvec

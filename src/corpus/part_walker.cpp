@@ -1,0 +1,80 @@
+#include "src/corpus/part_walker.hpp"
+
+namespace gridvec {
+
+status part_walker::add(const std::vector<part_cursor>& parts) {
+  const bool was_idle = !has_work();
+  parts_.insert(parts_.end(), parts.begin(), parts.end());
+  if (was_idle) {
+    skip_finished();
+    if (has_work())
+      return open_current();
+  }
+  return {};
+}
+
+status part_walker::reset(const std::vector<part_cursor>& parts) {
+  parts_.assign(parts.begin(), parts.end());
+  current_ = 0;
+  reader_.reset();
+  skip_finished();
+  return has_work() ? open_current() : status{};
+}
+
+bool part_walker::has_work() const {
+  return current_ < parts_.size();
+}
+
+void part_walker::skip_finished() {
+  while (current_ < parts_.size() && parts_[current_].finished(iterations_))
+    ++current_;
+}
+
+status part_walker::open_current() {
+  reader_.reset();
+  part_cursor& c = parts_[current_];
+  auto r = id_reader::open(c.ids_path);
+  if (!r)
+    return failure{r.error()};
+  if (auto s = r->seek(c.offset); !s)
+    return failure{c.ids_path + ": " + s.error()};
+  reader_.emplace(std::move(*r));
+  sentence_start_ = c;
+  return {};
+}
+
+part_walker::step part_walker::next(std::vector<uint32_t>& out, status& error) {
+  if (!has_work())
+    return step::no_work;
+  part_cursor& c = parts_[current_];
+  sentence_start_ = c;
+  if (reader_->next_sentence(out)) {
+    for (uint32_t id : out)
+      if (id >= vocabulary_size_) {
+        error = failure{"damaged word-id file " + c.ids_path + ": word id " + std::to_string(id) +
+                        " is not below the vocabulary's " + std::to_string(vocabulary_size_) + " words"};
+        out.clear();
+        return step::no_work;
+      }
+    c.offset = reader_->tell();
+    c.processed += out.size();
+    return step::sentence;
+  }
+  // End of an epoch over this part.
+  ++c.epoch;
+  c.offset = id_reader::first_offset;
+  if (!c.finished(iterations_)) {
+    reader_->rewind();
+    sentence_start_ = c;
+    return step::epoch_end;
+  }
+  ++current_;
+  skip_finished();
+  reader_.reset();
+  if (has_work())
+    if (auto s = open_current(); !s)
+      error = s;
+  return step::part_end;
+}
+
+} // namespace gridvec

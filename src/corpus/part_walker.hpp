@@ -1,0 +1,60 @@
+#pragma once
+// Walks the corpus parts a learner is given, sentence by sentence and epoch
+// after epoch, keeping each part's cursor (part_cursor.hpp) up to date so
+// that the learner can report, checkpoint and hand over exactly where it is.
+// Knows nothing of actors or minibatches.
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "src/util/expected.hpp"
+#include "src/corpus/id_stream.hpp"
+#include "src/corpus/part_cursor.hpp"
+
+namespace gridvec {
+
+class part_walker {
+public:
+  /// `vocabulary_size`: every word id must be below it. The id files lie
+  /// in work and checkpoint directories without a checksum, and an id out
+  /// of range would index past the vectors; such a file fails with a line.
+  explicit part_walker(uint32_t iterations, uint64_t vocabulary_size = UINT64_MAX)
+    : iterations_(iterations), vocabulary_size_(vocabulary_size) {}
+
+  /// Adds parts to the end of the work (finished ones are kept for reports).
+  status add(const std::vector<part_cursor>& parts);
+  /// Makes `parts` the whole work, from their cursors (a rollback).
+  status reset(const std::vector<part_cursor>& parts);
+
+  enum class step { sentence, epoch_end, part_end, no_work };
+  /// Reads the next sentence of the current part into `out`. At the end of
+  /// an epoch that another follows it rewinds and returns epoch_end (an
+  /// interleaved passage ends there, src/corpus/passage.hpp); at the end of a
+  /// part's last epoch it moves on to the next part and returns part_end
+  /// (so that no minibatch mixes parts); no_work once every part is done.
+  step next(std::vector<uint32_t>& out, status& error);
+
+  /// True while some part has epochs left.
+  bool has_work() const;
+  /// The part being read (valid while has_work()): its cursor points at the
+  /// sentence after the last one returned.
+  const part_cursor& current() const { return parts_[current_]; }
+  /// The current part's cursor before the last sentence returned.
+  const part_cursor& sentence_start() const { return sentence_start_; }
+  /// Every part's cursor, in the order they were given.
+  const std::deque<part_cursor>& parts() const { return parts_; }
+  uint32_t iterations() const { return iterations_; }
+
+private:
+  status open_current();
+  void skip_finished();
+
+  uint32_t iterations_;
+  uint64_t vocabulary_size_;
+  std::deque<part_cursor> parts_;
+  size_t current_ = 0;
+  std::optional<id_reader> reader_; // on parts_[current_]
+  part_cursor sentence_start_;
+};
+
+} // namespace gridvec

@@ -1,0 +1,103 @@
+#pragma once
+// The vocabulary: counting words over corpus parts, merging the counts, and
+// fixing the id of every word (by decreasing frequency) once min-count and
+// max-vocab are applied. Ids index the shards' vector arrays directly.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "src/util/expected.hpp"
+
+namespace gridvec {
+
+/// 64-bit FNV-1a: the stable key of a word (seed 000 keeps hashed keys so
+/// that "words" may be arbitrary strings such as queries or ad ids).
+uint64_t word_key(std::string_view word);
+
+struct string_hash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return word_key(s); }
+};
+
+/// Counts in a form that can be sent between nodes.
+struct count_table {
+  std::vector<std::string> words;
+  std::vector<uint64_t> counts;
+  uint64_t total = 0; // tokens seen, including every repetition
+};
+
+/// Word -> occurrences, for one corpus part or merged over many.
+class word_counts {
+public:
+  void add(std::string_view word) {
+    auto it = counts_.find(word);
+    if (it == counts_.end())
+      counts_.emplace(std::string{word}, 1);
+    else
+      ++it->second;
+    ++total_;
+  }
+  void merge(const word_counts& other);
+  void merge(const count_table& table);
+  count_table to_table() const;
+
+  uint64_t total() const { return total_; }
+  size_t distinct() const { return counts_.size(); }
+  const auto& map() const { return counts_; }
+
+private:
+  std::unordered_map<std::string, uint64_t, string_hash, std::equal_to<>> counts_;
+  uint64_t total_ = 0;
+};
+
+class vocabulary {
+public:
+  static constexpr uint32_t npos = 0xFFFFFFFFu;
+
+  /// Keeps words with count >= min_count, at most max_size of the most
+  /// frequent (0 = no limit), ordered by count descending, then bytewise.
+  static expected<vocabulary> build(const word_counts& counts, uint64_t min_count, uint64_t max_size);
+
+  uint32_t size() const { return static_cast<uint32_t>(words_.size()); }
+  const std::string& word(uint32_t id) const { return words_[id]; }
+  uint64_t count(uint32_t id) const { return counts_[id]; }
+  const std::vector<uint64_t>& counts() const { return counts_; }
+  /// Occurrences of vocabulary words in the corpus (word2vec's train_words).
+  uint64_t train_words() const { return train_words_; }
+
+  /// Saves as text, atomically: a header line
+  ///   "gridvec-vocabulary 1 SIZE TRAIN_WORDS"
+  /// then one "COUNT WORD" line per word in id order.
+  status save(const std::string& path) const;
+  static expected<vocabulary> load(const std::string& path);
+
+  uint32_t id_of(std::string_view word) const {
+    auto it = ids_.find(word);
+    return it == ids_.end() ? npos : it->second;
+  }
+
+private:
+  void add_word(std::string word, uint64_t count);
+
+  std::vector<std::string> words_;
+  std::vector<uint64_t> counts_;
+  std::unordered_map<std::string, uint32_t, string_hash, std::equal_to<>> ids_;
+  uint64_t train_words_ = 0;
+};
+
+/// Frequent-word subsampling of word2vec.c: a word of count c is kept with
+/// probability (sqrt(c / (t·N)) + 1) · t·N / c, N = train_words, t = -sample.
+class subsampler {
+public:
+  subsampler(const vocabulary& vocab, double sample);
+  /// Threshold against a uniform 32-bit number: keep if below.
+  uint64_t threshold(uint32_t id) const { return keep_[id]; }
+  double keep_probability(uint32_t id) const { return static_cast<double>(keep_[id]) / 4294967296.0; }
+
+private:
+  std::vector<uint64_t> keep_; // in [0, 2^32]
+};
+
+} // namespace gridvec

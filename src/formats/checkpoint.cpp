@@ -1,0 +1,406 @@
+#include "src/formats/checkpoint.hpp"
+
+#include <zlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "src/util/atomic_file.hpp"
+
+namespace gridvec {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char slice_magic[8] = {'G', 'V', 'S', 'L', 'I', 'C', 'E', '1'};
+constexpr size_t slice_header_bytes = 8 + 6 * 4 + 2 * 8;
+constexpr const char* manifest_magic = "gridvec-checkpoint 1";
+
+void put32(unsigned char* p, uint32_t x) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = static_cast<unsigned char>(x >> (8 * i));
+}
+void put64(unsigned char* p, uint64_t x) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = static_cast<unsigned char>(x >> (8 * i));
+}
+uint32_t get32(const unsigned char* p) {
+  uint32_t x = 0;
+  for (int i = 0; i < 4; ++i)
+    x |= uint32_t{p[i]} << (8 * i);
+  return x;
+}
+uint64_t get64(const unsigned char* p) {
+  uint64_t x = 0;
+  for (int i = 0; i < 8; ++i)
+    x |= uint64_t{p[i]} << (8 * i);
+  return x;
+}
+
+void encode_header(const slice_header& h, unsigned char* out) {
+  std::memcpy(out, slice_magic, 8);
+  put32(out + 8, h.shard);
+  put32(out + 12, h.shards);
+  put32(out + 16, h.dim);
+  put32(out + 20, h.first);
+  put32(out + 24, h.width);
+  put32(out + 28, 0);
+  put64(out + 32, h.vocab_size);
+  put64(out + 40, h.vocab_crc);
+}
+
+std::string describe(const slice_header& h) {
+  return "shard " + std::to_string(h.shard) + "/" + std::to_string(h.shards) + ", columns " +
+         std::to_string(h.first) + "+" + std::to_string(h.width) + " of " + std::to_string(h.dim) + ", " +
+         std::to_string(h.vocab_size) + " words";
+}
+
+template <class T>
+bool parse_field(std::string_view text, T& out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc{} && ptr == text.data() + text.size();
+}
+
+// Splits off the first `n` space-separated fields; the rest of the line
+// (which may contain spaces) goes to `rest`.
+bool split_fields(std::string_view line, size_t n, std::vector<std::string_view>& fields, std::string_view& rest) {
+  fields.clear();
+  // Cleared on failure too: read_manifest copies `rest` even from a
+  // malformed record, and a view left from an earlier line pointed into
+  // freed memory once the line buffer grew (heap-use-after-free, found by
+  // fuzzing, tests/fuzz/fuzz_manifest.cpp).
+  rest = {};
+  for (size_t i = 0; i < n; ++i) {
+    auto space = line.find(' ');
+    if (space == std::string_view::npos) {
+      if (i + 1 != n)
+        return false;
+      fields.push_back(line);
+      line = {};
+      break;
+    }
+    fields.push_back(line.substr(0, space));
+    line.remove_prefix(space + 1);
+  }
+  rest = line;
+  return fields.size() == n;
+}
+
+std::string sequence_name(uint64_t sequence) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "ckpt-%06llu", static_cast<unsigned long long>(sequence));
+  return buf;
+}
+
+void fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+} // namespace
+
+uint32_t crc32(const void* data, size_t n, uint32_t previous) {
+  // zlib's crc32 continues from the previous result, and is fast (GB/s);
+  // it takes at most 4 GiB at a time.
+  const auto* bytes = static_cast<const Bytef*>(data);
+  uLong crc = previous;
+  while (n > 0) {
+    const auto chunk = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    crc = ::crc32(crc, bytes, chunk);
+    bytes += chunk;
+    n -= chunk;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+expected<uint32_t> file_crc32(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return failure{"cannot read " + path + ": " + std::strerror(errno)};
+  std::vector<char> buf(1 << 20);
+  uint32_t crc = 0;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
+    crc = crc32(buf.data(), n, crc);
+  bool bad = std::ferror(f);
+  std::fclose(f);
+  if (bad)
+    return failure{"cannot read " + path};
+  return crc;
+}
+
+// --- slice files ------------------------------------------------------------
+
+expected<file_digest> write_slice_file(const std::string& path, const slice_header& h, const float* u,
+                                       const float* v) {
+  auto file = atomic_file::create(path);
+  if (!file)
+    return failure{file.error()};
+  unsigned char head[slice_header_bytes];
+  encode_header(h, head);
+  uint32_t crc = crc32(head, sizeof head);
+  std::fwrite(head, 1, sizeof head, file->stream());
+  const size_t floats = static_cast<size_t>(h.vocab_size) * h.width;
+  for (const float* block : {u, v}) {
+    // Checksum and write in pieces so the data is read from memory once.
+    constexpr size_t piece = 1 << 18;
+    for (size_t at = 0; at < floats; at += piece) {
+      const size_t n = std::min(piece, floats - at);
+      crc = crc32(block + at, n * sizeof(float), crc);
+      std::fwrite(block + at, sizeof(float), n, file->stream());
+    }
+  }
+  unsigned char tail[4];
+  put32(tail, crc);
+  std::fwrite(tail, 1, 4, file->stream());
+  if (auto s = file->commit(); !s)
+    return failure{s.error()};
+  return file_digest{slice_header_bytes + 2 * floats * sizeof(float) + 4, crc};
+}
+
+status read_slice_file(const std::string& path, const slice_header& expect, float* u, float* v) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return failure{"cannot read checkpoint file " + path + ": " + std::strerror(errno)};
+  struct closer {
+    std::FILE* f;
+    ~closer() { std::fclose(f); }
+  } guard{f};
+  const size_t floats = static_cast<size_t>(expect.vocab_size) * expect.width;
+  const uint64_t want_bytes = slice_header_bytes + 2 * floats * sizeof(float) + 4;
+  std::fseek(f, 0, SEEK_END);
+  const long size = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  if (size < 0 || static_cast<uint64_t>(size) != want_bytes)
+    return failure{"checkpoint file " + path + " is truncated or damaged: " + std::to_string(size) +
+                   " bytes, expected " + std::to_string(want_bytes)};
+  unsigned char head[slice_header_bytes];
+  if (std::fread(head, 1, sizeof head, f) != sizeof head || std::memcmp(head, slice_magic, 8) != 0)
+    return failure{"checkpoint file " + path + " is not a gridvec slice file"};
+  slice_header got{get32(head + 8),  get32(head + 12), get32(head + 16), get32(head + 20),
+                   get32(head + 24), get64(head + 32), get64(head + 40)};
+  if (got.shard != expect.shard || got.shards != expect.shards || got.dim != expect.dim ||
+      got.first != expect.first || got.width != expect.width || got.vocab_size != expect.vocab_size)
+    return failure{"checkpoint file " + path + " holds " + describe(got) + ", expected " + describe(expect)};
+  if (got.vocab_crc != expect.vocab_crc)
+    return failure{"checkpoint file " + path + " was written for another vocabulary"};
+  uint32_t crc = crc32(head, sizeof head);
+  for (float* block : {u, v}) {
+    if (std::fread(block, sizeof(float), floats, f) != floats)
+      return failure{"cannot read checkpoint file " + path};
+    crc = crc32(block, floats * sizeof(float), crc);
+  }
+  unsigned char tail[4];
+  if (std::fread(tail, 1, 4, f) != 4 || get32(tail) != crc)
+    return failure{"checkpoint file " + path + " is corrupt (checksum mismatch)"};
+  return {};
+}
+
+// --- manifest ---------------------------------------------------------------
+
+status write_manifest(const std::string& path, const checkpoint_manifest& m) {
+  std::ostringstream out;
+  out.precision(9);
+  out << manifest_magic << "\n";
+  out << "sequence " << m.sequence << "\n";
+  for (size_t i = 0; i + 1 < m.options.size(); i += 2)
+    out << "option " << m.options[i] << " " << m.options[i + 1] << "\n";
+  out << "vocabulary " << m.vocab_size << " " << m.vocab_crc << " " << m.vocabulary_file << "\n";
+  out << "counters " << m.raw_words << " " << m.trained_words << " " << m.pairs << " " << m.training_seconds << "\n";
+  out << "alpha " << m.alpha << "\n";
+  for (size_t i = 0; i < m.parts.size(); ++i) {
+    const auto& p = m.parts[i];
+    const byte_range r = i < m.ranges.size() ? m.ranges[i] : byte_range{};
+    out << "part " << p.part << " " << p.epoch << " " << p.offset << " " << p.processed << " " << p.words << " "
+        << r.begin << " " << r.end << " " << p.ids_path << "\n";
+  }
+  for (const auto& s : m.shards)
+    out << "shard " << s.index << " " << s.digest.bytes << " " << s.digest.crc << " " << s.file << "\n";
+  for (const auto& [words, loss] : m.loss_history)
+    out << "loss " << words << " " << loss << "\n";
+  std::string text = out.str();
+  text += "end " + std::to_string(crc32(text.data(), text.size())) + "\n";
+  auto file = atomic_file::create(path);
+  if (!file)
+    return failure{file.error()};
+  std::fwrite(text.data(), 1, text.size(), file->stream());
+  return file->commit();
+}
+
+expected<checkpoint_manifest> read_manifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return failure{"cannot read checkpoint manifest " + path};
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto bad = [&](const std::string& why) { return failure{"checkpoint manifest " + path + " is damaged: " + why}; };
+  // The checksum line covers everything before it.
+  auto end_at = text.rfind("\nend ");
+  if (end_at == std::string::npos || text.empty() || text.back() != '\n')
+    return bad("it is truncated");
+  uint32_t want = 0;
+  std::string_view end_field = std::string_view{text}.substr(end_at + 5);
+  end_field.remove_suffix(1);
+  if (!parse_field(end_field, want) || crc32(text.data(), end_at + 1) != want)
+    return bad("checksum mismatch");
+
+  checkpoint_manifest m;
+  std::istringstream lines(text.substr(0, end_at + 1));
+  std::string line;
+  int number = 0;
+  std::vector<std::string_view> f;
+  std::string_view rest;
+  bool have_vocab = false;
+  while (std::getline(lines, line)) {
+    ++number;
+    auto where = "line " + std::to_string(number);
+    if (number == 1) {
+      if (line != manifest_magic)
+        return bad("not a gridvec checkpoint manifest");
+      continue;
+    }
+    auto space = line.find(' ');
+    std::string key = line.substr(0, space);
+    std::string_view body = space == std::string::npos ? std::string_view{} : std::string_view{line}.substr(space + 1);
+    bool ok = true;
+    if (key == "sequence") {
+      ok = parse_field(body, m.sequence);
+    } else if (key == "option") {
+      ok = split_fields(body, 1, f, rest);
+      if (ok) {
+        m.options.emplace_back(f[0]);
+        m.options.emplace_back(rest);
+      }
+    } else if (key == "vocabulary") {
+      ok = split_fields(body, 2, f, rest) && parse_field(f[0], m.vocab_size) && parse_field(f[1], m.vocab_crc) &&
+           !rest.empty();
+      m.vocabulary_file = std::string{rest};
+      have_vocab = ok;
+    } else if (key == "counters") {
+      ok = split_fields(body, 4, f, rest) && parse_field(f[0], m.raw_words) && parse_field(f[1], m.trained_words) &&
+           parse_field(f[2], m.pairs) && parse_field(f[3], m.training_seconds);
+    } else if (key == "alpha") {
+      ok = parse_field(body, m.alpha);
+    } else if (key == "part") {
+      part_cursor p;
+      byte_range r;
+      ok = split_fields(body, 7, f, rest) && parse_field(f[0], p.part) && parse_field(f[1], p.epoch) &&
+           parse_field(f[2], p.offset) && parse_field(f[3], p.processed) && parse_field(f[4], p.words) &&
+           parse_field(f[5], r.begin) && parse_field(f[6], r.end) && !rest.empty();
+      p.ids_path = std::string{rest};
+      m.parts.push_back(std::move(p));
+      m.ranges.push_back(r);
+    } else if (key == "shard") {
+      shard_file s;
+      ok = split_fields(body, 3, f, rest) && parse_field(f[0], s.index) && parse_field(f[1], s.digest.bytes) &&
+           parse_field(f[2], s.digest.crc) && !rest.empty();
+      s.file = std::string{rest};
+      m.shards.push_back(std::move(s));
+    } else if (key == "loss") {
+      uint64_t words = 0;
+      double loss = 0;
+      ok = split_fields(body, 2, f, rest) && parse_field(f[0], words) && parse_field(f[1], loss);
+      m.loss_history.emplace_back(words, loss);
+    } else {
+      return bad(where + ": unknown record '" + key + "'");
+    }
+    if (!ok)
+      return bad(where + ": malformed '" + key + "' record");
+  }
+  if (!have_vocab || m.parts.empty() || m.shards.empty())
+    return bad("it lacks its vocabulary, parts or shards");
+  for (size_t i = 0; i < m.shards.size(); ++i)
+    if (m.shards[i].index != i)
+      return bad("shard records are out of order");
+  for (size_t i = 0; i < m.parts.size(); ++i)
+    if (m.parts[i].part != i)
+      return bad("part records are out of order");
+  return m;
+}
+
+// --- the checkpoint directory -------------------------------------------------
+
+std::string checkpoint_store::partial_dir(uint64_t sequence) const {
+  return root_ + "/" + sequence_name(sequence) + ".partial";
+}
+
+std::string checkpoint_store::final_dir(uint64_t sequence) const {
+  return root_ + "/" + sequence_name(sequence);
+}
+
+status checkpoint_store::prepare(uint64_t sequence) const {
+  std::error_code ec;
+  fs::create_directories(work_dir(), ec);
+  if (ec)
+    return failure{"cannot create checkpoint directory " + work_dir() + ": " + ec.message()};
+  fs::remove_all(partial_dir(sequence), ec);
+  fs::create_directories(partial_dir(sequence), ec);
+  if (ec)
+    return failure{"cannot create checkpoint directory " + partial_dir(sequence) + ": " + ec.message()};
+  return {};
+}
+
+status checkpoint_store::commit(uint64_t sequence, size_t keep) const {
+  std::error_code ec;
+  fsync_dir(partial_dir(sequence));
+  fs::rename(partial_dir(sequence), final_dir(sequence), ec);
+  if (ec)
+    return failure{"cannot complete checkpoint " + final_dir(sequence) + ": " + ec.message()};
+  fsync_dir(root_);
+  auto all = complete();
+  for (size_t i = keep; i < all.size(); ++i)
+    fs::remove_all(final_dir(all[i]), ec); // an old checkpoint that stays is harmless
+  return {};
+}
+
+std::vector<uint64_t> checkpoint_store::complete() const {
+  std::vector<uint64_t> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root_, ec)) {
+    auto name = entry.path().filename().string();
+    uint64_t seq = 0;
+    if (name.size() == 11 && name.rfind("ckpt-", 0) == 0 && parse_field(std::string_view{name}.substr(5), seq) &&
+        entry.is_directory())
+      out.push_back(seq);
+  }
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
+expected<checkpoint_manifest> checkpoint_store::latest(std::vector<std::string>* skipped) const {
+  for (uint64_t seq : complete()) {
+    auto dir = final_dir(seq);
+    auto m = read_manifest(dir + "/MANIFEST");
+    std::string why;
+    if (!m) {
+      why = m.error();
+    } else {
+      for (const auto& s : m->shards) {
+        std::error_code ec;
+        auto size = fs::file_size(dir + "/" + s.file, ec);
+        if (ec || size != s.digest.bytes) {
+          why = "checkpoint file " + dir + "/" + s.file + " is missing or truncated";
+          break;
+        }
+      }
+    }
+    if (why.empty())
+      return m;
+    if (skipped)
+      skipped->push_back(why);
+  }
+  return failure{"no usable checkpoint in " + root_};
+}
+
+} // namespace gridvec

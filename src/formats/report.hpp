@@ -1,0 +1,92 @@
+#pragma once
+// What a finished job reports: the figures of --report (JSON) and of the
+// closing log line. Message accounting is per message kind, in encoded
+// (Cap'n Proto) bytes, so it can be checked against seed 000's formula (7).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/util/expected.hpp"
+
+namespace gridvec {
+
+enum class message_kind : int { dotprod_request, dotprod_reply, adjust_request, adjust_reply, count };
+
+const char* message_kind_name(message_kind k);
+
+struct traffic {
+  std::array<uint64_t, static_cast<size_t>(message_kind::count)> messages{};
+  std::array<uint64_t, static_cast<size_t>(message_kind::count)> bytes{};
+  void add(message_kind k, uint64_t n) {
+    messages[static_cast<size_t>(k)] += 1;
+    bytes[static_cast<size_t>(k)] += n;
+  }
+  /// Bytes of a kind that travel inside a message of another kind (an
+  /// adjust request riding on the next dotprod request): no message of
+  /// their own.
+  void add_part(message_kind k, uint64_t n) { bytes[static_cast<size_t>(k)] += n; }
+  void merge(const traffic& o) {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      messages[i] += o.messages[i];
+      bytes[i] += o.bytes[i];
+    }
+  }
+};
+
+/// Training traffic of one node of a cluster, in encoded bytes.
+struct node_traffic {
+  std::string node;
+  traffic sent;
+  traffic received;
+};
+
+struct job_summary {
+  uint64_t raw_words = 0;       // tokens in the corpus (one pass)
+  uint64_t trained_words = 0;   // input words after subsampling, all epochs
+  uint64_t processed_words = 0; // in-vocabulary words read, all epochs
+  uint64_t pairs = 0;           // positive pairs trained
+  double seconds = 0;           // whole run, wall clock
+  double training_seconds = 0;  // training phase only
+  uint64_t vocab_size = 0;
+  uint64_t peak_rss_bytes = 0;
+  double final_loss = 0;        // mean SGNS loss per positive pair, last stretch
+  std::string error;            // why the job failed (a report of a diverged run); empty: it did not
+  uint32_t shards = 0;
+  uint32_t learners = 0;
+  uint32_t dim = 0;
+  uint32_t iterations = 0;
+  traffic wire;
+  std::vector<node_traffic> nodes; // cluster jobs only
+  uint32_t recoveries = 0;      // shards restored from a checkpoint
+  uint64_t redone_words = 0;    // words trained again after rollbacks
+  uint32_t checkpoints = 0;     // checkpoints written
+  uint64_t resumed_words = 0;   // words already done by the checkpoint a job resumed from
+
+  /// Corpus words per second over the whole run, as peers count them:
+  /// raw_words * iterations / seconds (of a resumed job: only the share of
+  /// the training this run did).
+  double words_per_second() const {
+    if (seconds <= 0 || processed_words == 0)
+      return 0;
+    const double share = 1.0 - static_cast<double>(std::min(resumed_words, processed_words)) /
+                                 static_cast<double>(processed_words);
+    return static_cast<double>(raw_words) * iterations * share / seconds;
+  }
+};
+
+std::string to_json(const job_summary& s);
+status write_report(const std::string& path, const job_summary& s);
+/// The report of a job that failed with `error` (a diverged run): what is
+/// known of it, "error", and a null final_loss.
+status write_failure_report(const std::string& path, job_summary s, const std::string& error);
+/// True for the error line of a run whose vectors blew up.
+bool is_divergence(const std::string& error);
+
+/// Peak resident set size of this process so far.
+uint64_t peak_rss_bytes();
+/// Resident set size of this process now.
+uint64_t current_rss_bytes();
+
+} // namespace gridvec

@@ -1,0 +1,187 @@
+#include "src/formats/wire.hpp"
+
+#include <cmath>
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/array.h>
+#include <kj/exception.h>
+#include <kj/io.h>
+
+#include <cstring>
+
+#include "schema/minibatch.capnp.h"
+
+namespace gridvec {
+
+namespace {
+
+template <class Builder>
+void set_list(Builder list, const std::vector<uint32_t>& xs) {
+  for (unsigned i = 0; i < xs.size(); ++i)
+    list.set(i, xs[i]);
+}
+
+void fill_batch(wire::Minibatch::Builder b, const minibatch& mb) {
+  b.setSeed(mb.seed);
+  b.setNegatives(mb.negatives);
+  b.setMeanInputs(mb.mean_inputs);
+  set_list(b.initInputs(static_cast<unsigned>(mb.inputs.size())), mb.inputs);
+  set_list(b.initInputCounts(static_cast<unsigned>(mb.input_counts.size())), mb.input_counts);
+  set_list(b.initOutputs(static_cast<unsigned>(mb.outputs.size())), mb.outputs);
+  set_list(b.initOutputCounts(static_cast<unsigned>(mb.output_counts.size())), mb.output_counts);
+}
+
+template <class Reader>
+void get_list(Reader list, std::vector<uint32_t>& xs) {
+  xs.resize(list.size());
+  for (unsigned i = 0; i < list.size(); ++i)
+    xs[i] = list[i];
+}
+
+void read_batch(wire::Minibatch::Reader b, minibatch& mb) {
+  mb.seed = b.getSeed();
+  mb.negatives = b.getNegatives();
+  mb.mean_inputs = b.getMeanInputs();
+  get_list(b.getInputs(), mb.inputs);
+  get_list(b.getInputCounts(), mb.input_counts);
+  get_list(b.getOutputs(), mb.outputs);
+  get_list(b.getOutputCounts(), mb.output_counts);
+}
+
+// Words needed for the first segment, so that one segment holds everything.
+size_t batch_words(const minibatch& mb) {
+  return 16 + (mb.inputs.size() + mb.input_counts.size() + mb.outputs.size() +
+               mb.output_counts.size()) / 2 + 8;
+}
+
+wire_bytes to_bytes(capnp::MessageBuilder& builder) {
+  wire_bytes out(capnp::computeSerializedSizeInWords(builder) * sizeof(capnp::word));
+  kj::ArrayOutputStream stream(kj::arrayPtr(reinterpret_cast<kj::byte*>(out.data()), out.size()));
+  capnp::writeMessage(stream, builder);
+  return out;
+}
+
+// Runs `read` on a reader over `bytes`; Cap'n Proto reports malformed input
+// by throwing, which stops here.
+template <class Root, class Read>
+status with_reader(const wire_bytes& bytes, const char* what, Read&& read) {
+  if (bytes.size() % sizeof(capnp::word) != 0 || bytes.empty())
+    return failure{std::string{"malformed "} + what + ": " + std::to_string(bytes.size()) +
+                   " bytes is not a whole number of words"};
+  // The reader needs word-aligned data; heap buffers are, copies are cheap.
+  // (A kj::Array, not a std::vector: capnp::word is not copyable under
+  // clang, and std::vector<capnp::word> does not compile there.)
+  kj::Array<capnp::word> aligned;
+  kj::ArrayPtr<const capnp::word> words;
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(capnp::word) == 0) {
+    words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()),
+                         bytes.size() / sizeof(capnp::word));
+  } else {
+    aligned = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
+    std::memcpy(reinterpret_cast<char*>(aligned.begin()), bytes.data(), bytes.size());
+    words = aligned.asPtr();
+  }
+  try {
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = words.size() * 2 + 1024;
+    capnp::FlatArrayMessageReader reader(words, options);
+    return read(reader.getRoot<Root>());
+  } catch (const kj::Exception& e) {
+    return failure{std::string{"malformed "} + what + ": " + e.getDescription().cStr()};
+  }
+}
+
+} // namespace
+
+wire_bytes encode_dotprod_request(const minibatch& mb) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(batch_words(mb)));
+  fill_batch(builder.initRoot<wire::DotprodRequest>().initBatch(), mb);
+  return to_bytes(builder);
+}
+
+status decode_dotprod_request(const wire_bytes& bytes, minibatch& out) {
+  return with_reader<wire::DotprodRequest>(bytes, "dotprod request", [&](auto r) -> status {
+    read_batch(r.getBatch(), out);
+    return {};
+  });
+}
+
+wire_bytes encode_dotprod_reply(uint32_t shard, const float* dots, size_t count) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + count / 2));
+  auto root = builder.initRoot<wire::DotprodReply>();
+  root.setShard(shard);
+  auto list = root.initDots(static_cast<unsigned>(count));
+  for (unsigned i = 0; i < count; ++i)
+    list.set(i, dots[i]);
+  return to_bytes(builder);
+}
+
+status decode_dotprod_reply(const wire_bytes& bytes, uint32_t& shard, std::vector<float>& dots) {
+  return with_reader<wire::DotprodReply>(bytes, "dotprod reply", [&](auto r) -> status {
+    shard = r.getShard();
+    auto list = r.getDots();
+    dots.resize(list.size());
+    for (unsigned i = 0; i < list.size(); ++i)
+      dots[i] = list[i];
+    return {};
+  });
+}
+
+status accumulate_dotprod_reply(const wire_bytes& bytes, std::vector<float>& sum) {
+  return with_reader<wire::DotprodReply>(bytes, "dotprod reply", [&](auto r) -> status {
+    auto list = r.getDots();
+    if (list.size() != sum.size())
+      return failure{"dotprod reply of shard " + std::to_string(r.getShard()) + " has " +
+                     std::to_string(list.size()) + " dot products, expected " +
+                     std::to_string(sum.size())};
+    for (unsigned i = 0; i < list.size(); ++i)
+      sum[i] += list[i];
+    return {};
+  });
+}
+
+wire_bytes encode_adjust_request(const minibatch& mb, const float* weights, size_t count) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(batch_words(mb) + count / 2 + 8));
+  auto root = builder.initRoot<wire::AdjustRequest>();
+  fill_batch(root.initBatch(), mb);
+  root.setAlpha(mb.alpha);
+  root.setStaleness(mb.staleness);
+  auto list = root.initWeights(static_cast<unsigned>(count));
+  for (unsigned i = 0; i < count; ++i)
+    list.set(i, weights[i]);
+  return to_bytes(builder);
+}
+
+status decode_adjust_request(const wire_bytes& bytes, minibatch& out, std::vector<float>& weights) {
+  return with_reader<wire::AdjustRequest>(bytes, "adjust request", [&](auto r) -> status {
+    read_batch(r.getBatch(), out);
+    out.alpha = r.getAlpha();
+    out.staleness = r.getStaleness();
+    if (!std::isfinite(out.alpha) || out.alpha < 0)
+      return failure{"adjust request has an invalid learning rate"};
+    auto list = r.getWeights();
+    weights.resize(list.size());
+    for (unsigned i = 0; i < list.size(); ++i)
+      weights[i] = list[i];
+    return {};
+  });
+}
+
+wire_bytes encode_adjust_reply(uint32_t shard, uint32_t pairs) {
+  capnp::MallocMessageBuilder builder(16);
+  auto root = builder.initRoot<wire::AdjustReply>();
+  root.setShard(shard);
+  root.setPairs(pairs);
+  return to_bytes(builder);
+}
+
+status decode_adjust_reply(const wire_bytes& bytes, uint32_t& shard, uint32_t& pairs) {
+  return with_reader<wire::AdjustReply>(bytes, "adjust reply", [&](auto r) -> status {
+    shard = r.getShard();
+    pairs = r.getPairs();
+    return {};
+  });
+}
+
+} // namespace gridvec

@@ -1,0 +1,224 @@
+#include "src/model/shard_store.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "src/sgns/sgns_update.hpp"
+#include "src/sgns/vector_math.hpp"
+
+namespace gridvec {
+
+namespace {
+constexpr uint32_t max_negatives = 1000;
+}
+
+shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size,
+                         uint64_t init_seed, std::shared_ptr<const alias_sampler> noise)
+  : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
+    u_(allocate_floats(size_t{vocab_size} * slice.width)),
+    v_(allocate_floats(size_t{vocab_size} * slice.width)) {
+  reset(init_seed);
+}
+
+void shard_store::reset(uint64_t init_seed) {
+  const float scale = 1.0f / static_cast<float>(dim_);
+  for (uint32_t w = 0; w < vocab_size_; ++w) {
+    float* row = input_row(w);
+    for (uint32_t j = 0; j < slice_.width; ++j) {
+      uint64_t h = mix64(init_seed, uint64_t{w} * dim_ + slice_.first + j);
+      float uniform = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+      row[j] = (uniform - 0.5f) * scale;
+    }
+  }
+  std::fill(v_.get(), v_.get() + size_t{vocab_size_} * slice_.width, 0.0f);
+}
+
+status shard_store::validate(const minibatch& mb) const {
+  if (mb.negatives > max_negatives)
+    return failure{"minibatch asks for " + std::to_string(mb.negatives) + " negatives (at most " +
+                   std::to_string(max_negatives) + ")"};
+  for (uint32_t w : mb.inputs)
+    if (w >= vocab_size_)
+      return failure{"minibatch input word id " + std::to_string(w) + " is out of range"};
+  for (uint32_t w : mb.outputs)
+    if (w >= vocab_size_)
+      return failure{"minibatch output word id " + std::to_string(w) + " is out of range"};
+  // Counts must describe the lists exactly, with at least one entry each.
+  auto check_counts = [](const std::vector<uint32_t>& counts, size_t items, const char* what) -> status {
+    if (counts.empty())
+      return {};
+    uint64_t sum = 0;
+    for (uint32_t c : counts) {
+      if (c == 0)
+        return failure{std::string{"minibatch has an example with no "} + what};
+      sum += c;
+    }
+    if (sum != items)
+      return failure{std::string{"minibatch "} + what + " counts do not add up to the list"};
+    return {};
+  };
+  if (auto s = check_counts(mb.input_counts, mb.inputs.size(), "inputs"); !s)
+    return s;
+  if (auto s = check_counts(mb.output_counts, mb.outputs.size(), "outputs"); !s)
+    return s;
+  if (!mb.input_counts.empty() && !mb.output_counts.empty() &&
+      mb.input_counts.size() != mb.output_counts.size())
+    return failure{"minibatch input and output counts disagree on the number of examples"};
+  size_t examples = mb.examples();
+  if (mb.input_counts.empty() && mb.inputs.size() != examples)
+    return failure{"minibatch has " + std::to_string(mb.inputs.size()) + " inputs for " +
+                   std::to_string(examples) + " examples"};
+  if (mb.output_counts.empty() && mb.outputs.size() != examples)
+    return failure{"minibatch has " + std::to_string(mb.outputs.size()) + " outputs for " +
+                   std::to_string(examples) + " examples"};
+  return {};
+}
+
+void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const {
+  // The alias table has one entry per run of equal counts, and usually
+  // stays in the caches. Where it does not (counts that nearly all differ),
+  // every draw is a cache miss: a copy of the generator then runs
+  // `lookahead` draws ahead and prefetches the entries the real draws will
+  // read, so the misses overlap. (After a redraw, rare, it is one draw
+  // off: a wasted prefetch, nothing more.)
+  constexpr size_t lookahead = 16;
+  // 2.5 MB of 20-byte entries: a table this small stays in the caches.
+  constexpr uint32_t cached_table_entries = 1u << 17;
+  rng r(mb.seed);
+  rng ahead(mb.seed);
+  const size_t draws = mb.outputs.size() * size_t{mb.negatives};
+  size_t prefetched = 0, drawn = 0;
+  auto prefetch_until = [&](size_t n) {
+    for (n = std::min(n, draws); prefetched < n; ++prefetched)
+      noise_->prefetch_draw(ahead);
+  };
+  // A table that stays in the caches gains nothing from it: it would only
+  // draw twice.
+  const bool look_ahead = noise_->runs() > cached_table_entries;
+  targets.reserve(targets.size() + draws + mb.outputs.size());
+  for (uint32_t output : mb.outputs) {
+    targets.push_back(output);
+    for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {
+      if (look_ahead)
+        prefetch_until(drawn + lookahead);
+      targets.push_back(draw_negative(r, output));
+    }
+  }
+}
+
+// Walks the minibatch in wire order, calling
+//   on_pair(input_vector, example, first_input, input_count, output)
+// once per positive pair. For CBOW the input vector is the mean of the
+// example's input rows, computed into `hidden`.
+template <class OnPair>
+void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden,
+                                OnPair&& on_pair) const {
+  const uint32_t width = slice_.width;
+  hidden.resize(width);
+  size_t in = 0, out = 0;
+  const size_t examples = mb.examples();
+  for (size_t e = 0; e < examples; ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    const float* h = sgns::example_input([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in,
+                                         n_in, mb.mean_inputs, hidden.data(), width);
+    for (uint32_t k = 0; k < n_out; ++k)
+      on_pair(h, e, in, n_in, mb.outputs[out + k]);
+    in += n_in;
+    out += n_out;
+  }
+}
+
+void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden,
+                          std::vector<uint32_t>* drawn) const {
+  const uint32_t width = slice_.width;
+  // All noise words first (their alias entries prefetched), then the rows
+  // of the pair after next are fetched while this pair is computed, so the
+  // cache misses of a large vocabulary overlap instead of queueing.
+  std::vector<uint32_t> local;
+  std::vector<uint32_t>& targets = drawn ? *drawn : local;
+  const size_t first = targets.size();
+  draw_targets(mb, targets);
+  const uint32_t* t = targets.data() + first;
+  const size_t n = 1 + size_t{mb.negatives}, count = mb.dot_count();
+  for (size_t i = 0; i < std::min(count, 2 * n); ++i)
+    prefetch_row(output_row(t[i]), width);
+  size_t k = 0;
+  for_each_pair(mb, hidden, [&](const float* h, size_t, size_t, uint32_t, uint32_t) {
+    for (size_t i = k + 2 * n; i < std::min(count, k + 3 * n); ++i)
+      prefetch_row(output_row(t[i]), width);
+    for (size_t i = 0; i < n; ++i, ++k)
+      dots[k] = dot(h, output_row(t[k]), width);
+  });
+}
+
+// Seed 000 applies the updates of one call at its end: every read sees the
+// vectors as they were when the call began. Three passes give that without
+// a table of delta rows:
+//   1. the input side: e_x = sum over the example's dot products of
+//      g * v_t, reading v only (u and v are unchanged so far);
+//   2. the output side: v_t += g * h_x, reading u only (still unchanged),
+//      writing each v row in place; a word that is the target of several
+//      dot products gets the sum of their updates, as if deferred;
+//   3. u_in += e_x for every input word of every example.
+void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s,
+                          const std::vector<uint32_t>* drawn) {
+  const uint32_t width = slice_.width;
+  const size_t examples = mb.examples();
+  const size_t per_pair = size_t{mb.negatives} + 1;
+  if (!drawn) {
+    s.targets.clear();
+    draw_targets(mb, s.targets);
+    drawn = &s.targets;
+  }
+  const std::vector<uint32_t>& targets = *drawn;
+  weights = s.damper.damp(*this, mb, weights, targets);
+  s.errors.assign(examples * width, 0.0f);
+  if (mb.mean_inputs)
+    s.inputs.resize(examples * width);
+
+  // Pass 1. For CBOW the mean input row of each example is kept for pass 2.
+  size_t k = 0;
+  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t, uint32_t, uint32_t) {
+    if (mb.mean_inputs)
+      std::copy(h, h + width, s.inputs.data() + e * width);
+    float* err = s.errors.data() + e * width;
+    // Fetch the next pair's rows while this one is summed.
+    for (size_t i = k + per_pair; i < std::min(k + 2 * per_pair, targets.size()); ++i)
+      prefetch_row(output_row(targets[i]), width);
+    for (size_t i = 0; i < per_pair; ++i, ++k)
+      sgns::pair_error(weights[k], output_row(targets[k]), err, width);
+  });
+
+  // Pass 2: the pairs again, in the same order. The rows left the L1 cache
+  // during pass 1 (a minibatch touches about 2,000): fetching them a few
+  // pairs ahead took a tenth off adjust in build/gridvec_shard_kernel.
+  k = 0;
+  size_t in = 0;
+  for (size_t e = 0; e < examples; ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    const float* h = mb.mean_inputs ? s.inputs.data() + e * width : input_row(mb.inputs[in]);
+    for (size_t j = 0; j < n_out * per_pair; ++j, ++k) {
+      if (k + 2 * per_pair < targets.size())
+        prefetch_row(output_row(targets[k + 2 * per_pair]), width);
+      sgns::pair_output(weights[k], h, output_row(targets[k]), width);
+    }
+    in += n_in;
+  }
+
+  // Pass 3. CBOW adds the whole error to every context word, as word2vec.c.
+  in = 0;
+  for (size_t e = 0; e < examples; ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    sgns::apply_error([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in, n_in,
+                      s.errors.data() + e * width, width);
+    in += n_in;
+  }
+}
+
+void shard_store::read_input_rows(uint32_t begin, uint32_t end, float* out) const {
+  std::memcpy(out, input_row(begin), size_t{end - begin} * slice_.width * sizeof(float));
+}
+
+} // namespace gridvec

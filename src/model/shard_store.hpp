@@ -1,0 +1,122 @@
+#pragma once
+// One shard's part of the model: columns [first, first + width) of the input
+// vectors u and output vectors v of every vocabulary word, as flat float
+// arrays indexed by word id (seed 000, section 5). It computes the shard's
+// side of the two training RPCs (seed 000, Figures 5 and 6):
+//   dotprod: partial dot products u_s . v_s for every positive pair and
+//            every noise word, noise words drawn from the request's seed;
+//   adjust:  regenerates the same noise words and adds the weighted partial
+//            vectors, all updates of the call applied at its end.
+// Several callers may run dotprod/adjust at once without locks (Hogwild),
+// each with its own adjust_scratch. A learner in the same process may also
+// train on the store directly (src/sgns/local_trainer.hpp).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "src/sgns/alias_sampler.hpp"
+#include "src/util/expected.hpp"
+#include "src/util/huge_buffer.hpp"
+#include "src/sgns/minibatch.hpp"
+#include "src/sgns/staleness_damper.hpp"
+
+namespace gridvec {
+
+/// Which columns shard `index` of `count` holds for dimension `dim`:
+/// [index·dim/count, (index+1)·dim/count).
+struct column_slice {
+  uint32_t first = 0;
+  uint32_t width = 0;
+  static column_slice of(uint32_t index, uint32_t count, uint32_t dim) {
+    uint32_t a = static_cast<uint32_t>(uint64_t{index} * dim / count);
+    uint32_t b = static_cast<uint32_t>(uint64_t{index + 1} * dim / count);
+    return {a, b - a};
+  }
+};
+
+/// Per-caller buffers for adjust, reused across calls: steady state
+/// allocates nothing.
+struct adjust_scratch {
+  explicit adjust_scratch(uint32_t width) : hidden(width) {}
+  std::vector<uint32_t> targets; // output word of every dot product
+  std::vector<float> errors;     // input-side delta, one row per example
+  std::vector<float> inputs;     // CBOW: the mean input row of every example
+  std::vector<float> hidden;
+  staleness_damper damper;         // the protocol path's (src/sgns/staleness_damper.hpp)
+};
+
+class shard_store {
+public:
+  /// u is initialised as word2vec.c does, (uniform - 0.5) / dim, from a hash
+  /// of (seed, word, global column), so every sharding gets the same start;
+  /// v starts at zero.
+  shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
+              std::shared_ptr<const alias_sampler> noise);
+
+  column_slice slice() const { return slice_; }
+  uint32_t vocab_size() const { return vocab_size_; }
+  uint32_t dim() const { return dim_; }
+  uint64_t bytes() const { return 2ull * vocab_size_ * slice_.width * sizeof(float); }
+
+  /// Checks ids and shape against this store: the message came from outside.
+  status validate(const minibatch& mb) const;
+
+  /// Writes mb.dot_count() partial dot products to `dots`; if `drawn` is
+  /// given, appends the target of every dot product to it (for adjust).
+  void dotprod(const minibatch& mb, float* dots, std::vector<float>& hidden,
+               std::vector<uint32_t>* drawn = nullptr) const;
+
+  /// Applies weights (one per dot product, layout of dotprod). Every read
+  /// sees the vectors as they were when the call began. If the minibatch
+  /// carries a staleness (the protocol path), weights are first damped as
+  /// src/sgns/staleness_damper.hpp describes, from this shard's columns. `drawn`: the
+  /// targets dotprod recorded for this minibatch, if kept; else they are
+  /// drawn again from the seed.
+  void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch,
+              const std::vector<uint32_t>* drawn = nullptr);
+
+  /// Back to the initial vectors of `init_seed`, as the constructor makes
+  /// them (a rollback to the start of a run that has no checkpoint).
+  void reset(uint64_t init_seed);
+
+  /// The whole slices, vocab_size x width floats each (checkpoints).
+  float* input_data() { return u_.get(); }
+  float* output_data() { return v_.get(); }
+  const float* input_data() const { return u_.get(); }
+  const float* output_data() const { return v_.get(); }
+
+  /// Copies the slice of input vectors of words [begin, end), row-major.
+  void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
+
+  float* input_row(uint32_t w) { return u_.get() + size_t{w} * slice_.width; }
+  float* output_row(uint32_t w) { return v_.get() + size_t{w} * slice_.width; }
+  const float* input_row(uint32_t w) const { return u_.get() + size_t{w} * slice_.width; }
+  const float* output_row(uint32_t w) const { return v_.get() + size_t{w} * slice_.width; }
+
+  /// The next noise word for a pair whose positive output is `positive`;
+  /// dotprod, adjust and the local trainer draw them in the same order.
+  uint32_t draw_negative(rng& r, uint32_t positive) const {
+    // word2vec draws noise words different from the positive output; a
+    // bounded number of redraws keeps a one-word vocabulary from looping.
+    uint32_t w = noise_->draw(r);
+    for (int tries = 0; w == positive && tries < 8; ++tries)
+      w = noise_->draw(r);
+    return w;
+  }
+
+  /// Appends the output word of every dot product of `mb` to `targets`, in
+  /// the layout of dotprod: per pair the positive, then its noise words.
+  void draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const;
+
+private:
+  template <class OnPair>
+  void for_each_pair(const minibatch& mb, std::vector<float>& hidden, OnPair&& on_pair) const;
+
+  column_slice slice_;
+  uint32_t dim_;
+  uint32_t vocab_size_;
+  std::shared_ptr<const alias_sampler> noise_;
+  float_buffer u_, v_;
+};
+
+} // namespace gridvec
