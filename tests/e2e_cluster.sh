@@ -5,7 +5,8 @@
 # must match seed 000's formula (7), and every process must stop. On the
 # way, the errors a user meets are checked to come in one line, within
 # seconds: a node name not in the config, a node that is not reachable, a
-# second job while one runs; and SIGTERM stops a node cleanly.
+# second job while one runs, Ctrl-C on submit (the job is cancelled); and
+# SIGTERM stops a node cleanly.
 # Usage: e2e_cluster.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
@@ -81,6 +82,19 @@ for name in ["shard-a", "shard-b", "learn-a", "learn-b"]:
     assert nodes[name]["sent"]["total"] > 0 and nodes[name]["received"]["total"] > 0, name
 print("bytes per word match the formula")
 PY
+
+# Ctrl-C on a submit cancels its job (rather than leaving it running with
+# no one waiting), says so in one line, and the cluster takes the next job.
+"$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running \
+  > "$work/interrupted.log" 2>&1 &
+job=$!
+wait_for_line "$work/interrupted.log" "training:" 120
+kill -INT $job
+if wait $job; then fail "an interrupted submit exited 0"; fi
+grep -q "interrupted: the job was cancelled" "$work/interrupted.log" || fail "$(tail -3 "$work/interrupted.log")"
+echo "ok: $(grep -v '^\[' "$work/interrupted.log" | tail -1)"
+timeout 120 "$gridvec" submit --config "$conf" "${flags[@]}" -iter 1 -output "$work/after.txt" --keep-running \
+  > "$work/after.log" 2>&1 || { tail -5 "$work/after.log"; fail "the cluster took no job after a cancelled one"; }
 
 # The nodes were kept running: SIGTERM stops each one cleanly.
 for name in coord shard-a shard-b learn-a learn-b; do

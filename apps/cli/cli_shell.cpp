@@ -26,7 +26,7 @@
 
 #include "apps/cli/cli.hpp"
 #include "src/config/cluster_config.hpp"
-#include "apps/shell/shell_client.hpp"
+#include "actors/controller_client.hpp"
 #include "apps/shell/shell_commands.hpp"
 #include "apps/shell/shell_words.hpp"
 
@@ -286,7 +286,7 @@ int cli_shell(const std::vector<std::string>& args) {
     const auto connect_timeout = std::chrono::milliseconds(cluster ? cluster->connect_timeout_ms
                                                                    : cluster_config{}.connect_timeout_ms);
     const auto query_timeout = std::chrono::milliseconds(static_cast<int64_t>(opts->timeout_seconds * 1000));
-    shell_client client{sys, where.host, where.port, connect_timeout, query_timeout};
+    controller_client client{sys, where.host, where.port, connect_timeout, query_timeout};
     if (auto st = client.connect(); !st) {
       std::fprintf(stderr, "error: %s%s\n",
                    node_name.empty() ? "" : ("the coordinator's node " + node_name + ": ").c_str(),

@@ -3,60 +3,50 @@
 // same flags as `gridvec train`, streams its progress and exits 0 once the
 // vectors are written.
 #include <caf/all.hpp>
-#include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <csignal>
 
-#include <gridvec/cluster.hpp> // configure_cluster_system
+#include <gridvec/cluster.hpp> // configure_cluster_system, controller_client
 
-#include "actors/connect.hpp"
-#include "actors/message_types.hpp"
-#include "src/util/atomic_file.hpp"
 #include "apps/cli/cli.hpp"
 #include "src/config/cluster_config.hpp"
+#include "src/util/atomic_file.hpp"
 
 namespace gridvec {
 
 namespace {
 
-struct submit_outcome {
-  std::optional<expected<job_summary>> result;
-};
+// Set by SIGINT (Ctrl-C): the wait for the job ends and the job is cancelled.
+std::atomic<bool> interrupted{false};
 
-// Connects, submits, prints progress lines; ends when the job does or the
-// coordinator's node goes away.
-caf::behavior submit_client(caf::event_based_actor* self, node_spec coordinator,
-                            uint32_t connect_timeout_ms, train_options opt,
-                            std::shared_ptr<submit_outcome> out) {
-  auto done = [self, out](expected<job_summary> r) {
-    if (!out->result)
-      out->result.emplace(std::move(r));
-    self->quit();
-  };
-  connect_to_node(self, coordinator.host, coordinator.port, std::chrono::milliseconds(connect_timeout_ms),
-                  [self, opt, done, name = coordinator.name](expected<caf::strong_actor_ptr> ptr) {
-                    if (!ptr) {
-                      done(failure{"the coordinator's node " + name + " is not reachable: " + ptr.error()});
-                      return;
-                    }
-                    auto node = caf::actor_cast<node_actor>(std::move(*ptr));
-                    self->monitor(node);
-                    self->request(node, std::chrono::seconds(30), controller_atom::value)
-                      .then(
-                        [self, opt, done](const controller_actor& controller) {
-                          self->request(controller, caf::infinite, submit_atom::value, opt,
-                                        caf::actor_cast<caf::actor>(self))
-                            .then([done](job_summary& s) { done(std::move(s)); },
-                                  [done](caf::error& err) { done(failure{error_text(err)}); });
-                        },
-                        [done](caf::error& err) { done(failure{error_text(err)}); });
-                  });
-  self->set_down_handler([done](const caf::down_msg&) {
-    done(failure{"the coordinator's node went down before the job finished"});
-  });
-  return {
-    [](line_atom, const std::string& line) { spdlog::info("{}", line); },
-  };
+extern "C" void on_submit_interrupt(int) { interrupted.store(true); }
+
+// Runs the job through the controller client the shell uses, printing its
+// progress lines; Ctrl-C cancels the job (it would otherwise go on running
+// on the cluster with no one waiting for it).
+expected<job_summary> run_job(caf::actor_system& sys, const cluster_config& cluster, const train_options& opt) {
+  const auto& coordinator = cluster.coordinator();
+  const auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms);
+  controller_client client{sys, coordinator.host, coordinator.port, timeout, std::chrono::seconds(30)};
+  if (auto ok = client.connect(); !ok)
+    return failure{"the coordinator's node " + coordinator.name + " is not reachable: " + ok.error()};
+  client.set_interrupt_flag(&interrupted);
+  struct sigaction on_int {};
+  on_int.sa_handler = on_submit_interrupt;
+  sigemptyset(&on_int.sa_mask);
+  sigaction(SIGINT, &on_int, nullptr);
+  auto summary = client.submit(opt, [](const std::string& line) { spdlog::info("{}", line); });
+  signal(SIGINT, SIG_DFL);
+  if (!summary && interrupted.load()) {
+    client.set_interrupt_flag(nullptr);
+    auto cancelled = client.cancel();
+    return failure{cancelled ? "interrupted: the job was cancelled"
+                             : "interrupted; cancelling the job failed (" + cancelled.error() +
+                                 "): it may still be running, see `gridvec shell --connect` and its cancel"};
+  }
+  return summary;
 }
 
 } // namespace
@@ -111,7 +101,7 @@ int cli_submit(const std::vector<std::string>& args) {
     }
   }
   setup_logging();
-  auto out = std::make_shared<submit_outcome>();
+  expected<job_summary> result = failure{"the job ended without an answer"};
   {
     caf::actor_system_config cfg;
     if (auto ok = configure_cluster_system(cfg, *cluster); !ok) {
@@ -119,18 +109,17 @@ int cli_submit(const std::vector<std::string>& args) {
       return 2;
     }
     caf::actor_system sys{cfg};
-    sys.spawn(submit_client, cluster->coordinator(), cluster->connect_timeout_ms, *opt, out);
-    sys.await_all_actors_done();
+    result = run_job(sys, *cluster, *opt);
   }
-  if (!out->result || !*out->result) {
-    const std::string error = out->result ? out->result->error() : "the job ended without an answer";
+  if (!result) {
+    const std::string& error = result.error();
     std::fprintf(stderr, "gridvec submit: %s\n", error.c_str());
     if (!report.empty() && is_divergence(error))
       if (auto st = write_failure_report(report, job_summary{}, error); !st)
         std::fprintf(stderr, "gridvec submit: %s\n", st.error().c_str());
     return 1;
   }
-  const job_summary& s = **out->result;
+  const job_summary& s = *result;
   if (!report.empty())
     if (auto st = write_report(report, s); !st) {
       std::fprintf(stderr, "gridvec submit: %s\n", st.error().c_str());

@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "src/util/atomic_file.hpp"
-#include "apps/shell/shell_client.hpp"
+#include "actors/controller_client.hpp"
 #include "apps/shell/shell_format.hpp"
 
 namespace gridvec {
@@ -58,19 +58,19 @@ status run_quit(shell_context& ctx, const shell_words& args) {
 }
 
 status run_nodes(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.nodes(), format_nodes); });
+  return with_client(ctx, [&](controller_client& c) { return show(ctx, c.nodes(), format_nodes); });
 }
 
 status run_status(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.current_status(), format_status); });
+  return with_client(ctx, [&](controller_client& c) { return show(ctx, c.current_status(), format_status); });
 }
 
 status run_shards(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.shards(), format_shards); });
+  return with_client(ctx, [&](controller_client& c) { return show(ctx, c.shards(), format_shards); });
 }
 
 status run_learners(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) {
+  return with_client(ctx, [&](controller_client& c) {
     // The job's epochs tell how far each part is into its current epoch.
     auto job = c.current_status();
     const uint32_t iterations = job ? job->iterations : 0;
@@ -86,7 +86,7 @@ status run_train(shell_context& ctx, const shell_words& args) {
   auto opt = shell_job_options(args);
   if (!opt)
     return failure{opt.error()};
-  return with_client(ctx, [&](shell_client& c) -> status {
+  return with_client(ctx, [&](controller_client& c) -> status {
     auto job = c.start(*opt);
     if (!job)
       return failure{job.error()};
@@ -105,7 +105,7 @@ status run_submit(shell_context& ctx, const shell_words& args) {
   auto opt = shell_job_options(args);
   if (!opt)
     return failure{opt.error()};
-  return with_client(ctx, [&](shell_client& c) -> status {
+  return with_client(ctx, [&](controller_client& c) -> status {
     auto summary = c.submit(*opt, [&out = ctx.out](const std::string& line) { out << line << std::endl; });
     if (!summary && summary.error() == "interrupted")
       return failure{"interrupted; the job goes on (`wait` waits for it)"};
@@ -125,7 +125,7 @@ status run_wait(shell_context& ctx, const shell_words& args) {
       return failure{"SECONDS must be a positive number, not '" + args[0] + "'"};
     limit = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
   }
-  return with_client(ctx, [&](shell_client& c) -> status {
+  return with_client(ctx, [&](controller_client& c) -> status {
     auto summary = c.wait(limit);
     if (!summary && summary.error() == "interrupted")
       return failure{"interrupted; the job goes on"};
@@ -134,23 +134,23 @@ status run_wait(shell_context& ctx, const shell_words& args) {
 }
 
 status run_pause(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) {
+  return with_client(ctx, [&](controller_client& c) {
     return show(ctx, c.pause(), [](bool) { return std::string{"job paused (`resume` continues it)\n"}; });
   });
 }
 
 status run_resume(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) {
+  return with_client(ctx, [&](controller_client& c) {
     return show(ctx, c.resume(), [](bool) { return std::string{"job resumed\n"}; });
   });
 }
 
 status run_checkpoint(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.checkpoint(), format_checkpoint); });
+  return with_client(ctx, [&](controller_client& c) { return show(ctx, c.checkpoint(), format_checkpoint); });
 }
 
 status run_cancel(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) {
+  return with_client(ctx, [&](controller_client& c) {
     return show(ctx, c.cancel(), [](bool) { return std::string{"job cancelled; no vectors were written\n"}; });
   });
 }
@@ -166,7 +166,7 @@ status run_export(shell_context& ctx, const shell_words& args) {
   if (args[0].empty())
     return failure{"PATH is empty"};
   const std::string path = absolute_path(args[0]);
-  return with_client(ctx, [&](shell_client& c) {
+  return with_client(ctx, [&](controller_client& c) {
     return show(ctx, c.export_vectors(path, binary), [&](uint64_t rows) {
       return std::to_string(rows) + " vectors written to " + path + (binary ? " (binary)" : "") + "\n";
     });
@@ -177,20 +177,20 @@ status run_nearest(shell_context& ctx, const shell_words& args) {
   auto k = args.size() == 2 ? parse_k(args[1]) : expected<uint32_t>{default_k};
   if (!k)
     return failure{k.error()};
-  return with_client(ctx, [&](shell_client& c) { return show(ctx, c.nearest(args[0], *k), format_neighbours); });
+  return with_client(ctx, [&](controller_client& c) { return show(ctx, c.nearest(args[0], *k), format_neighbours); });
 }
 
 status run_analogy(shell_context& ctx, const shell_words& args) {
   auto k = args.size() == 4 ? parse_k(args[3]) : expected<uint32_t>{default_k};
   if (!k)
     return failure{k.error()};
-  return with_client(ctx, [&](shell_client& c) {
+  return with_client(ctx, [&](controller_client& c) {
     return show(ctx, c.analogy(args[0], args[1], args[2], *k), format_neighbours);
   });
 }
 
 status run_shutdown(shell_context& ctx, const shell_words& args) {
-  return with_client(ctx, [&](shell_client& c) -> status {
+  return with_client(ctx, [&](controller_client& c) -> status {
     if (auto st = c.shutdown(); !st)
       return st;
     ctx.out << "the cluster is stopping: every node was told to stop\n";

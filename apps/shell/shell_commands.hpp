@@ -16,16 +16,16 @@
 
 namespace gridvec {
 
-class shell_client;
+class controller_client;
 
 /// What a command runs against.
 struct shell_context {
-  explicit shell_context(std::ostream& o, shell_client* c = nullptr) : out(o), client(c) {}
+  explicit shell_context(std::ostream& o, controller_client* c = nullptr) : out(o), client(c) {}
 
   std::ostream& out;
   /// The controller; null when there is none (then every command that
   /// needs it fails with "not connected").
-  shell_client* client = nullptr;
+  controller_client* client = nullptr;
   /// Set by `quit`: the shell reads no more commands.
   bool quit = false;
 };

@@ -15,6 +15,12 @@
 //   self->request(*controller, std::chrono::seconds(30), gridvec::start_atom::value, options)
 //     .receive([](uint64_t job) { ... }, [](caf::error& e) { ... });
 //
+// Or, simpler, with the client the shell and `gridvec submit` use: one
+// blocking method per controller request (actors/controller_client.hpp):
+//   gridvec::controller_client client{sys, host, port, connect_timeout, query_timeout};
+//   if (auto ok = client.connect(); !ok) ...
+//   auto summary = client.submit(options, [](const std::string& line) { ... });  // expected<job_summary>
+//
 // Paths in a job's options (-train, -output, ...) are opened by the nodes,
 // from their own working directories: give absolute paths on a file system
 // they share. A job started here keeps the cluster up when it ends (unless
@@ -29,6 +35,7 @@
 #include <string>
 
 #include "actors/connect.hpp"
+#include "actors/controller_client.hpp"
 #include "actors/protocol.hpp"
 #include "src/config/cluster_config.hpp" // cluster_config, load_cluster_config
 #include "src/util/expected.hpp"

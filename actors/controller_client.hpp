@@ -1,6 +1,8 @@
 #pragma once
-// The shell's side of the controller: one method per controller request,
-// each of which blocks until the reply, an error, a timeout or Ctrl-C.
+// The one client of a cluster's controller (actors/controller_actor.hpp),
+// shared by the shell, `gridvec submit` and applications (public through
+// <gridvec/cluster.hpp>): one method per controller request, each of which
+// blocks until the reply, an error, a timeout or an interrupt (Ctrl-C).
 //
 // Every request is made by a short-lived helper actor that monitors the
 // controller, so a controller that goes away ends the wait at once (a dead
@@ -23,13 +25,13 @@
 
 namespace gridvec {
 
-class shell_client {
+class controller_client {
 public:
   using millis = std::chrono::milliseconds;
   using line_handler = std::function<void(const std::string&)>;
 
   /// A client of the controller of the node at host:port; connect() connects.
-  shell_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout, millis query_timeout);
+  controller_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout, millis query_timeout);
 
   /// Connects to the node and asks it for its controller, within the
   /// connect timeout. Fails with one line ("cannot reach ...", "node x is

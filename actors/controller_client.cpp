@@ -1,4 +1,4 @@
-#include "apps/shell/shell_client.hpp"
+#include "actors/controller_client.hpp"
 
 #include <condition_variable>
 #include <cstdio>
@@ -44,7 +44,7 @@ std::string describe(const caf::error& err, std::chrono::milliseconds timeout) {
 
 // Where a helper actor leaves its outcome for the waiting shell thread.
 template <class Reply>
-struct shell_client::reply_box {
+struct controller_client::reply_box {
   std::mutex mutex;
   std::condition_variable ready;
   std::optional<expected<Reply>> value;
@@ -60,12 +60,12 @@ struct shell_client::reply_box {
   }
 };
 
-shell_client::shell_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout,
+controller_client::controller_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout,
                            millis query_timeout)
   : sys_(sys), host_(std::move(host)), port_(port), connect_timeout_(connect_timeout), query_timeout_(query_timeout) {}
 
 template <class Reply>
-expected<Reply> shell_client::await(const std::shared_ptr<reply_box<Reply>>& box, const caf::actor& helper,
+expected<Reply> controller_client::await(const std::shared_ptr<reply_box<Reply>>& box, const caf::actor& helper,
                                     millis timeout) {
   // The helper's request has its own timeout; this later deadline only
   // guards against a helper that never reports.
@@ -87,7 +87,7 @@ expected<Reply> shell_client::await(const std::shared_ptr<reply_box<Reply>>& box
   return std::move(*box->value);
 }
 
-status shell_client::connect() {
+status controller_client::connect() {
   auto box = std::make_shared<reply_box<controller_actor>>();
   const auto host = host_;
   const auto port = port_;
@@ -108,7 +108,7 @@ status shell_client::connect() {
   return {};
 }
 
-status shell_client::ensure_connected() {
+status controller_client::ensure_connected() {
   if (!lost_->load())
     return {};
   if (auto st = connect(); !st)
@@ -117,7 +117,7 @@ status shell_client::ensure_connected() {
 }
 
 template <class Reply, class Ask>
-expected<Reply> shell_client::call(millis timeout, Ask ask, line_handler on_line) {
+expected<Reply> controller_client::call(millis timeout, Ask ask, line_handler on_line) {
   if (auto st = ensure_connected(); !st)
     return failure{st.error()};
   auto box = std::make_shared<reply_box<Reply>>();
@@ -151,37 +151,37 @@ expected<Reply> shell_client::call(millis timeout, Ask ask, line_handler on_line
 
 // The requests. Each `ask` runs inside the helper actor.
 
-expected<job_status> shell_client::current_status() {
+expected<job_status> controller_client::current_status() {
   return call<job_status>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, status_atom::value);
   });
 }
 
-expected<std::vector<node_status>> shell_client::nodes() {
+expected<std::vector<node_status>> controller_client::nodes() {
   return call<std::vector<node_status>>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, nodes_atom::value);
   });
 }
 
-expected<std::vector<shard_status>> shell_client::shards() {
+expected<std::vector<shard_status>> controller_client::shards() {
   return call<std::vector<shard_status>>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, shards_atom::value);
   });
 }
 
-expected<std::vector<learner_status>> shell_client::learners() {
+expected<std::vector<learner_status>> controller_client::learners() {
   return call<std::vector<learner_status>>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, learners_atom::value);
   });
 }
 
-expected<uint64_t> shell_client::start(const train_options& opt) {
+expected<uint64_t> controller_client::start(const train_options& opt) {
   return call<uint64_t>(query_timeout_, [opt](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, start_atom::value, opt);
   });
 }
 
-expected<job_summary> shell_client::submit(const train_options& opt, line_handler on_line) {
+expected<job_summary> controller_client::submit(const train_options& opt, line_handler on_line) {
   return call<job_summary>(
     job_timeout,
     [opt](auto* self, const controller_actor& c, millis t) {
@@ -191,7 +191,7 @@ expected<job_summary> shell_client::submit(const train_options& opt, line_handle
     std::move(on_line));
 }
 
-expected<std::optional<job_summary>> shell_client::wait_for_end(millis limit) {
+expected<std::optional<job_summary>> controller_client::wait_for_end(millis limit) {
   const millis timeout = limit.count() > 0 ? limit : millis{job_timeout};
   auto r = call<job_summary>(timeout, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, wait_atom::value);
@@ -204,7 +204,7 @@ expected<std::optional<job_summary>> shell_client::wait_for_end(millis limit) {
   return failure{r.error()};
 }
 
-expected<job_summary> shell_client::wait(millis limit) {
+expected<job_summary> controller_client::wait(millis limit) {
   auto r = wait_for_end(limit);
   if (!r)
     return failure{r.error()};
@@ -213,57 +213,57 @@ expected<job_summary> shell_client::wait(millis limit) {
   return std::move(**r);
 }
 
-status shell_client::failure_within(millis limit) {
+status controller_client::failure_within(millis limit) {
   auto r = wait_for_end(limit);
   if (!r && r.error() != interrupted_text)
     return failure{r.error()};
   return {};
 }
 
-expected<bool> shell_client::pause() {
+expected<bool> controller_client::pause() {
   return call<bool>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, pause_atom::value);
   });
 }
 
-expected<bool> shell_client::resume() {
+expected<bool> controller_client::resume() {
   return call<bool>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, resume_atom::value);
   });
 }
 
-expected<checkpoint_info> shell_client::checkpoint() {
+expected<checkpoint_info> controller_client::checkpoint() {
   return call<checkpoint_info>(write_timeout, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, checkpoint_atom::value);
   });
 }
 
-expected<bool> shell_client::cancel() {
+expected<bool> controller_client::cancel() {
   return call<bool>(query_timeout_, [](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, cancel_atom::value);
   });
 }
 
-expected<uint64_t> shell_client::export_vectors(const std::string& path, bool binary) {
+expected<uint64_t> controller_client::export_vectors(const std::string& path, bool binary) {
   return call<uint64_t>(write_timeout, [path, binary](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, export_atom::value, path, binary);
   });
 }
 
-expected<std::vector<neighbour>> shell_client::nearest(const std::string& word, uint32_t k) {
+expected<std::vector<neighbour>> controller_client::nearest(const std::string& word, uint32_t k) {
   return call<std::vector<neighbour>>(query_timeout_, [word, k](auto* self, const controller_actor& c, millis t) {
     return self->request(c, t, nearest_atom::value, word, k);
   });
 }
 
-expected<std::vector<neighbour>> shell_client::analogy(const std::string& a, const std::string& b,
+expected<std::vector<neighbour>> controller_client::analogy(const std::string& a, const std::string& b,
                                                        const std::string& c, uint32_t k) {
   return call<std::vector<neighbour>>(query_timeout_, [a, b, c, k](auto* self, const controller_actor& ctl, millis t) {
     return self->request(ctl, t, analogy_atom::value, a, b, c, k);
   });
 }
 
-status shell_client::shutdown() {
+status controller_client::shutdown() {
   if (auto st = ensure_connected(); !st)
     return st;
   auto box = std::make_shared<reply_box<bool>>();
