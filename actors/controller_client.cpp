@@ -128,7 +128,7 @@ expected<Reply> controller_client::call(millis timeout, Ask ask, line_handler on
     self->monitor(controller);
     self->set_down_handler([=](const caf::down_msg&) {
       lost->store(true);
-      box->set(failure{"lost the connection to the controller at " + where});
+      box->set(failure{"the coordinator's node went down: lost the connection to the controller at " + where});
       self->quit();
     });
     ask(self, controller, timeout)

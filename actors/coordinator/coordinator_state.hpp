@@ -1,7 +1,8 @@
 #pragma once
-// The coordinator's state and the functions its three source files share
+// The coordinator's state and the functions its source files share
 // (internal to the coordinator; not installed as a public header):
-//   coordinator_actor.cpp     phases from counting to done, progress, ticks
+//   coordinator_actor.cpp     the behaviour, progress, ticks; finish and fail
+//   *_phase.cpp               one file per phase of a job (phases.hpp)
 //   coordinator_recovery.cpp  pause/resume, checkpoints, lost shards/learners
 //   coordinator_queries.cpp   status, shards, learners, nearest, analogy
 #include <chrono>
@@ -137,7 +138,7 @@ struct coordinator_state {
 
 using coordinator_ptr = coordinator_actor::stateful_pointer<coordinator_state>;
 
-// coordinator_actor.cpp
+// coordinator_actor.cpp, training_phase.cpp, export_phase.cpp, placement_phase.cpp
 void say(coordinator_ptr self, const std::string& line);
 void warn(coordinator_ptr self, const std::string& line);
 void fail(coordinator_ptr self, const caf::error& err);

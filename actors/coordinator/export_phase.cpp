@@ -1,0 +1,35 @@
+// export phase: see phases.hpp for where it stands among the others.
+// Exporting: the exporter reads the shards' column slices back and writes
+// the vectors file; then the job is done (finish).
+#include "actors/coordinator/phases.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gridvec {
+
+void run_export(coordinator_ptr self) {
+  auto& st = self->state;
+  st.phase = job_phase::exporting;
+  say(self, "exporting " + std::to_string(st.vocab.size) + " vectors to " + st.opt.output);
+  auto& node = st.nodes[node_with(st, &job_node::exporter)];
+  const uint64_t attempt = ++st.checkpoint_attempt; // a recovery meanwhile voids this export
+  self->request(node.handle, placement_timeout, new_export_atom::value, st.vocab.path, st.shards, st.opt.size)
+    .then(
+      [self, attempt](exporter_actor exporter) {
+        auto& st = self->state;
+        track(self, exporter);
+        self->request(exporter, long_phase, export_atom::value, st.opt.output, st.opt.binary)
+          .then(
+            [self, attempt](uint64_t) {
+              if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)
+                finish(self);
+            },
+            [self, attempt](caf::error& err) {
+              if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)
+                fail(self, err);
+            });
+      },
+      fail_with(self));
+}
+
+} // namespace gridvec

@@ -1,0 +1,75 @@
+#pragma once
+// The phases of a job, one file each, in the order a job goes through them.
+// Each phase sets coordinator_state::phase, asks the nodes for its work and,
+// when the last reply is in, calls the next phase:
+//
+//   start_phase.cpp          starting: supervisor, work directory
+//     | fresh                   | --resume
+//     v                         |
+//   vocabulary_phase.cpp     counting -> vocabulary
+//     |                         |
+//     v                         v
+//   placement_phase.cpp      placing: the shards, then the learners
+//     | fresh                   | --resume
+//     v                         v
+//   preprocessing_phase.cpp  preprocessing      recovering (restore_latest)
+//     |                         |
+//     v                         v
+//   training_phase.cpp       training  <->  pausing, paused, checkpointing,
+//     |                                     recovering (coordinator_recovery.cpp)
+//     v
+//   export_phase.cpp         exporting -> done (finish, coordinator_actor.cpp)
+//
+// Any phase can end in failed (fail) or cancelled. A new partitioning mode
+// changes placement_phase.cpp (what runs where) and training_phase.cpp (how
+// the learners are started); the others stay as they are.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "actors/coordinator/coordinator_state.hpp"
+
+namespace gridvec {
+
+// Phases that read or write a whole corpus may take long on a big one; a
+// dead node is noticed by the supervisor, not through this.
+inline constexpr auto long_phase = std::chrono::seconds(30 * 24 * 3600);
+inline constexpr auto placement_timeout = std::chrono::seconds(120);
+
+// start_phase.cpp
+/// Starts the job: a fresh one (counting) or one resumed from --resume.
+void start(coordinator_ptr self);
+
+// vocabulary_phase.cpp
+/// Map: each corpus part is counted on a learner's node; reduce: the tables
+/// merge into the vocabulary actor, which builds the vocabulary; then placing.
+void count_words(coordinator_ptr self);
+/// Takes the vocabulary file `info` names as the job's (fails the job if it
+/// cannot be read).
+void use_vocabulary(coordinator_ptr self, const vocabulary_info& info);
+
+// placement_phase.cpp
+/// Places every shard on the shard nodes (round robin), then `then`.
+void place_all_shards(coordinator_ptr self, std::function<void()> then);
+/// Spawns every learner on its node, then `then`.
+void place_learners(coordinator_ptr self, std::function<void()> then);
+
+// preprocessing_phase.cpp
+/// Every learner turns its corpus parts into word-id files; then training.
+void run_preprocessing(coordinator_ptr self);
+
+// training_phase.cpp
+/// Hands each learner its parts' cursors: training runs.
+void start_training(coordinator_ptr self);
+
+// export_phase.cpp (run_export is declared in coordinator_state.hpp)
+
+// coordinator_actor.cpp
+/// The job's node with a role (the first that is not a standby).
+size_t node_with(const coordinator_state& st, bool job_node::*role);
+/// The summary's counters as they stand now.
+void take_totals(coordinator_state& st);
+/// The job is done: report written, the promise answered.
+void finish(coordinator_ptr self);
+
+} // namespace gridvec

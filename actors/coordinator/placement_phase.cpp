@@ -1,0 +1,106 @@
+// placement phase: see phases.hpp for where it stands among the others.
+// Placing: every shard on a shard node (round robin over those that are not
+// standbys), then every learner on its node with its lanes of every shard.
+#include "actors/coordinator/phases.hpp"
+
+#include <spdlog/spdlog.h>
+#include <algorithm>
+
+namespace gridvec {
+
+namespace {
+
+learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_t learners) {
+  learner_config lc;
+  lc.id = id;
+  lc.window = opt.window;
+  lc.negatives = opt.negative;
+  lc.minibatch_words = opt.minibatch;
+  lc.in_flight = opt.in_flight;
+  lc.coalesce = opt.coalesce;
+  lc.iterations = opt.iter;
+  lc.cbow = opt.cbow;
+  lc.start_alpha = opt.start_alpha();
+  lc.sample = opt.sample;
+  lc.seed = opt.seed;
+  lc.fused = opt.fused;
+  lc.shared_negatives = opt.shared_negatives;
+  lc.interleave = opt.interleave;
+  lc.damping = opt.damping;
+  lc.learners = learners;
+  return lc;
+}
+
+} // namespace
+
+void place_learners(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  const auto count = static_cast<uint32_t>(st.learner_node.size());
+  st.learners.resize(count);
+  st.learner_alive.assign(count, true);
+  st.learner_idle.assign(count, false);
+  st.learner_wire.assign(count, traffic{});
+  auto pending = std::make_shared<size_t>(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    auto& node = st.nodes[st.learner_node[i]];
+    self->request(node.handle, placement_timeout, new_learner_atom::value, learner_config_for(st.opt, i, count),
+                  st.vocab.path, lanes_for(st, i), caf::actor_cast<coordinator_actor>(self))
+      .then(
+        [self, pending, i, then](learner_actor learner) {
+          auto& st = self->state;
+          track(self, learner);
+          st.learners[i] = learner;
+          self->send(st.supervisor, watch_atom::value, i, learner);
+          if (--*pending == 0)
+            then();
+        },
+        fail_with(self));
+  }
+}
+
+void place_all_shards(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  st.phase = job_phase::placing;
+  std::vector<size_t> shard_nodes;
+  for (size_t i = 0; i < st.nodes.size(); ++i)
+    if (st.nodes[i].shard_capacity > 0 && !st.nodes[i].standby)
+      shard_nodes.push_back(i);
+  st.shards.resize(st.opt.shards);
+  st.shard_node.resize(st.opt.shards);
+  st.shard_requests_seen.assign(st.opt.shards, 0);
+  auto pending = std::make_shared<size_t>(st.opt.shards);
+  for (uint32_t s = 0; s < st.opt.shards; ++s)
+    place_shard(self, s, shard_nodes[s % shard_nodes.size()], [pending, then] {
+      if (--*pending == 0)
+        then();
+    });
+}
+
+void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void()> then) {
+  auto& st = self->state;
+  shard_spec spec;
+  spec.index = s;
+  spec.count = st.opt.shards;
+  spec.dim = st.opt.size;
+  spec.vocabulary = st.vocab.path;
+  spec.seed = st.opt.seed;
+  spec.lanes = std::max<uint32_t>(1, static_cast<uint32_t>(st.learner_node.size()));
+  spec.vocab_crc = st.vocab_crc;
+  self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
+    .then(
+      [self, s, n, then](shard_info info) {
+        auto& st = self->state;
+        for (auto& lane : info.lanes)
+          track(self, lane);
+        st.shards[s] = std::move(info);
+        st.shard_node[s] = n;
+        self->send(st.supervisor, watch_atom::value, s, static_cast<uint32_t>(n), st.shards[s].lanes);
+        then();
+      },
+      [self, s, n](caf::error& err) {
+        fail(self, make_job_error("cannot place shard " + std::to_string(s) + " on node " +
+                                  self->state.nodes[n].name + ": " + error_text(err)));
+      });
+}
+
+} // namespace gridvec

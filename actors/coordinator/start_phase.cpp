@@ -1,0 +1,189 @@
+// start phase: see phases.hpp for where it stands among the others.
+// The first phase: a supervisor for the job's nodes, the checkpoint store
+// and work directory, then either counting (a fresh job) or placing and
+// recovering from the newest checkpoint (--resume).
+#include "actors/coordinator/phases.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+#include <filesystem>
+#include <optional>
+
+#include "actors/supervisor_actor.hpp"
+#include "actors/vocabulary_actor.hpp"
+
+namespace gridvec {
+
+namespace {
+
+void start_fresh(coordinator_ptr self) {
+  auto& st = self->state;
+  auto parts = split_corpus(st.opt.train, st.learner_node.size());
+  if (!parts) {
+    fail(self, make_job_error(parts.error()));
+    return;
+  }
+  st.ranges = std::move(*parts);
+  auto& node = st.nodes[node_with(st, &job_node::vocabulary)];
+  self->request(node.handle, placement_timeout, new_vocab_atom::value)
+    .then(
+      [self](vocabulary_actor v) {
+        track(self, v);
+        self->state.vocab_actor = v;
+        count_words(self);
+      },
+      fail_with(self));
+}
+
+// Resuming from a checkpoint: the vocabulary and the preprocessed parts
+// come from the checkpoint directory, the shards load their slices and the
+// learners continue from the manifest's cursors (restore_latest, in
+// coordinator_recovery.cpp, also falls back to older checkpoints).
+void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
+  auto& st = self->state;
+  vocabulary_info info;
+  info.path = st.store->vocabulary_path();
+  info.size = m.vocab_size;
+  info.raw_words = m.raw_words;
+  use_vocabulary(self, info);
+  if (st.finished)
+    return;
+  if (st.vocab_crc != m.vocab_crc) {
+    fail(self, make_job_error("the vocabulary in " + st.store->root() + " does not match its checkpoints"));
+    return;
+  }
+  st.vocab.train_words = st.words->train_words();
+  st.ranges = m.ranges;
+  st.cursors = m.parts;
+  st.owner.resize(m.parts.size());
+  for (uint32_t p = 0; p < m.parts.size(); ++p)
+    st.owner[p] = p % static_cast<uint32_t>(st.learner_node.size());
+  st.resuming = true;
+  say(self, "resuming from checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + ": " +
+              std::to_string(m.processed_words()) + " words of " + std::to_string(st.total_words()) + " done");
+  place_all_shards(self, [self] {
+    place_learners(self, [self] {
+      // Parts whose preprocessed file is gone are preprocessed again.
+      auto& st = self->state;
+      std::vector<uint32_t> missing;
+      for (uint32_t p = 0; p < st.cursors.size(); ++p)
+        if (!std::filesystem::exists(st.cursors[p].ids_path))
+          missing.push_back(p);
+      auto pending = std::make_shared<size_t>(missing.size() + 1);
+      auto next = [self, pending] {
+        if (--*pending == 0) {
+          self->state.phase = job_phase::recovering;
+          self->state.recovery_started = coordinator_clock::now();
+          restore_latest(self);
+        }
+      };
+      for (uint32_t p : missing) {
+        auto& c = st.cursors[p];
+        say(self, "preprocessing part " + std::to_string(p) + " again: " + c.ids_path + " is gone");
+        self->request(st.learners[p % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
+                      st.ranges[p].begin, st.ranges[p].end, c.ids_path)
+          .then([next](uint64_t) { next(); }, fail_with(self));
+      }
+      next();
+    });
+  });
+}
+
+status make_work_dir(coordinator_state& st) {
+  std::error_code ec;
+  if (!st.opt.work_dir.empty() || st.store) {
+    st.work_dir = !st.opt.work_dir.empty() ? st.opt.work_dir : st.store->work_dir();
+    std::filesystem::create_directories(st.work_dir, ec);
+    if (ec)
+      return failure{"cannot create the work directory " + st.work_dir + ": " + ec.message()};
+    return {};
+  }
+  auto base = std::filesystem::temp_directory_path(ec);
+  if (ec)
+    base = "/tmp";
+  std::string tmpl = (base / "gridvec-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data()))
+    return failure{"cannot create a temporary directory in " + base.string()};
+  st.work_dir = tmpl;
+  st.own_work_dir = true;
+  return {};
+}
+
+// Options of a resumed job: the checkpoint's, except where to write.
+expected<train_options> resumed_options(const train_options& given, const checkpoint_manifest& m,
+                                        const std::string& root) {
+  auto opt = parse_train_options(m.options);
+  if (!opt)
+    return failure{"the checkpoint's options do not parse: " + opt.error()};
+  if (!given.output.empty())
+    opt->output = given.output;
+  if (!given.report.empty())
+    opt->report = given.report;
+  if (given.log_every > 0)
+    opt->log_every = given.log_every;
+  opt->checkpoint_dir = root;
+  opt->stop_cluster = given.stop_cluster;
+  opt->resume = root;
+  return opt;
+}
+
+} // namespace
+
+void start(coordinator_ptr self) {
+  auto& st = self->state;
+  for (size_t i = 0; i < st.nodes.size(); ++i)
+    for (uint32_t k = 0; k < st.nodes[i].learners; ++k)
+      st.learner_node.push_back(i);
+  std::vector<supervised_node> watched;
+  for (const auto& n : st.nodes)
+    watched.push_back({n.name, n.handle, n.shard_capacity, n.standby});
+  st.supervisor = spawn_supervisor(self->system(), caf::actor_cast<coordinator_actor>(self), std::move(watched));
+  std::optional<checkpoint_manifest> manifest;
+  if (!st.opt.resume.empty()) {
+    st.store.emplace(st.opt.resume);
+    std::vector<std::string> skipped;
+    auto m = st.store->latest(&skipped);
+    for (const auto& why : skipped)
+      warn(self, "skipping a checkpoint: " + why);
+    if (!m) {
+      fail(self, make_job_error("cannot resume: " + m.error()));
+      return;
+    }
+    auto opt = resumed_options(st.opt, *m, st.opt.resume);
+    if (!opt) {
+      fail(self, make_job_error(opt.error()));
+      return;
+    }
+    st.opt = *opt;
+    st.next_sequence = m->sequence + 1;
+    manifest = std::move(*m);
+  } else if (!st.opt.checkpoint_dir.empty()) {
+    st.store.emplace(st.opt.checkpoint_dir);
+    if (!st.store->complete().empty()) {
+      fail(self, make_job_error("--checkpoint-dir " + st.opt.checkpoint_dir +
+                                " already holds checkpoints of a job; resume it with --resume, or choose another "
+                                "directory"));
+      return;
+    }
+    if (auto s = st.store->prepare(0); !s) {
+      fail(self, make_job_error(s.error()));
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(st.store->partial_dir(0), ec);
+  }
+  st.summary.shards = st.opt.shards;
+  st.summary.dim = st.opt.size;
+  st.summary.iterations = st.opt.iter;
+  st.summary.learners = static_cast<uint32_t>(st.learner_node.size());
+  if (auto s = make_work_dir(st); !s) {
+    fail(self, make_job_error(s.error()));
+    return;
+  }
+  if (manifest)
+    start_from_checkpoint(self, *manifest);
+  else
+    start_fresh(self);
+}
+
+} // namespace gridvec

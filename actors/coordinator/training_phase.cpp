@@ -1,0 +1,115 @@
+// training phase: see phases.hpp for where it stands among the others.
+// Training: each learner gets its parts' cursors and trains them; the
+// coordinator hears progress (coordinator_actor.cpp's behaviour), checks for
+// the end and rebalances the parts of a lost learner.
+#include "actors/coordinator/phases.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gridvec {
+
+namespace {
+
+// Bytes each node sent and received during training, by message kind.
+// Learners count their own messages; every shard gets the same requests
+// and sends equal-sized replies, so a shard's share is 1/S of the total.
+void account_nodes(coordinator_state& st) {
+  std::vector<node_traffic> per_node(st.nodes.size());
+  for (size_t n = 0; n < st.nodes.size(); ++n)
+    per_node[n].node = st.nodes[n].name;
+  auto is_request = [](size_t k) {
+    return k == static_cast<size_t>(message_kind::dotprod_request) ||
+           k == static_cast<size_t>(message_kind::adjust_request);
+  };
+  const traffic& total = st.totals.wire;
+  for (size_t i = 0; i < st.learner_wire.size(); ++i) {
+    auto& node = per_node[st.learner_node[i]];
+    for (size_t k = 0; k < total.bytes.size(); ++k) {
+      traffic& t = is_request(k) ? node.sent : node.received;
+      t.bytes[k] += st.learner_wire[i].bytes[k];
+      t.messages[k] += st.learner_wire[i].messages[k];
+    }
+  }
+  const uint64_t shards = st.shard_node.size();
+  for (size_t s = 0; s < shards; ++s) {
+    auto& node = per_node[st.shard_node[s]];
+    for (size_t k = 0; k < total.bytes.size(); ++k) {
+      traffic& t = is_request(k) ? node.received : node.sent;
+      t.bytes[k] += total.bytes[k] / shards;
+      t.messages[k] += total.messages[k] / shards;
+    }
+  }
+  st.summary.nodes = std::move(per_node);
+}
+
+} // namespace
+
+void start_training(coordinator_ptr self) {
+  auto& st = self->state;
+  st.phase = job_phase::training;
+  st.training_started = st.rate_started = st.last_line = st.last_checkpoint_time = coordinator_clock::now();
+  st.words_at_last_checkpoint = st.words_at_start = st.processed_words();
+  st.learner_idle.assign(st.learners.size(), false);
+  say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
+              " shards of " + std::to_string(st.shards.front().width) + " columns, minibatch " +
+              std::to_string(st.opt.minibatch) + ", " + std::to_string(st.opt.in_flight) + " in flight, " +
+              std::to_string(st.opt.coalesce) + " per message");
+  for (size_t i = 0; i < st.learners.size(); ++i) {
+    std::vector<part_cursor> mine;
+    for (size_t p = 0; p < st.cursors.size(); ++p)
+      if (st.owner[p] == i)
+        mine.push_back(st.cursors[p]);
+    self->request(st.learners[i], placement_timeout, assign_atom::value, mine).then([](bool) {}, fail_with(self));
+  }
+}
+
+std::vector<shard_actor> lanes_for(const coordinator_state& st, uint32_t learner) {
+  std::vector<shard_actor> lanes;
+  for (const auto& s : st.shards)
+    lanes.push_back(s.lanes[learner % s.lanes.size()]);
+  return lanes;
+}
+
+std::vector<std::vector<part_cursor>> rebalance_parts(coordinator_state& st) {
+  std::vector<std::vector<part_cursor>> moved(st.learners.size());
+  std::vector<size_t> load(st.learners.size(), 0);
+  for (size_t p = 0; p < st.owner.size(); ++p)
+    if (st.owner[p] < st.learners.size() && st.learner_alive[st.owner[p]] &&
+        !st.cursors[p].finished(st.opt.iter))
+      ++load[st.owner[p]];
+  for (size_t p = 0; p < st.owner.size(); ++p) {
+    if (st.owner[p] < st.learners.size() && st.learner_alive[st.owner[p]])
+      continue;
+    size_t best = st.learners.size();
+    for (size_t l = 0; l < st.learners.size(); ++l)
+      if (st.learner_alive[l] && (best == st.learners.size() || load[l] < load[best]))
+        best = l;
+    if (best == st.learners.size())
+      break; // no learner left; the caller fails the job
+    st.owner[p] = static_cast<uint32_t>(best);
+    ++load[best];
+    moved[best].push_back(st.cursors[p]);
+  }
+  return moved;
+}
+
+void check_training_done(coordinator_ptr self) {
+  auto& st = self->state;
+  if (st.phase != job_phase::training)
+    return;
+  for (const auto& c : st.cursors)
+    if (!c.finished(st.opt.iter))
+      return;
+  for (size_t l = 0; l < st.learners.size(); ++l)
+    if (st.learner_alive[l] && !st.learner_idle[l])
+      return;
+  st.summary.training_seconds =
+    std::chrono::duration<double>(coordinator_clock::now() - st.training_started).count();
+  print_progress(self, true);
+  st.summary.final_loss = st.last_loss;
+  if (st.nodes.size() > 1)
+    account_nodes(st);
+  run_export(self);
+}
+
+} // namespace gridvec

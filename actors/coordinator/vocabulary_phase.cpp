@@ -1,0 +1,85 @@
+// vocabulary phase: see phases.hpp for where it stands among the others.
+// Counting and vocabulary: each corpus part is counted on a learner's node
+// (map), the tables merge into the vocabulary actor (reduce), which builds
+// and writes the vocabulary; then the shards and learners are placed.
+#include "actors/coordinator/phases.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "actors/vocabulary_actor.hpp"
+
+namespace gridvec {
+
+namespace {
+
+void build_vocabulary(coordinator_ptr self) {
+  auto& st = self->state;
+  st.phase = job_phase::vocabulary;
+  auto path = st.store ? st.store->vocabulary_path() : st.work_dir + "/vocabulary.txt";
+  self->request(st.vocab_actor, long_phase, build_atom::value, st.opt.min_count, st.opt.max_vocab, path)
+    .then(
+      [self](const vocabulary_info& info) {
+        auto& st = self->state;
+        self->send_exit(st.vocab_actor, caf::exit_reason::user_shutdown);
+        use_vocabulary(self, info);
+        if (st.finished)
+          return;
+        say(self, "vocabulary: " + std::to_string(info.size) + " words (" + std::to_string(info.distinct_words) +
+                    " distinct, " + std::to_string(info.raw_words) + " tokens; " +
+                    std::to_string(info.train_words) + " in vocabulary)");
+        place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+      },
+      fail_with(self));
+}
+
+} // namespace
+
+void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
+  auto& st = self->state;
+  st.vocab = info;
+  st.summary.vocab_size = info.size;
+  st.summary.raw_words = info.raw_words;
+  auto crc = file_crc32(info.path);
+  auto words = load_shared_vocabulary(info.path);
+  if (!crc || !words) {
+    fail(self, make_job_error(!crc ? crc.error() : words.error()));
+    return;
+  }
+  st.vocab_crc = *crc;
+  st.words = *words;
+}
+
+// Map: part i is counted on the node of learner i (where its data is).
+// Reduce: every table is merged into the vocabulary actor.
+void count_words(coordinator_ptr self) {
+  auto& st = self->state;
+  st.phase = job_phase::counting;
+  say(self, "counting words of " + st.opt.train + " in " + std::to_string(st.ranges.size()) + " parts");
+  auto pending = std::make_shared<size_t>(st.ranges.size());
+  for (size_t i = 0; i < st.ranges.size(); ++i) {
+    auto& node = st.nodes[st.learner_node[i % st.learner_node.size()]];
+    self->request(node.handle, placement_timeout, new_counter_atom::value)
+      .then(
+        [self, pending, i](count_worker_actor worker) {
+          auto& st = self->state;
+          track(self, worker);
+          self->request(worker, long_phase, count_atom::value, st.opt.train, st.ranges[i].begin, st.ranges[i].end)
+            .then(
+              [self, pending, worker](const count_table& table) {
+                auto& st = self->state;
+                self->send_exit(worker, caf::exit_reason::user_shutdown);
+                self->request(st.vocab_actor, long_phase, merge_atom::value, table)
+                  .then(
+                    [self, pending](uint64_t) {
+                      if (--*pending == 0)
+                        build_vocabulary(self);
+                    },
+                    fail_with(self));
+              },
+              fail_with(self));
+        },
+        fail_with(self));
+  }
+}
+
+} // namespace gridvec
