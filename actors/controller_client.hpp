@@ -43,6 +43,8 @@ public:
 
   /// While *flag is true, waiting stops with "interrupted" (set by SIGINT).
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
+  /// Whether the interrupt flag is set now.
+  bool interrupted() const { return interrupt_ && interrupt_->load(); }
 
   expected<job_status> current_status();
   expected<std::vector<node_status>> nodes();

@@ -158,7 +158,12 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     },
     [self](stop_atom) {
       auto& st = self->state;
-      spdlog::info("node {}: stopping", st.setup.name);
+      // A node of `gridvec train` or an embedding application stops with
+      // its job: nothing for the user to hear about.
+      if (st.setup.address == "in-process")
+        spdlog::debug("node {}: stopping", st.setup.name);
+      else
+        spdlog::info("node {}: stopping", st.setup.name);
       for (auto& h : st.actors)
         if (auto a = caf::actor_cast<caf::actor>(h.actor))
           self->send_exit(a, caf::exit_reason::user_shutdown);

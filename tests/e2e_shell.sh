@@ -294,8 +294,9 @@ else
   wait_pane "job 4 started"
   at_prompt
   keys "wait" Enter
-  wait_pane "^gridvec> wait$"
-  sleep 1
+  # `wait` shows the job's progress meanwhile, redrawn in place.
+  wait_pane "^gridvec> wait"
+  wait_pane "epoch [0-9]+/200 .* words/s  eta"
   keys C-c
   wait_pane "error: wait: interrupted; the job goes on"
   at_prompt

@@ -257,10 +257,18 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       }
       const double every = st.opt.log_every > 0 ? st.opt.log_every : (st.tty ? 1.0 : 10.0);
       auto now = coordinator_clock::now();
-      if ((st.phase == job_phase::training || st.phase == job_phase::paused) &&
-          std::chrono::duration<double>(now - st.last_line).count() >= every) {
-        st.last_line = now;
-        print_progress(self, false);
+      auto since = [now](coordinator_clock::time_point t) { return std::chrono::duration<double>(now - t).count(); };
+      if (st.phase == job_phase::training || st.phase == job_phase::paused) {
+        // The log gets a line every `every` seconds; a listener (a terminal
+        // of `gridvec submit`, the shell) every second, to redraw.
+        const bool log_due = since(st.last_line) >= every;
+        const bool sink_due = st.sink && since(st.last_sink_line) >= 1.0;
+        if (log_due)
+          st.last_line = now;
+        if (log_due || sink_due) {
+          st.last_sink_line = now;
+          print_progress(self, false, log_due);
+        }
       }
       maybe_checkpoint(self);
       self->delayed_send(self, std::chrono::milliseconds(100), tick_atom::value);

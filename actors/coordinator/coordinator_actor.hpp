@@ -36,8 +36,13 @@ struct job_node {
   bool standby = false;        // only used to restore lost shards
 };
 
-/// Receives each progress line (besides the log); e.g. a remote submitter.
+/// Receives the job's lines besides the log, e.g. for a remote submitter:
+/// each event ("training: ...", "checkpoint 2 written ...") and, once a
+/// second while training, the progress line prefixed with progress_prefix
+/// (a terminal redraws those in place; a log keeps one now and then); the
+/// final progress line comes as an event.
 using progress_sink = std::function<void(const std::string&)>;
+inline constexpr const char* progress_prefix = "progress: ";
 
 /// `job` numbers the job in its controller's lifetime (status shows it).
 /// With keep_shards, the shards stay up once the vectors are written, so

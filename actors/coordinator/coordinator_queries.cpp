@@ -8,33 +8,13 @@
 
 #include "actors/coordinator/coordinator_state.hpp"
 #include "src/model/similarity.hpp"
+#include "src/util/human_units.hpp"
 
 namespace gridvec {
 
 namespace {
 
 constexpr auto query_timeout = std::chrono::seconds(60);
-
-std::string human_count(double x) {
-  char buf[32];
-  if (x >= 1e6)
-    std::snprintf(buf, sizeof buf, "%.2fM", x / 1e6);
-  else if (x >= 1e3)
-    std::snprintf(buf, sizeof buf, "%.1fk", x / 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.0f", x);
-  return buf;
-}
-
-std::string human_duration(double s) {
-  char buf[32];
-  auto t = static_cast<long>(s + 0.5);
-  if (t >= 3600)
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
-  return buf;
-}
 
 double training_rate(const coordinator_state& st) {
   if (st.rate_started == coordinator_clock::time_point{})
@@ -82,7 +62,7 @@ job_status make_status(const coordinator_state& st) {
   return s;
 }
 
-void print_progress(coordinator_ptr self, bool final_line) {
+void print_progress(coordinator_ptr self, bool final_line, bool to_log) {
   auto& st = self->state;
   const double total = static_cast<double>(st.total_words());
   const double done = static_cast<double>(st.processed_words());
@@ -98,8 +78,10 @@ void print_progress(coordinator_ptr self, bool final_line) {
   std::snprintf(line, sizeof line, "%5.1f%%  %s words/s  eta %s  alpha %.5f  loss %.4f",
                 total > 0 ? 100.0 * done / total : 100.0, human_count(rate).c_str(), human_duration(eta).c_str(),
                 st.alpha, st.last_loss);
-  if (st.sink)
-    st.sink(line);
+  if (st.sink) // the last one as an event: every listener shows it
+    st.sink(final_line ? std::string{line} : progress_prefix + std::string{line});
+  if (!to_log)
+    return;
   if (st.tty) {
     std::fprintf(stderr, "\r%s", line);
     std::fflush(stderr);

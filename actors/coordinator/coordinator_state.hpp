@@ -106,7 +106,8 @@ struct coordinator_state {
   double last_loss = 0;
   bool tty = false;
   bool printed_progress_line = false;
-  coordinator_clock::time_point last_line;
+  coordinator_clock::time_point last_line;      // of the progress line printed here
+  coordinator_clock::time_point last_sink_line; // of the one sent to the sink
   std::vector<uint64_t> shard_requests_seen; // for requests/s in `shards`
   coordinator_clock::time_point shard_stats_time;
 
@@ -177,7 +178,9 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node);
 void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& why);
 
 // coordinator_queries.cpp
-void print_progress(coordinator_ptr self, bool final_line);
+/// The progress line, to the sink (progress_prefix) and to this process's
+/// terminal or log; `to_log` false: to the sink only.
+void print_progress(coordinator_ptr self, bool final_line, bool to_log = true);
 job_status make_status(const coordinator_state& st);
 void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<shard_status>> rp);
 void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vector<learner_status>> rp);

@@ -47,7 +47,8 @@ void account_nodes(coordinator_state& st) {
 void start_training(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::training;
-  st.training_started = st.rate_started = st.last_line = st.last_checkpoint_time = coordinator_clock::now();
+  st.training_started = st.rate_started = st.last_line = st.last_sink_line = st.last_checkpoint_time =
+    coordinator_clock::now();
   st.words_at_last_checkpoint = st.words_at_start = st.processed_words();
   st.learner_idle.assign(st.learners.size(), false);
   say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +

@@ -294,6 +294,7 @@ int cli_shell(const std::vector<std::string>& args) {
       return 2;
     }
     shell_context ctx{std::cout, &client};
+    ctx.terminal = ::isatty(STDOUT_FILENO) == 1;
     const bool interactive = !opts->commands && ::isatty(STDIN_FILENO) == 1;
     if (interactive) {
       client.set_interrupt_flag(&interrupted);

@@ -7,12 +7,15 @@
 
 #include <atomic>
 #include <csignal>
+#include <unistd.h>
 
 #include <gridvec/cluster.hpp> // configure_cluster_system, controller_client
 
 #include "apps/cli/cli.hpp"
+#include "apps/shell/progress_lines.hpp"
 #include "src/config/cluster_config.hpp"
 #include "src/util/atomic_file.hpp"
+#include "src/util/human_units.hpp"
 
 namespace gridvec {
 
@@ -37,7 +40,13 @@ expected<job_summary> run_job(caf::actor_system& sys, const cluster_config& clus
   on_int.sa_handler = on_submit_interrupt;
   sigemptyset(&on_int.sa_mask);
   sigaction(SIGINT, &on_int, nullptr);
-  auto summary = client.submit(opt, [](const std::string& line) { spdlog::info("{}", line); });
+  progress_lines show{[](const std::string& text) {
+                        std::fputs(text.c_str(), stderr);
+                        std::fflush(stderr);
+                      },
+                      ::isatty(STDERR_FILENO) == 1, log_time_stamp};
+  auto summary = client.submit(opt, [&show](const std::string& line) { show(line); });
+  show.close();
   signal(SIGINT, SIG_DFL);
   if (!summary && interrupted.load()) {
     client.set_interrupt_flag(nullptr);
@@ -125,8 +134,8 @@ int cli_submit(const std::vector<std::string>& args) {
       std::fprintf(stderr, "gridvec submit: %s\n", st.error().c_str());
       return 1;
     }
-  spdlog::info("done in {:.1f} s: {:.0f} words/s, {} vectors of {} written to {}", s.seconds,
-               s.words_per_second(), s.vocab_size, s.dim, opt->output);
+  spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written to {}", s.seconds,
+               human_count(s.words_per_second()), s.vocab_size, s.dim, opt->output);
   return 0;
 }
 

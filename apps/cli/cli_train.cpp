@@ -11,6 +11,7 @@
 #include "actors/train_job.hpp"
 #include "src/util/atomic_file.hpp"
 #include "apps/cli/cli.hpp"
+#include "src/util/human_units.hpp"
 #include "src/config/options.hpp"
 #include "actors/scheduler_config.hpp"
 
@@ -60,9 +61,9 @@ int cli_train(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec train: %s\n", result.error().c_str());
     return 1;
   }
-  spdlog::info("done in {:.1f} s: {:.0f} words/s, {} vectors of {} written, peak RSS {} MB",
-               result->seconds, result->words_per_second(), result->vocab_size, result->dim,
-               result->peak_rss_bytes >> 20);
+  spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written, peak RSS {}", result->seconds,
+               human_count(result->words_per_second()), result->vocab_size, result->dim,
+               human_bytes(result->peak_rss_bytes));
   return 0;
 }
 

@@ -1,13 +1,18 @@
 #include "apps/shell/shell_commands.hpp"
 
+#include "apps/shell/progress_lines.hpp"
+
 #include <charconv>
 #include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <ostream>
+#include <thread>
 
 #include "src/util/atomic_file.hpp"
 #include "actors/controller_client.hpp"
+#include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
+#include "apps/shell/progress_lines.hpp"
 #include "apps/shell/shell_format.hpp"
 
 namespace gridvec {
@@ -106,13 +111,20 @@ status run_submit(shell_context& ctx, const shell_words& args) {
   if (!opt)
     return failure{opt.error()};
   return with_client(ctx, [&](controller_client& c) -> status {
-    auto summary = c.submit(*opt, [&out = ctx.out](const std::string& line) { out << line << std::endl; });
+    progress_lines lines{[&out = ctx.out](const std::string& text) { out << text << std::flush; }, ctx.terminal};
+    auto summary = c.submit(*opt, [&lines](const std::string& line) { lines(line); });
+    lines.close();
     if (!summary && summary.error() == "interrupted")
       return failure{"interrupted; the job goes on (`wait` waits for it)"};
     return show(ctx, summary, [&](const job_summary& s) {
       return format_summary(s) + (opt->output.empty() ? "" : "vectors written to " + opt->output + "\n");
     });
   });
+}
+
+// A phase in which the job has not ended (nor has none started).
+bool job_is_running(const std::string& phase) {
+  return phase != "idle" && phase != "done" && phase != "failed" && phase != "cancelled";
 }
 
 status run_wait(shell_context& ctx, const shell_words& args) {
@@ -126,9 +138,35 @@ status run_wait(shell_context& ctx, const shell_words& args) {
     limit = std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
   }
   return with_client(ctx, [&](controller_client& c) -> status {
-    auto summary = c.wait(limit);
+    // Until the job ends, its progress once a second (redrawn on a
+    // terminal); then its summary, from `wait`.
+    using clock = std::chrono::steady_clock;
+    const auto deadline = limit.count() > 0 ? clock::now() + limit : clock::time_point::max();
+    progress_lines lines{[&out = ctx.out](const std::string& text) { out << text << std::flush; }, ctx.terminal};
+    for (;;) {
+      auto now_status = c.current_status();
+      if (!now_status || !job_is_running(now_status->phase))
+        break; // wait() answers with the summary or the error
+      const auto now = clock::now();
+      if (now >= deadline)
+        break; // wait() says the job is still running
+      if (now_status->phase == "training" || now_status->phase == "paused")
+        lines(std::string{progress_prefix} + format_progress_line(*now_status));
+      const auto until = std::min(deadline, now + std::chrono::seconds(1));
+      while (clock::now() < until && !c.interrupted())
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (c.interrupted()) {
+        lines.close();
+        return failure{"interrupted; the job goes on"};
+      }
+    }
+    lines.close();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    auto summary = c.wait(limit.count() > 0 ? std::max(left, std::chrono::milliseconds(1)) : limit);
     if (!summary && summary.error() == "interrupted")
       return failure{"interrupted; the job goes on"};
+    if (!summary && limit.count() > 0 && summary.error().rfind("the job is still running", 0) == 0)
+      return failure{"the job is still running after " + args[0] + (args[0] == "1" ? " second" : " seconds")};
     return show(ctx, summary, format_summary);
   });
 }

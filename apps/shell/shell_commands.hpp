@@ -28,6 +28,8 @@ struct shell_context {
   controller_client* client = nullptr;
   /// Set by `quit`: the shell reads no more commands.
   bool quit = false;
+  /// `out` is a terminal: progress lines are redrawn in place.
+  bool terminal = false;
 };
 
 struct shell_command {

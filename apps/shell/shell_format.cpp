@@ -27,32 +27,10 @@ std::string percent(double fraction) { return print("%.1f%%", 100.0 * std::clamp
 
 } // namespace
 
-std::string human_count(double x) {
-  if (x >= 1e9)
-    return print("%.2fG", x / 1e9);
-  if (x >= 1e6)
-    return print("%.2fM", x / 1e6);
-  if (x >= 1e3)
-    return print("%.1fk", x / 1e3);
-  return print("%.0f", x);
-}
-
-std::string human_bytes(uint64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  if (bytes >= (uint64_t{1} << 30))
-    return print("%.2f GiB", b / (1 << 30));
-  if (bytes >= (uint64_t{1} << 20))
-    return print("%.1f MiB", b / (1 << 20));
-  if (bytes >= 1024)
-    return print("%.1f KiB", b / 1024);
-  return print("%llu B", static_cast<unsigned long long>(bytes));
-}
-
-std::string human_duration(double seconds) {
-  const long t = seconds > 0 ? static_cast<long>(seconds + 0.5) : 0;
-  if (t >= 3600)
-    return print("%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  return print("%ld:%02ld", t / 60, t % 60);
+std::string format_progress_line(const job_status& s) {
+  return print("epoch %u/%u  %5.1f%%  %s words/s  eta %s  alpha %.5f  loss %.4f", s.epoch, s.iterations,
+               100.0 * std::clamp(s.progress, 0.0, 1.0), human_count(s.words_per_second).c_str(),
+               human_duration(s.eta_seconds).c_str(), static_cast<double>(s.alpha), s.loss);
 }
 
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,

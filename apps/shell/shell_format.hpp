@@ -8,15 +8,9 @@
 #include <vector>
 
 #include "actors/job_types.hpp"
+#include "src/util/human_units.hpp" // human_count, human_bytes, human_duration
 
 namespace gridvec {
-
-/// 950, 12.3k, 4.56M, 7.89G.
-std::string human_count(double x);
-/// 512 B, 1.5 KiB, 12.3 MiB, 2.00 GiB.
-std::string human_bytes(uint64_t bytes);
-/// 0:07, 12:34, 1:02:03 (seconds rounded).
-std::string human_duration(double seconds);
 
 /// Columns padded to their widest cell (counting UTF-8 characters, not
 /// bytes); a column listed in `right` is right-aligned. Ends with '\n'.
@@ -24,6 +18,9 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
                          const std::vector<size_t>& right = {});
 
 std::string format_status(const job_status& s);
+/// One line, as the coordinator's progress line: "epoch 2/5  45.0%  1.20M
+/// words/s  eta 0:12  alpha 0.01234  loss 2.7100".
+std::string format_progress_line(const job_status& s);
 std::string format_nodes(const std::vector<node_status>& nodes);
 std::string format_shards(const std::vector<shard_status>& shards);
 /// `iterations`: the job's epochs, to tell each part's epoch and progress
