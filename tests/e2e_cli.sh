@@ -130,5 +130,37 @@ for opt in train output size window negative sample min-count iter alpha threads
 done
 [ "$(grep -c 'default:' <<<"$help")" -ge 16 ] || { echo "FAIL --help lacks defaults"; fails=$((fails+1)); }
 
+# -train as real corpora come: several files, a directory, gzip, stdin.
+# Each trains on the same text as the one plain file: the same vocabulary.
+dev="$here/../../shared/data/dev-corpus.txt.gz"
+zcat "$dev" | head -n 4000 > part1.txt
+zcat "$dev" | sed -n '4001,8000p' > part2.txt
+cat part1.txt part2.txt > whole.txt
+gzip -c part2.txt > part2.txt.gz
+mkdir -p parts && cp part1.txt parts/a.txt && cp part2.txt.gz parts/b.gz
+vocab_line() { grep -o 'vocabulary: [0-9]* words ([^)]*)' "$1"; }
+small=(-output inputs.txt -size 20 -iter 1 -threads 1)
+"$gridvec" train -train whole.txt "${small[@]}" 2> plain.log
+want=$(vocab_line plain.log)
+for spec in "part1.txt,part2.txt.gz" parts; do
+  if "$gridvec" train -train "$spec" "${small[@]}" 2> inputs.log && [ "$(vocab_line inputs.log)" = "$want" ] &&
+     grep -q "staged" inputs.log; then
+    echo "ok   -train $spec: $want"
+  else
+    echo "FAIL -train $spec: $(vocab_line inputs.log) (want $want)"; tail -3 inputs.log; fails=$((fails+1))
+  fi
+done
+if cat part1.txt part2.txt | "$gridvec" train -train - "${small[@]}" 2> inputs.log &&
+   [ "$(vocab_line inputs.log)" = "$want" ]; then
+  echo "ok   -train - (stdin): $want"
+else
+  echo "FAIL -train -: $(vocab_line inputs.log)"; fails=$((fails+1))
+fi
+ls /tmp/gridvec-corpus-* >/dev/null 2>&1 && { echo "FAIL a staged corpus was left in /tmp"; fails=$((fails+1)); }
+head -c 20000 part2.txt.gz > cut.gz
+expect_error "a gzip file cut short" "not a readable gzip file" -- train -train part1.txt,cut.gz -output out.txt
+expect_error "an empty corpus directory" "holds no files" -- train -train "$(mkdir -p nothing && echo nothing)" -output out.txt
+expect_error "output over one of several inputs" "is the corpus" -- train -train part1.txt,part2.txt -output part2.txt
+
 echo "$fails failures"
 [ $fails -eq 0 ]

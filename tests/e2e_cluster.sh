@@ -93,8 +93,20 @@ kill -INT $job
 if wait $job; then fail "an interrupted submit exited 0"; fi
 grep -q "interrupted: the job was cancelled" "$work/interrupted.log" || fail "$(tail -3 "$work/interrupted.log")"
 echo "ok: $(grep -v '^\[' "$work/interrupted.log" | tail -1)"
-timeout 120 "$gridvec" submit --config "$conf" "${flags[@]}" -iter 1 -output "$work/after.txt" --keep-running \
+# That next job's corpus comes as a plain file and a .gz: staged into the
+# --work-dir the nodes share (without one, submit says so in one line).
+n=$(wc -l < "$work/corpus.txt")
+head -n $((n / 2)) "$work/corpus.txt" > "$work/first.txt"
+tail -n +$((n / 2 + 1)) "$work/corpus.txt" | gzip -c > "$work/second.txt.gz"
+two_parts=(-train "$work/first.txt,$work/second.txt.gz" -output "$work/after.txt" -size 100 -iter 1 --keep-running)
+if "$gridvec" submit --config "$conf" "${two_parts[@]}" 2> "$work/nowork.err"; then
+  fail "several inputs were submitted without a --work-dir"
+fi
+grep -q "give --work-dir" "$work/nowork.err" || fail "$(cat "$work/nowork.err")"
+timeout 120 "$gridvec" submit --config "$conf" "${two_parts[@]}" --work-dir "$work/stage" \
   > "$work/after.log" 2>&1 || { tail -5 "$work/after.log"; fail "the cluster took no job after a cancelled one"; }
+grep -q "vocabulary: 14620 words" "$work/after.log" || fail "the staged corpus gave another vocabulary"
+[ -s "$work/stage/corpus.txt" ] || fail "the corpus was not staged in --work-dir"
 
 # The nodes were kept running: SIGTERM stops each one cleanly.
 for name in coord shard-a shard-b learn-a learn-b; do

@@ -12,6 +12,7 @@
 #include <gridvec/cluster.hpp> // configure_cluster_system, controller_client
 
 #include "apps/cli/cli.hpp"
+#include "apps/cli/staged_corpus.hpp"
 #include "apps/shell/progress_lines.hpp"
 #include "src/config/cluster_config.hpp"
 #include "src/util/atomic_file.hpp"
@@ -110,6 +111,13 @@ int cli_submit(const std::vector<std::string>& args) {
     }
   }
   setup_logging();
+  // Several files, a directory, .gz or stdin: staged into --work-dir, which
+  // the nodes share, before the job is submitted.
+  auto staged = staged_corpus::prepare(*opt, true);
+  if (!staged) {
+    std::fprintf(stderr, "gridvec submit: %s\n", staged.error().c_str());
+    return 1;
+  }
   expected<job_summary> result = failure{"the job ended without an answer"};
   {
     caf::actor_system_config cfg;

@@ -11,6 +11,7 @@
 #include "actors/train_job.hpp"
 #include "src/util/atomic_file.hpp"
 #include "apps/cli/cli.hpp"
+#include "apps/cli/staged_corpus.hpp"
 #include "src/util/human_units.hpp"
 #include "src/config/options.hpp"
 #include "actors/scheduler_config.hpp"
@@ -50,6 +51,11 @@ int cli_train(const std::vector<std::string>& args) {
     return 1;
   }
   setup_logging();
+  auto staged = staged_corpus::prepare(*opt, false);
+  if (!staged) {
+    std::fprintf(stderr, "gridvec train: %s\n", staged.error().c_str());
+    return 1;
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 

@@ -1,5 +1,6 @@
 #include "src/config/options.hpp"
 
+#include "src/corpus/corpus_inputs.hpp"
 #include "src/util/atomic_file.hpp"
 
 #include <cctype>
@@ -121,7 +122,7 @@ accessor checkpoint_interval() {
 
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> table = {
-    {"train", "FILE", "(required)", "training corpus: plain UTF-8 text, one sentence per line", text(&train_options::train)},
+    {"train", "FILE", "(required)", "corpus, one sentence per line: a file, FILE,FILE..., a directory, .gz, or - (stdin)", text(&train_options::train)},
     {"output", "FILE", "(required)", "where to write the word vectors (word2vec format)", text(&train_options::output)},
     {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
     {"window", "N", "5", "maximum distance between a word and its context words", number<uint32_t>(&train_options::window, 1, 1000, "window")},
@@ -268,7 +269,8 @@ std::string absolute_path(const std::string& path) {
 }
 
 void make_paths_absolute(train_options& o) {
-  for (auto* path : {&o.train, &o.output, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
+  o.train = absolute_corpus_spec(o.train); // FILE,FILE,... or "-"
+  for (auto* path : {&o.output, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
     *path = absolute_path(*path);
 }
 
@@ -281,11 +283,18 @@ status check_outputs(const train_options& o) {
   for (auto [path, flag] : {std::pair{&o.output, "-output"}, std::pair{&o.report, "--report"}}) {
     if (path->empty())
       continue;
-    std::error_code ec;
-    const bool same = *path == o.train || (!o.train.empty() && fs::equivalent(*path, o.train, ec) && !ec);
-    if (same)
-      return failure{std::string{flag} + " " + *path + " is the corpus (-train " + o.train +
-                     "): writing there would replace it"};
+    // -train may name several files, or a directory of them.
+    std::vector<std::string> corpus_files{o.train};
+    if (auto inputs = resolve_corpus_inputs(o.train))
+      for (const auto& input : *inputs)
+        corpus_files.push_back(input.path);
+    for (const auto& corpus : corpus_files) {
+      std::error_code ec;
+      const bool same = *path == corpus || (!corpus.empty() && fs::equivalent(*path, corpus, ec) && !ec);
+      if (same)
+        return failure{std::string{flag} + " " + *path + " is the corpus (-train " + o.train +
+                       "): writing there would replace it"};
+    }
     if (auto s = atomic_file::check_writable(*path); !s)
       return failure{s.error() + " (" + flag + ")"};
   }
