@@ -6,7 +6,7 @@
 #include "actors/connect.hpp"
 #include "actors/controller_actor.hpp"
 #include "actors/exporter_actor.hpp"
-#include "actors/learner_actor.hpp"
+#include "actors/learner/learner_actor.hpp"
 #include "actors/shard_actor.hpp"
 #include "actors/vocabulary_actor.hpp"
 #include "src/sgns/alias_sampler.hpp"

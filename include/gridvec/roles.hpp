@@ -28,7 +28,7 @@
 #include "actors/controller_actor.hpp"  // spawn_controller, controller_setup
 #include "actors/coordinator/coordinator_actor.hpp" // spawn_coordinator, job_node, progress_sink
 #include "actors/exporter_actor.hpp"    // spawn_exporter
-#include "actors/learner_actor.hpp"     // spawn_learner
+#include "actors/learner/learner_actor.hpp"     // spawn_learner
 #include "actors/node_actor.hpp"        // spawn_node, node_setup
 #include "actors/shard_actor.hpp"       // spawn_shard, spawn_shard_lane
 #include "actors/supervisor_actor.hpp"  // spawn_supervisor

@@ -1,7 +1,7 @@
 // Reached by: any peer that can answer a learner's dotprod or step request
 // (a shard lane, or whoever holds the learner's handle): the learner adds the
 // DotprodReply's dot products to its minibatch's sums
-// (actors/learner_actor.cpp, accumulate_dotprod_reply). Both reply decoders
+// (actors/learner/learner_actor.cpp, accumulate_dotprod_reply). Both reply decoders
 // run here, the accumulating one against the size a learner would expect.
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,51 @@
+// The fused path: when every shard lane of this learner lives in its own
+// process (gridvec train), minibatches are trained on the stores directly
+// (src/sgns/local_trainer.hpp), one slice of time at a time.
+#include "actors/learner/learner_state.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gridvec::learner {
+
+// Trains minibatches on the local stores for one time slice; the same
+// minibatches, seeds, noise words and weights as the protocol, but nothing
+// is in flight, so a pause settles at the end of the current sentence.
+void fused_pump(learner_ptr self) {
+  auto& st = self->state;
+  const auto until = clock::now() + fused_slice;
+  while (st.state == mode::running || st.state == mode::pausing) {
+    if (!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work()))
+      break;
+    batch_state& b = st.fused_batch;
+    b.has_start = false;
+    b.trained = 0;
+    status error;
+    fill(st, b, error);
+    if (!error) {
+      fail(self, error.error());
+      return;
+    }
+    if (b.mb.examples() == 0 && !b.has_start)
+      continue; // a part ended or the pause point was reached
+    const float alpha = alpha_for(st, b);
+    if (!count_weights(self, st.fused->train(b.mb, alpha), alpha))
+      return;
+    count_trained(st, b);
+    if (clock::now() >= until) {
+      // The next slice comes through the clock, not a message to itself:
+      // with a self-message always waiting, a scheduler without a
+      // max-throughput (CAF's default) would never give this worker to
+      // another actor, and the coordinator would starve.
+      if (!st.fused_scheduled) {
+        st.fused_scheduled = true;
+        self->delayed_send(self, std::chrono::microseconds(1), run_atom::value);
+      }
+      return;
+    }
+  }
+  settle_pause(self);
+  if (st.idle() && !st.reported_idle)
+    report(self, true);
+}
+
+} // namespace gridvec::learner

@@ -1,0 +1,249 @@
+// The learner actor: trains the corpus parts the coordinator assigns it,
+// on the fused or the protocol path, and answers pause/resume, halt and
+// rollback (recovery), and status. Its pieces: learner_state.hpp.
+#include "actors/learner/learner_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "actors/learner/learner_state.hpp"
+#include "actors/local_lanes.hpp"
+
+namespace gridvec {
+
+namespace learner {
+
+void report(learner_ptr self, bool force) {
+  auto& st = self->state;
+  const bool idle = st.idle();
+  if (!force && idle && st.reported_idle && st.unreported.pairs == 0)
+    return;
+  learner_progress p = std::move(st.unreported);
+  st.unreported = learner_progress{};
+  p.generation = st.generation;
+  p.cursors = safe_cursors(st);
+  p.idle = idle;
+  p.in_flight = static_cast<uint32_t>(st.in_flight.size());
+  st.reported_idle = idle;
+  self->send(st.coordinator, progress_atom::value, st.cfg.id, std::move(p));
+}
+
+void fail(learner_ptr self, const std::string& what) {
+  auto& st = self->state;
+  spdlog::error("learner {}: {}", st.cfg.id, what);
+  self->quit(make_job_error("learner " + std::to_string(st.cfg.id) + ": " + what));
+}
+
+void settle_pause(learner_ptr self) {
+  auto& st = self->state;
+  if (st.state != mode::pausing || st.mid_sentence() || !st.in_flight.empty())
+    return;
+  st.state = mode::paused;
+  std::vector<part_cursor> cursors(st.walker->parts().begin(), st.walker->parts().end());
+  for (auto& rp : st.pause_waiters)
+    rp.deliver(cursors);
+  st.pause_waiters.clear();
+  report(self, true);
+}
+
+// Counts the loss of a minibatch's weights. If its dot products were no
+// longer finite or sane, or the loss has grown far above where it started,
+// fails the job instead and returns false.
+bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
+  auto& st = self->state;
+  if (w.diverged) {
+    fail(self, diverged_text);
+    return false;
+  }
+  if (!st.losses.add(w.loss, w.pairs)) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "training diverged: the loss per pair grew from %.2f at the start to %.2f (try a lower -alpha, "
+                  "--minibatch or --in-flight)",
+                  st.losses.start(), st.losses.recent());
+    fail(self, line);
+    return false;
+  }
+  st.unreported.loss_sum += w.loss;
+  st.unreported.loss_pairs += w.pairs;
+  st.unreported.alpha = alpha;
+  return true;
+}
+
+void pump(learner_ptr self) {
+  if (self->state.fused)
+    fused_pump(self);
+  else
+    protocol_pump(self);
+}
+
+namespace {
+
+// Decides whether this learner trains on its shards directly: only if the
+// job allows it (--fused) and every lane is in this process (never so in a
+// cluster of one role per node).
+void choose_path(learner_state& st) {
+  st.fused.reset();
+  if (st.cfg.fused) {
+    auto stores = find_local_stores(st.shards);
+    if (!stores.empty())
+      st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
+  }
+  // Examples are interleaved (src/corpus/passage.hpp) on both paths: the
+  // protocol's minibatches in flight then do not all come from one stretch
+  // of repetitive text, and either path learns more per epoch than in
+  // corpus order (docs/quality.md).
+  const bool interleave = st.cfg.interleave > 1;
+  st.stride = interleave ? st.cfg.interleave : 1;
+  st.passage_words = interleave ? st.cfg.interleave * passage_words_per_stride : 1;
+}
+
+learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_ptr vocab,
+                                              std::vector<shard_actor> shards, coordinator_actor coordinator) {
+  auto& st = self->state;
+  st.cfg = cfg;
+  st.vocab = std::move(vocab);
+  st.shards = std::move(shards);
+  st.coordinator = std::move(coordinator);
+  st.walker = std::make_unique<part_walker>(cfg.iterations, st.vocab->size());
+  st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
+  st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
+  st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
+  st.losses = loss_watch{cfg.negatives};
+  return {
+    [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
+           const std::string& ids_path) -> caf::result<uint64_t> {
+      uint64_t words = 0;
+      if (auto s = preprocess(*self->state.vocab, corpus, {begin, end}, ids_path, words); !s)
+        return make_job_error(s.error());
+      return words;
+    },
+    [self](assign_atom, const std::vector<part_cursor>& parts) -> caf::result<bool> {
+      auto& st = self->state;
+      if (auto s = st.walker->add(parts); !s)
+        return make_job_error(s.error());
+      st.reported_idle = false;
+      if (!st.ticking) {
+        st.ticking = true;
+        st.state = mode::running;
+        choose_path(st);
+        self->send(self, tick_atom::value);
+      }
+      pump(self);
+      return true;
+    },
+    [self](pause_atom) -> caf::result<std::vector<part_cursor>> {
+      auto& st = self->state;
+      if (st.state == mode::paused)
+        return std::vector<part_cursor>(st.walker->parts().begin(), st.walker->parts().end());
+      if (st.state == mode::stalled)
+        return make_job_error("learner " + std::to_string(st.cfg.id) + " is waiting for a lost shard");
+      st.state = mode::pausing;
+      auto rp = self->make_response_promise<std::vector<part_cursor>>();
+      st.pause_waiters.push_back(rp);
+      pump(self); // finishes the current sentence, then settles
+      return rp;
+    },
+    [self](resume_atom) -> caf::result<bool> {
+      auto& st = self->state;
+      for (auto& rp : st.pause_waiters)
+        rp.deliver(make_job_error("the pause was overtaken by a resume"));
+      st.pause_waiters.clear();
+      st.state = mode::running;
+      st.reported_idle = false;
+      pump(self);
+      return true;
+    },
+    [self](halt_atom, uint64_t generation, const std::vector<uint32_t>& live) -> caf::result<std::vector<part_cursor>> {
+      auto& st = self->state;
+      auto cursors = safe_cursors(st);
+      st.generation = generation;
+      st.in_flight.clear();
+      st.current.clear();
+      st.state = mode::paused;
+      for (auto& rp : st.pause_waiters)
+        rp.deliver(make_job_error("the pause was overtaken by a shard failure"));
+      st.pause_waiters.clear();
+      // Once every live shard has answered a sync, none of them still holds
+      // a minibatch of this learner from before the halt.
+      auto rp = self->make_response_promise<std::vector<part_cursor>>();
+      auto pending = std::make_shared<size_t>(0);
+      for (uint32_t s : live)
+        if (s < st.shards.size())
+          ++*pending;
+      if (*pending == 0) {
+        rp.deliver(cursors);
+        return rp;
+      }
+      for (uint32_t s : live) {
+        if (s >= st.shards.size())
+          continue;
+        self->request(st.shards[s], sync_timeout, sync_atom::value)
+          .then(
+            [rp, pending, cursors](bool) mutable {
+              if (--*pending == 0)
+                rp.deliver(cursors);
+            },
+            [rp, s](caf::error& err) mutable {
+              rp.deliver(make_job_error("shard " + std::to_string(s) + " did not answer a sync: " + error_text(err)));
+            });
+      }
+      return rp;
+    },
+    [self](rollback_atom, uint64_t generation, const std::vector<part_cursor>& parts,
+           const std::vector<shard_actor>& lanes) -> caf::result<bool> {
+      auto& st = self->state;
+      if (st.state != mode::paused && st.state != mode::stalled)
+        return make_job_error("learner " + std::to_string(st.cfg.id) + " must be halted before a rollback");
+      st.generation = generation;
+      st.in_flight.clear();
+      st.current.clear();
+      st.shards = lanes;
+      choose_path(st);
+      st.state = mode::paused;
+      st.reported_idle = false;
+      if (auto s = st.walker->reset(parts); !s)
+        return make_job_error(s.error());
+      if (!st.ticking) {
+        st.ticking = true;
+        self->send(self, tick_atom::value);
+      }
+      report(self, true);
+      return true;
+    },
+    [self](status_atom) {
+      auto& st = self->state;
+      learner_status s;
+      s.id = st.cfg.id;
+      s.parts = safe_cursors(st);
+      s.in_flight = static_cast<uint32_t>(st.in_flight.size());
+      switch (st.state) {
+        case mode::running: s.state = st.idle() ? "idle" : "training"; break;
+        case mode::pausing: s.state = "pausing"; break;
+        case mode::paused: s.state = "paused"; break;
+        case mode::stalled: s.state = "waiting for a lost shard"; break;
+      }
+      const double secs = std::chrono::duration<double>(clock::now() - st.started).count();
+      s.words_per_second = secs > 0 ? static_cast<double>(st.trained_total) / secs : 0;
+      return s;
+    },
+    [self](tick_atom) {
+      report(self, false);
+      self->delayed_send(self, report_interval, tick_atom::value);
+    },
+    [self](run_atom) {
+      self->state.fused_scheduled = false;
+      pump(self);
+    },
+  };
+}
+
+} // namespace
+
+} // namespace learner
+
+learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,
+                            std::vector<shard_actor> shards, coordinator_actor coordinator) {
+  return sys.spawn(learner::learner_behavior, config, std::move(vocab), std::move(shards), std::move(coordinator));
+}
+
+} // namespace gridvec

@@ -1,0 +1,133 @@
+#pragma once
+// The learner's state and the functions its source files share (internal
+// to the learner):
+//   learner_actor.cpp   the behaviour: assign, pause/resume, halt, rollback,
+//                       status, reports; which path trains (choose_path)
+//   corpus_side.cpp     from corpus parts to minibatches: passages,
+//                       subsampling, the window, safe cursors
+//   protocol_path.cpp   minibatches in flight to the shards (dotprod, adjust,
+//                       step messages) and back
+//   fused_path.cpp      minibatches trained on the shards' stores directly,
+//                       when every lane is in this process
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/learner/learner_actor.hpp"
+#include "src/corpus/part_walker.hpp"
+#include "src/corpus/passage.hpp"
+#include "src/corpus/text_corpus.hpp"
+#include "src/sgns/local_trainer.hpp"
+#include "src/sgns/sgns.hpp"
+
+namespace gridvec::learner {
+
+using clock = std::chrono::steady_clock;
+inline constexpr auto report_interval = std::chrono::milliseconds(200);
+inline constexpr auto sync_timeout = std::chrono::seconds(60);
+// The fused path trains for at most this long before it lets the mailbox in
+// (pause, status, reports), by sending itself a `run` message.
+inline constexpr auto fused_slice = std::chrono::milliseconds(5);
+// An interleaved passage holds about this many words per unit of stride, so
+// that each phase of the stride spans more examples than a learner keeps in
+// flight by default (10 x 64), and a pause or rollback re-does at most
+// 64 x 1024 words.
+inline constexpr uint32_t passage_words_per_stride = 1024;
+
+/// One minibatch between its dotprod and the last adjust reply.
+struct batch_state {
+  minibatch mb;
+  std::vector<float> sum; // summed partial dot products
+  uint64_t generation = 0;
+  part_cursor start;      // the passage its first example came from
+  bool has_start = false;
+  uint64_t trained = 0;   // input words it trains
+};
+using batch_ptr = std::shared_ptr<batch_state>;
+
+//   running --pause--> pausing --(passage done, nothing in flight)--> paused
+//   running --shard error--> stalled --halt--> paused --rollback/resume--> running
+enum class mode { running, pausing, paused, stalled };
+
+struct learner_state {
+  learner_config cfg;
+  vocabulary_ptr vocab;
+  std::unique_ptr<subsampler> sampler;
+  std::vector<shard_actor> shards;
+  coordinator_actor coordinator;
+  std::unique_ptr<part_walker> walker;
+  std::unique_ptr<rng> random;
+  std::unique_ptr<example_builder> builder;
+
+  std::vector<uint32_t> raw_sentence;
+  std::vector<uint32_t> sentence; // after subsampling
+  passage current;                // what is being trained (src/corpus/passage.hpp)
+  part_cursor passage_start;      // its part's cursor before its first sentence
+  // The passage: sentences until it holds this many words, visited with
+  // this stride (1 and 1 with --interleave 1: word2vec.c's order).
+  uint32_t passage_words = 1;
+  uint32_t stride = 1;
+
+  mode state = mode::paused;      // until work is assigned
+  bool ticking = false;
+  uint64_t generation = 0;
+  std::deque<batch_ptr> in_flight; // in the order they were formed
+  std::vector<caf::typed_response_promise<std::vector<part_cursor>>> pause_waiters;
+  learner_progress unreported;
+  bool reported_idle = false;
+  std::vector<float> weights;
+  uint64_t trained_total = 0;
+  loss_watch losses;
+  clock::time_point started = clock::now();
+
+  // The fused path (src/sgns/local_trainer.hpp): set while every shard lane is in
+  // this process; minibatches are then trained on the stores directly.
+  std::unique_ptr<local_trainer> fused;
+  batch_state fused_batch;
+  bool fused_scheduled = false; // a `run` message is on its way
+
+  bool mid_sentence() const { return current.pending(); }
+  bool idle() const { return !walker->has_work() && !mid_sentence() && in_flight.empty(); }
+  static inline const char* name = "learner";
+};
+
+using learner_ptr = learner_actor::stateful_pointer<learner_state>;
+
+// corpus_side.cpp
+/// Turns corpus bytes `range` into the word-id file `ids_path`; `words` is
+/// how many in-vocabulary words it holds.
+status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range,
+                  const std::string& ids_path, uint64_t& words);
+/// Where each part can be restarted without skipping anything.
+std::vector<part_cursor> safe_cursors(const learner_state& st);
+/// Fills the next minibatch from the current passage onwards.
+void fill(learner_state& st, batch_state& b, status& error);
+void count_trained(learner_state& st, const batch_state& b);
+/// Counts a minibatch as trained and forgets it.
+void retire_batch(learner_state& st, const batch_state& b);
+/// word2vec's learning rate for a minibatch.
+float alpha_for(const learner_state& st, const batch_state& b);
+/// The next minibatch to send, or nullptr when none may start now.
+batch_ptr next_batch(learner_state& st, size_t releasing, status& error);
+
+// learner_actor.cpp
+void report(learner_ptr self, bool force);
+void fail(learner_ptr self, const std::string& what);
+/// A pause requested is reached: answers the waiters.
+void settle_pause(learner_ptr self);
+/// Counts a minibatch's loss; false (and the job failed) if it diverged.
+bool count_weights(learner_ptr self, const weight_result& w, float alpha);
+/// Trains what may be trained now, on whichever path this learner uses.
+void pump(learner_ptr self);
+
+// protocol_path.cpp
+/// Sends the minibatches that may start now to the shards.
+void protocol_pump(learner_ptr self);
+
+// fused_path.cpp
+/// Trains minibatches on the local stores for one time slice.
+void fused_pump(learner_ptr self);
+
+} // namespace gridvec::learner

@@ -1,0 +1,192 @@
+// The protocol path (seed 000, Figures 5-7): groups of minibatches go to
+// every shard as `step` messages (the adjusts of the group before, the
+// dotprods of this one); the replies' partial dot products become weights
+// (src/sgns/sgns.hpp) that go back as the next step's adjusts. Every
+// cluster trains this way, and `gridvec train --fused 0`.
+#include "actors/learner/learner_state.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace gridvec::learner {
+
+namespace {
+
+// A shard did not answer. If it is gone the supervisor will restore it and
+// the coordinator will halt and roll back this learner; anything else is a
+// bug or bad data, and ends the job.
+void on_shard_error(learner_ptr self, uint64_t generation, const caf::error& err) {
+  auto& st = self->state;
+  if (generation != st.generation)
+    return; // minibatches forgotten by halt
+  if (err.category() == caf::atom("system") && err != caf::sec::runtime_error) {
+    if (st.state != mode::stalled)
+      spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id,
+                   error_text(err));
+    st.state = mode::stalled;
+    return;
+  }
+  fail(self, error_text(err));
+}
+
+/// Minibatches that travel together: one message to every shard carries
+/// their dotprods, and a later one their adjusts (with the dotprods of the
+/// group that follows). Each message and reply costs system calls and
+/// thread wake-ups on both sides, so a group of G minibatches costs about
+/// 1/G of what they would alone; the shard still applies every minibatch
+/// on its own.
+struct batch_group {
+  std::vector<batch_ptr> batches;
+  size_t pending = 0; // shard replies still expected
+  uint64_t generation = 0;
+};
+using group_ptr = std::shared_ptr<batch_group>;
+
+void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, std::vector<wire_bytes> adjusts);
+
+// Every shard has applied the group's adjusts.
+void retire_group(learner_state& st, const batch_group& g) {
+  for (const auto& b : g.batches)
+    retire_batch(st, *b);
+}
+
+// Up to `coalesce` new minibatches, entered in the in-flight window.
+group_ptr next_group(learner_state& st, size_t releasing, status& error) {
+  auto g = std::make_shared<batch_group>();
+  g->generation = st.generation;
+  while (g->batches.size() < st.cfg.coalesce) {
+    auto b = next_batch(st, releasing, error);
+    if (!b)
+      break;
+    st.in_flight.push_back(b);
+    g->batches.push_back(std::move(b));
+  }
+  return g;
+}
+
+// The adjusts of a group with no successor (the end of the work or a pause
+// point), each as an `adjust` message of its own; `g` is retired once every
+// shard has applied all of them.
+void send_adjusts(learner_ptr self, const group_ptr& g, const std::vector<wire_bytes>& adjusts) {
+  auto& st = self->state;
+  g->pending = st.shards.size() * adjusts.size();
+  for (auto& shard : st.shards) {
+    for (const auto& request : adjusts) {
+      st.unreported.wire.add(message_kind::adjust_request, request.size());
+      self->request(shard, caf::infinite, adjust_atom::value, request)
+        .then(
+          [self, g](const wire_bytes& reply) {
+            auto& st = self->state;
+            if (g->generation != st.generation)
+              return;
+            st.unreported.wire.add(message_kind::adjust_reply, reply.size());
+            if (--g->pending > 0)
+              return;
+            retire_group(st, *g);
+            pump(self);
+          },
+          [self, generation = g->generation](caf::error& err) { on_shard_error(self, generation, err); });
+    }
+  }
+}
+
+// Every shard has answered the dotprods of `g`: turns the summed dot
+// products into weights and sends them back as adjusts, together with the
+// dotprods of the group that takes its place in the window.
+void finish_dotprods(learner_ptr self, const group_ptr& g) {
+  auto& st = self->state;
+  std::vector<wire_bytes> adjusts;
+  adjusts.reserve(g->batches.size());
+  for (const auto& b : g->batches) {
+    const float alpha = alpha_for(st, *b);
+    st.weights.resize(b->sum.size());
+    auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
+    if (!count_weights(self, w, alpha))
+      return;
+    // The shards damp the weights of pairs that repeat beyond what the
+    // minibatches in flight can absorb (src/sgns/staleness_damper.hpp).
+    b->mb.alpha = alpha;
+    b->mb.staleness = st.cfg.damping ? st.cfg.in_flight * st.cfg.learners : 0;
+    adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
+  }
+  // `g` leaves the window when these adjusts are done, so its successors
+  // may be formed now and ride in the same message.
+  status error;
+  auto next = next_group(st, g->batches.size(), error);
+  if (!error) {
+    fail(self, error.error());
+    return;
+  }
+  if (next->batches.empty())
+    send_adjusts(self, g, adjusts);
+  else
+    send_step(self, next, g, std::move(adjusts));
+}
+
+// Sends one step to every shard: the adjusts of `done` (if any), then the
+// dotprods of `next`. The reply holds the dot products of `next`; once
+// every shard has sent it, `done` is retired.
+void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, std::vector<wire_bytes> adjusts) {
+  auto& st = self->state;
+  std::vector<wire_bytes> dotprods;
+  dotprods.reserve(next->batches.size());
+  uint64_t dotprod_bytes = 0, adjust_bytes = 0;
+  for (const auto& b : next->batches) {
+    dotprods.push_back(encode_dotprod_request(b->mb));
+    dotprod_bytes += dotprods.back().size();
+    b->sum.assign(b->mb.dot_count(), 0.0f);
+  }
+  for (const auto& a : adjusts)
+    adjust_bytes += a.size();
+  next->pending = st.shards.size();
+  auto on_reply = [self, next, done](const std::vector<wire_bytes>& replies) {
+    auto& st = self->state;
+    if (next->generation != st.generation)
+      return;
+    if (replies.size() != next->batches.size()) {
+      fail(self, "a shard answered a step of " + std::to_string(next->batches.size()) + " dotprods with " +
+                   std::to_string(replies.size()) + " replies");
+      return;
+    }
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < replies.size(); ++i) {
+      bytes += replies[i].size();
+      if (auto s = accumulate_dotprod_reply(replies[i], next->batches[i]->sum); !s) {
+        fail(self, s.error());
+        return;
+      }
+    }
+    st.unreported.wire.add(message_kind::dotprod_reply, bytes);
+    if (--next->pending > 0)
+      return;
+    if (done)
+      retire_group(st, *done);
+    finish_dotprods(self, next);
+    if (done)
+      pump(self);
+  };
+  const uint64_t generation = next->generation;
+  auto on_error = [self, generation](caf::error& err) { on_shard_error(self, generation, err); };
+  for (auto& shard : st.shards) {
+    st.unreported.wire.add(message_kind::dotprod_request, dotprod_bytes);
+    st.unreported.wire.add_part(message_kind::adjust_request, adjust_bytes);
+    self->request(shard, caf::infinite, step_atom::value, adjusts, dotprods).then(on_reply, on_error);
+  }
+}
+
+} // namespace
+
+void protocol_pump(learner_ptr self) {
+  auto& st = self->state;
+  status error;
+  for (auto g = next_group(st, 0, error); !g->batches.empty(); g = next_group(st, 0, error))
+    send_step(self, g, nullptr, {});
+  if (!error) {
+    fail(self, error.error());
+    return;
+  }
+  settle_pause(self);
+  if (st.idle() && !st.reported_idle)
+    report(self, true);
+}
+
+} // namespace gridvec::learner
