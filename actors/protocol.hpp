@@ -193,6 +193,7 @@ using job_commands_actor = caf::typed_actor<
 ///   export:     (path, binary) -> rows written, from the live shards
 ///   nearest:    (word, k) -> the k most similar words (cosine)
 ///   analogy:    (a, b, c, k) -> words closest to b - a + c
+///   vector:     word -> its input vector, float32 bytes (one `rows` per shard)
 ///   stop:       everything the job placed stops, and so does the coordinator
 /// From its learners and supervisor:
 ///   progress:   (learner id, progress)
