@@ -120,8 +120,8 @@ TEST_CASE("cluster config: http-port and http-bind", "[http]") {
   fails(nodes + "http-bind = 127.0.0.1\n", "sets http-bind but no http-port");
   // Beyond loopback only with a secret, whose token guards the API.
   fails(nodes + "http-port = 7780\nhttp-bind = 0.0.0.0\n", "has no secret");
-  auto exposed = parse_cluster_config("[cluster]\nsecret = k\n" + nodes + "http-port = 7780\nhttp-bind = 0.0.0.0\n",
-                                      "h.conf");
+  auto exposed =
+    parse_cluster_config("[cluster]\nsecret = k\n" + nodes + "http-port = 7780\nhttp-bind = 0.0.0.0\n", "h.conf");
   REQUIRE(exposed);
   CHECK(exposed->nodes[0].http_address() == "0.0.0.0");
   CHECK(is_loopback_address("127.0.0.1"));
@@ -149,9 +149,7 @@ std::string get(uint16_t port, const std::string& target, const std::string& hea
   return raw_exchange(port, "GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + "\r\n");
 }
 
-int status_of(const std::string& response) {
-  return response.size() > 12 ? std::stoi(response.substr(9, 3)) : 0;
-}
+int status_of(const std::string& response) { return response.size() > 12 ? std::stoi(response.substr(9, 3)) : 0; }
 
 } // namespace
 
@@ -183,7 +181,7 @@ TEST_CASE("http server: token, methods, limits, and it goes on serving", "[http]
   CHECK(status_of(get(port, "/x", "Authorization: Bearer " + std::string(64, 'b') + "\r\n")) == 401);
   CHECK(status_of(get(port, "/healthz")) == 200); // no token needed
   CHECK(status_of(raw_exchange(port, "POST /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth +
-                                   "Content-Length: 2\r\n\r\nhi")) == 405);
+                                       "Content-Length: 2\r\n\r\nhi")) == 405);
   CHECK(status_of(raw_exchange(port, "DELETE /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth + "\r\n")) == 405);
   auto head = raw_exchange(port, "HEAD /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth + "\r\n");
   CHECK(status_of(head) == 200);
@@ -193,12 +191,12 @@ TEST_CASE("http server: token, methods, limits, and it goes on serving", "[http]
   CHECK(status_of(raw_exchange(port, "this is not http\r\n\r\n")) == 400);
   CHECK(status_of(get(port, "/x", auth + "X-Big: " + std::string(16384, 'x') + "\r\n")) == 431);
   CHECK(status_of(raw_exchange(port, "POST /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth +
-                                   "Content-Length: 5000\r\n\r\n" + std::string(5000, 'b'))) == 413);
+                                       "Content-Length: 5000\r\n\r\n" + std::string(5000, 'b'))) == 413);
   CHECK(status_of(get(port, "/after", auth)) == 200);
 
   // Keep-alive: two requests on one connection.
   auto two = raw_exchange(port, "GET /one HTTP/1.1\r\nHost: x\r\n" + auth + "\r\nGET /two HTTP/1.1\r\nHost: x\r\n" +
-                              "Connection: close\r\n" + auth + "\r\n");
+                                  "Connection: close\r\n" + auth + "\r\n");
   CHECK_THAT(two, Contains("/one"));
   CHECK_THAT(two, Contains("/two"));
 

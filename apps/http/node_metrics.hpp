@@ -11,10 +11,10 @@
 namespace gridvec::http {
 
 struct metrics_input {
-  std::string node;                   // this node's name
-  std::optional<node_status> self;    // none: the node did not answer
-  std::optional<job_status> job;      // coordinator's node only
-  std::vector<shard_status> shards;   // of the current or last job
+  std::string node;                 // this node's name
+  std::optional<node_status> self;  // none: the node did not answer
+  std::optional<job_status> job;    // coordinator's node only
+  std::vector<shard_status> shards; // of the current or last job
   std::vector<learner_status> learners;
 };
 
