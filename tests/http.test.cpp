@@ -70,6 +70,8 @@ TEST_CASE("json text: strings escaped, non-finite numbers null", "[http]") {
   CHECK(json_string("a\"b\\c\nd\x01") == "\"a\\\"b\\\\c\\nd\\u0001\"");
   CHECK(json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\""); // UTF-8 passes through
   CHECK(json_number(0.25) == "0.25");
+  CHECK(json_number(0.1f) == "0.1"); // not 0.10000000149011612
+  CHECK(json_number(std::nanf("")) == "null");
   CHECK(json_number(std::nan("")) == "null");
   CHECK(json_number(std::numeric_limits<double>::infinity()) == "null");
   CHECK(json_error("no \"x\"") == "{\"error\": \"no \\\"x\\\"\"}\n");

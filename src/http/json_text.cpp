@@ -39,6 +39,14 @@ std::string json_number(double value) {
   return ec == std::errc{} ? std::string(buf, end) : "null";
 }
 
+std::string json_number(float value) {
+  if (!std::isfinite(value))
+    return "null";
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  return ec == std::errc{} ? std::string(buf, end) : "null";
+}
+
 std::string json_error(std::string_view line) { return "{\"error\": " + json_string(line) + "}\n"; }
 
 } // namespace gridvec::http

@@ -12,6 +12,9 @@ std::string json_string(std::string_view value);
 
 /// `value` as a JSON number (shortest round-tripping), or `null`.
 std::string json_number(double value);
+/// The same for a float, shortest as a float: scores and vector components
+/// are float32, and their double digits would only be noise.
+std::string json_number(float value);
 
 /// {"error": "<line>"}: the body of every error response.
 std::string json_error(std::string_view line);
