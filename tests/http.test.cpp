@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "apps/http/http_server.hpp"
+#include "apps/http/node_metrics.hpp"
 #include "src/config/cluster_config.hpp"
 #include "src/http/http_query.hpp"
 #include "src/http/http_token.hpp"
@@ -250,4 +251,43 @@ TEST_CASE("http server: a port in use or a bad address is one line", "[http]") {
   auto bad = server::start(s, [](const request_target&) { return reply{}; });
   REQUIRE_FALSE(bad);
   CHECK_THAT(bad.error(), Contains("is not an IP address"));
+}
+
+TEST_CASE("node metrics: every node's gauges, the job's on the coordinator", "[http]") {
+  metrics_input plain;
+  plain.node = "shard-a";
+  CHECK_THAT(render_metrics(plain), Contains("gridvec_up{node=\"shard-a\"} 0\n"));
+  plain.self = node_status{};
+  plain.self->rss_bytes = 1000;
+  auto text = render_metrics(plain);
+  CHECK_THAT(text, Contains("gridvec_up{node=\"shard-a\"} 1\n"));
+  CHECK_THAT(text, Contains("gridvec_node_resident_memory_bytes{node=\"shard-a\"} 1000\n"));
+  CHECK_THAT(text, !Contains("gridvec_job_"));
+
+  metrics_input coord = plain;
+  coord.node = "coord";
+  coord.job = job_status{};
+  coord.job->phase = "training";
+  coord.job->words_per_second = 12345;
+  coord.job->loss = 2.5;
+  coord.job->recoveries = 2;
+  coord.job->traffic_messages = {1, 2, 3, 4};
+  coord.job->traffic_bytes = {10, 20, 30, 40};
+  shard_status shard;
+  shard.node = "shard-a";
+  shard.bytes = 4096;
+  coord.shards = {shard};
+  learner_status learner;
+  learner.node = "learn-a";
+  learner.words_per_second = 99;
+  coord.learners = {learner};
+  text = render_metrics(coord);
+  for (const char* line :
+       {"# TYPE gridvec_job_words_per_second gauge\ngridvec_job_words_per_second 12345\n", "gridvec_job_loss 2.5\n",
+        "# TYPE gridvec_job_recoveries_total counter\ngridvec_job_recoveries_total 2\n",
+        "gridvec_job_phase{phase=\"training\"} 1\n", "gridvec_message_bytes_total{kind=\"dotprod_request\"} 10\n",
+        "gridvec_messages_total{kind=\"adjust_reply\"} 4\n",
+        "gridvec_shard_memory_bytes{shard=\"0\",node=\"shard-a\"} 4096\n",
+        "gridvec_learner_words_per_second{learner=\"0\",node=\"learn-a\"} 99\n"})
+    CHECK_THAT(text, Contains(line));
 }
