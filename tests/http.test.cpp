@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <thread>
 
 #include "apps/http/http_server.hpp"
@@ -196,6 +197,17 @@ TEST_CASE("http server: token, methods, limits, and it goes on serving", "[http]
   CHECK(status_of(raw_exchange(port, "POST /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + auth +
                                        "Content-Length: 5000\r\n\r\n" + std::string(5000, 'b'))) == 413);
   CHECK(status_of(get(port, "/after", auth)) == 200);
+
+  // Garbage of every kind: answered or dropped, never a crash.
+  std::mt19937 rng{21};
+  for (int i = 0; i < 100; ++i) {
+    std::string junk(rng() % 600, '\0');
+    for (auto& c : junk)
+      c = static_cast<char>(rng() % 256);
+    const std::string prefixes[] = {"", "GET ", "GET /x HTTP/1.1\r\n", "GET /%"};
+    raw_exchange(port, prefixes[i % 4] + junk + "\r\n\r\n");
+  }
+  CHECK(status_of(get(port, "/still", auth)) == 200);
 
   // Keep-alive: two requests on one connection.
   auto two = raw_exchange(port, "GET /one HTTP/1.1\r\nHost: x\r\n" + auth + "\r\nGET /two HTTP/1.1\r\nHost: x\r\n" +
