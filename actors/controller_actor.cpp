@@ -406,6 +406,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
     [self](analogy_atom, const std::string& a, const std::string& b, const std::string& c, uint32_t k) {
       return forward<std::vector<neighbour>>(self, analogy_atom::value, a, b, c, k);
     },
+    [self](vector_atom, const std::string& word) { return forward<wire_bytes>(self, vector_atom::value, word); },
     [self](stop_atom) {
       spdlog::info("controller: stopping the cluster");
       stop_cluster(self);

@@ -154,13 +154,17 @@ struct job_status {
   uint64_t last_checkpoint = 0; // sequence, 0: none
   uint32_t recoveries = 0;
   double seconds = 0;        // since the job started
+  // Training traffic so far, per message_kind (src/formats/report.hpp, in
+  // its order): messages and Cap'n Proto bytes. For /metrics.
+  std::vector<uint64_t> traffic_messages, traffic_bytes;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_status& x) {
   return f(caf::meta::type_name("job_status"), x.job, x.phase, x.message, x.epoch, x.iterations, x.progress,
            x.words_per_second, x.eta_seconds, x.alpha, x.loss, x.bytes_per_word, x.processed_words,
-           x.total_words, x.shards, x.learners, x.vocab_size, x.last_checkpoint, x.recoveries, x.seconds);
+           x.total_words, x.shards, x.learners, x.vocab_size, x.last_checkpoint, x.recoveries, x.seconds,
+           x.traffic_messages, x.traffic_bytes);
 }
 
 /// One shard as `shards` shows it.

@@ -65,6 +65,7 @@ using checkpoint_atom = caf::atom_constant<caf::atom("checkpoint")>;
 using cancel_atom = caf::atom_constant<caf::atom("cancel")>;
 using nearest_atom = caf::atom_constant<caf::atom("nearest")>;
 using analogy_atom = caf::atom_constant<caf::atom("analogy")>;
+using vector_atom = caf::atom_constant<caf::atom("vector")>;
 using shards_atom = caf::atom_constant<caf::atom("shards")>;
 using learners_atom = caf::atom_constant<caf::atom("learners")>;
 using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
@@ -179,7 +180,8 @@ using job_commands_actor = caf::typed_actor<
   caf::replies_to<cancel_atom>::with<bool>,
   caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
   caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
-  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>>;
+  caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
+  caf::replies_to<vector_atom, std::string>::with<wire_bytes>>;
 
 /// The coordinator of one training job (see coordinator_actor.hpp for its
 /// phases). Queries and commands:
@@ -191,6 +193,7 @@ using job_commands_actor = caf::typed_actor<
 ///   export:     (path, binary) -> rows written, from the live shards
 ///   nearest:    (word, k) -> the k most similar words (cosine)
 ///   analogy:    (a, b, c, k) -> words closest to b - a + c
+///   vector:     word -> its input vector, float32 bytes (one `rows` per shard)
 ///   stop:       everything the job placed stops, and so does the coordinator
 /// From its learners and supervisor:
 ///   progress:   (learner id, progress)

@@ -222,6 +222,11 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       query_similar(self, {a, b, c}, {-1.0f, 1.0f, 1.0f}, k, rp);
       return rp;
     },
+    [self](vector_atom, const std::string& word) {
+      auto rp = self->make_response_promise<wire_bytes>();
+      query_vector(self, word, rp);
+      return rp;
+    },
     [self](progress_atom, uint32_t id, learner_progress& p) {
       auto& st = self->state;
       if (id >= st.learners.size() || !st.learner_alive[id] || p.generation != st.generation)

@@ -1,6 +1,7 @@
 // What the coordinator tells about its job: the progress line, `status`,
 // `shards`, `learners`, and `nearest`/`analogy`, which the shards answer
-// with partial dot products (src/model/similarity.hpp) so no vector is shipped.
+// with partial dot products (src/model/similarity.hpp) so no vector is shipped;
+// `vector` joins one word's column slices (the exporter's `rows`, one row).
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -51,6 +52,8 @@ job_status make_status(const coordinator_state& st) {
   uint64_t bytes = 0;
   for (auto b : st.totals.wire.bytes)
     bytes += b;
+  s.traffic_messages.assign(st.totals.wire.messages.begin(), st.totals.wire.messages.end());
+  s.traffic_bytes.assign(st.totals.wire.bytes.begin(), st.totals.wire.bytes.end());
   s.bytes_per_word = st.totals.trained_words > 0 ? static_cast<double>(bytes) / static_cast<double>(st.totals.trained_words) : 0;
   s.shards = static_cast<uint32_t>(st.shards.size());
   for (bool alive : st.learner_alive)
@@ -254,6 +257,50 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
                 on_error);
         },
         on_error);
+}
+
+// One word's input vector: row [id, id + 1) of every shard, each slice put at
+// the shard's first column. Same checks and timeout as nearest.
+void query_vector(coordinator_ptr self, const std::string& word, caf::typed_response_promise<wire_bytes> rp) {
+  auto& st = self->state;
+  if (st.shards.empty() || !st.words) {
+    rp.deliver(make_job_error(std::string{"there are no trained vectors to query (the job is "} +
+                              phase_name(st.phase) + ")"));
+    return;
+  }
+  const uint32_t id = st.words->id_of(word);
+  if (id == vocabulary::npos) {
+    rp.deliver(make_job_error("'" + word + "' is not in the vocabulary"));
+    return;
+  }
+  uint32_t dim = 0;
+  for (const auto& shard : st.shards)
+    dim = std::max(dim, shard.first + shard.width);
+  auto row = std::make_shared<std::vector<float>>(dim, 0.0f);
+  auto pending = std::make_shared<size_t>(st.shards.size());
+  auto failed = std::make_shared<bool>(false);
+  for (const auto& shard : st.shards)
+    self->request(shard.lanes.front(), query_timeout, rows_atom::value, id, id + 1)
+      .then(
+        [rp, row, pending, failed, first = shard.first, width = shard.width](const wire_bytes& bytes) mutable {
+          if (*failed)
+            return;
+          auto part = floats_of(bytes);
+          if (!part || part->size() != width) {
+            *failed = true;
+            rp.deliver(make_job_error("a shard sent a malformed row"));
+            return;
+          }
+          std::copy(part->begin(), part->end(), row->begin() + first);
+          if (--*pending == 0)
+            rp.deliver(float_bytes(*row));
+        },
+        [rp, failed](caf::error& err) mutable {
+          if (*failed)
+            return;
+          *failed = true;
+          rp.deliver(err);
+        });
 }
 
 } // namespace gridvec

@@ -4,7 +4,7 @@
 //   coordinator_actor.cpp     the behaviour, progress, ticks; finish and fail
 //   *_phase.cpp               one file per phase of a job (phases.hpp)
 //   coordinator_recovery.cpp  pause/resume, checkpoints, lost shards/learners
-//   coordinator_queries.cpp   status, shards, learners, nearest, analogy
+//   coordinator_queries.cpp   status, shards, learners, nearest, analogy, vector
 #include <chrono>
 #include <optional>
 #include <functional>
@@ -186,5 +186,6 @@ void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<
 void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vector<learner_status>> rp);
 void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,
                    caf::typed_response_promise<std::vector<neighbour>> rp);
+void query_vector(coordinator_ptr self, const std::string& word, caf::typed_response_promise<wire_bytes> rp);
 
 } // namespace gridvec

@@ -18,6 +18,7 @@
 #include "actors/net/guarded_transport.hpp"
 #include "actors/node_actor.hpp"
 #include "apps/cli/cli.hpp"
+#include "apps/http/node_http.hpp"
 #include "src/config/cluster_config.hpp"
 
 namespace gridvec {
@@ -124,6 +125,18 @@ int cli_node(const std::vector<std::string>& args) {
     return 1;
   }
   spdlog::info("node {} listening on {}:{} ({})", name, spec->host, *port, roles_text(*spec));
+  // /metrics, /healthz and the JSON API (docs/http.md); stopped below,
+  // before the actor system its workers ask.
+  std::unique_ptr<http::server> web;
+  if (spec->http_port != 0) {
+    auto started = http::start_node_http(sys, node, *cluster, *spec);
+    if (!started) {
+      std::fprintf(stderr, "gridvec node: node %s: %s\n", name.c_str(), started.error().c_str());
+      caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+      return 1;
+    }
+    web = std::move(*started);
+  }
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   bool stop_sent = false;
@@ -145,6 +158,8 @@ int cli_node(const std::vector<std::string>& args) {
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
     start_stop_watchdog(name, "its stop");
+  if (web)
+    web->stop();
   if (auto transport = net::transport_actor(sys))
     caf::anon_send(transport, caf::close_atom::value, *port);
   spdlog::info("node {} stopped", name);

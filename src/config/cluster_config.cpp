@@ -24,7 +24,8 @@ constexpr uint32_t max_learners_per_node = 1024;
 constexpr uint32_t max_threads_per_node = 1024;
 
 constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
-constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby";
+constexpr const char* node_key_list =
+  "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
   "allow-write, max-message-mb, max-connections, max-connections-per-address";
@@ -130,6 +131,8 @@ public:
       if (auto [it, fresh] = endpoints.emplace(std::pair{n.host, n.port}, &n); !fresh)
         return error(node + " uses " + n.host + ":" + std::to_string(n.port) + ", the same host:port as " +
                      section_text(*it->second) + " (line " + std::to_string(it->second->line) + ")");
+      if (auto http = http_check(n, node, endpoints); !http)
+        return failure{http.error()};
       if (n.has(node_role::shard) && n.shards == 0)
         return error(node + " has role shard but no 'shards = N'");
       if (!n.has(node_role::shard) && n.shards > 0)
@@ -178,6 +181,26 @@ public:
 
 private:
   enum class section { none, cluster, node };
+
+  // The node's HTTP server: its port must be free among the config's
+  // endpoints, and a bind beyond loopback needs the secret whose token
+  // guards the API (without one, anyone on the network could read it).
+  status http_check(const node_spec& n, const std::string& node,
+                    std::map<std::pair<std::string, uint16_t>, const node_spec*>& endpoints) const {
+    if (n.http_port == 0) {
+      if (!n.http_bind.empty())
+        return error(node + " sets http-bind but no http-port");
+      return {};
+    }
+    if (auto [it, fresh] = endpoints.emplace(std::pair{n.host, n.http_port}, &n); !fresh)
+      return error(node + " uses http-port " + std::to_string(n.http_port) + ", the same host:port as " +
+                   section_text(*it->second) + " (line " + std::to_string(it->second->line) + ")");
+    if (!is_loopback_address(n.http_address()) && config_.secret_file.empty())
+      return error(node + " binds its HTTP server to " + n.http_address() +
+                   ", beyond this machine, but the cluster has no secret to derive the API's token from "
+                   "(add 'secret = FILE' to [cluster], or bind 127.0.0.1)");
+    return {};
+  }
 
   failure error(const std::string& what) const {
     return failure{config_.source + ":" + std::to_string(line_) + ": " + what};
@@ -308,6 +331,15 @@ private:
       if (!parse_positive(value, max_threads_per_node, n.threads))
         return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) +
                      ", got " + in_quotes(value) + in);
+    } else if (key == "http-port") {
+      uint32_t port = 0;
+      if (!parse_positive(value, 65535, port))
+        return error("http-port must be a number from 1 to 65535, got " + in_quotes(value) + in);
+      n.http_port = static_cast<uint16_t>(port);
+    } else if (key == "http-bind") {
+      if (value.find_first_of(" \t") != std::string_view::npos)
+        return error("http-bind " + in_quotes(value) + " contains spaces" + in);
+      n.http_bind = std::string{value};
     } else if (key == "standby") {
       if (value != "true" && value != "false")
         return error("standby must be true or false, got " + in_quotes(value) + in);
@@ -326,6 +358,10 @@ private:
 };
 
 } // namespace
+
+bool is_loopback_address(std::string_view address) {
+  return address == "localhost" || address == "::1" || address == "[::1]" || address.rfind("127.", 0) == 0;
+}
 
 std::string to_string(node_role r) {
   switch (r) {

@@ -47,6 +47,10 @@
 //   shards = 1
 //   standby = true               # optional, default false: a spare used only when
 //                                # another node fails (its roles must then be just shard)
+//   http-port = 7780             # optional: serve /metrics, /healthz (and on the
+//                                # coordinator's node the JSON API) over HTTP (docs/http.md)
+//   http-bind = 0.0.0.0          # optional, default 127.0.0.1; another address than
+//                                # loopback only with a secret (its token guards the API)
 //
 // Roles: coordinator, vocabulary, shard, learner, exporter. A cluster has
 // exactly one coordinator, and at least one (non-standby) node with each of
@@ -80,6 +84,8 @@ struct node_spec {
   uint32_t learners = 0;        // > 0 iff has(node_role::learner)
   bool standby = false;         // then roles == {shard}
   uint32_t threads = 0;         // worker threads; 0: worker_threads() decides
+  uint16_t http_port = 0;       // its HTTP server (docs/http.md); 0: none
+  std::string http_bind;        // the address that server binds; empty: 127.0.0.1
   int line = 0;                 // of its [node NAME] header, for messages
 
   bool has(node_role r) const;
@@ -92,7 +98,13 @@ struct node_spec {
   /// worker thread would serve them anyway, handing every message from the
   /// network thread to that worker and back only adds wake-ups.
   bool shards_on_network_thread(uint32_t cores) const;
+  /// The address its HTTP server binds: `http_bind`, else loopback.
+  std::string http_address() const { return http_bind.empty() ? "127.0.0.1" : http_bind; }
 };
+
+/// Whether `address` is a loopback address (127.0.0.0/8, ::1, localhost):
+/// an HTTP server bound there is reachable from this machine only.
+bool is_loopback_address(std::string_view address);
 
 struct cluster_config {
   uint32_t heartbeat_ms = 1000;
