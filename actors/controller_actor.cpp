@@ -87,7 +87,10 @@ void stop_cluster(controller_ptr self) {
       .then([self, i] { confirm_stopped(self, i); }, [self, i](caf::error&) { confirm_stopped(self, i); });
 }
 
-void job_over(controller_ptr self, uint64_t job, expected<job_summary> result) {
+// `started`: false for a job that failed before it began (a node not
+// reachable): the cluster then stays up even if the job asked to stop it,
+// so that the user can start the missing node and submit again.
+void job_over(controller_ptr self, uint64_t job, expected<job_summary> result, bool started = true) {
   auto& st = self->state;
   if (job != st.jobs)
     return;
@@ -100,7 +103,7 @@ void job_over(controller_ptr self, uint64_t job, expected<job_summary> result) {
       rp.deliver(make_job_error(result.error()));
   }
   st.waiters.clear();
-  if (st.job_options.stop_cluster)
+  if (st.job_options.stop_cluster && started)
     stop_cluster(self);
 }
 
@@ -164,7 +167,8 @@ void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor liste
             run_job(self, job, listener);
         },
         [self, job, name](caf::error& err) {
-          job_over(self, job, failure{"node " + name + " cannot connect to the shard nodes: " + error_text(err)});
+          job_over(self, job, failure{"node " + name + " cannot connect to the shard nodes: " + error_text(err)},
+                   false);
         });
   }
   if (--*pending == 0)
@@ -242,7 +246,7 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
   }
   connect_all(self, [self, job, listener](std::string error) {
     if (!error.empty()) {
-      job_over(self, job, failure{error});
+      job_over(self, job, failure{error}, false);
       return;
     }
     link_learners_to_shards(self, job, listener);

@@ -44,6 +44,14 @@ fi
 [ $(($(date +%s) - start)) -le 20 ] || fail "the unreachable node took more than 20 s to report"
 grep -q "node learn-b is not reachable" "$work/unreachable.err" || fail "$(cat "$work/unreachable.err")"
 echo "ok: $(grep -v '^\[' "$work/unreachable.err" | tail -1)"
+# Without --keep-running too: a job that never started leaves the nodes up.
+if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" 2> "$work/unreachable2.err"; then
+  fail "a job ran without node learn-b"
+fi
+sleep 1
+for name in coord shard-a shard-b learn-a; do
+  kill -0 "${CLUSTER_PID[$name]}" 2>/dev/null || fail "node $name stopped after a job that never started"
+done
 cluster_start learn-b
 
 # The job; a second one meanwhile is refused in one line.

@@ -72,7 +72,8 @@ int cli_submit(const std::vector<std::string>& args) {
                 "Runs a training job on the cluster; the training options are those of\n"
                 "`gridvec train --help` (-threads is ignored: the config places the learners;\n"
                 "--shards defaults to the config's total). --resume continues a job from its\n"
-                "checkpoints. The cluster's nodes stop when the job ends, unless --keep-running.");
+                "checkpoints. The cluster's nodes stop when the job ends, unless --keep-running\n"
+                "(or the job could not start). Ctrl-C cancels the job.");
       return 0;
     }
     if ((args[i] == "--config" || args[i] == "-config") && i + 1 < args.size())
