@@ -203,7 +203,7 @@ struct learner_status {
   std::string state;        // training, paused, idle, lost
   std::vector<part_cursor> parts;
   uint32_t in_flight = 0;
-  double words_per_second = 0;
+  double words_per_second = 0; // corpus words read per second since it began training, as status counts them
 };
 
 template <class Inspector>

@@ -122,6 +122,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       if (auto s = st.walker->add(parts); !s)
         return make_job_error(s.error());
       st.reported_idle = false;
+      if (st.training_started == clock::time_point{})
+        st.training_started = clock::now();
       if (!st.ticking) {
         st.ticking = true;
         st.state = mode::running;
@@ -222,8 +224,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         case mode::paused: s.state = "paused"; break;
         case mode::stalled: s.state = "waiting for a lost shard"; break;
       }
-      const double secs = std::chrono::duration<double>(clock::now() - st.started).count();
-      s.words_per_second = secs > 0 ? static_cast<double>(st.trained_total) / secs : 0;
+      const double secs = st.training_started == clock::time_point{}
+                            ? 0.0
+                            : std::chrono::duration<double>(clock::now() - st.training_started).count();
+      s.words_per_second = secs > 0 ? static_cast<double>(st.read_total) / secs : 0;
       return s;
     },
     [self](tick_atom) {

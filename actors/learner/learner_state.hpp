@@ -79,6 +79,10 @@ struct learner_state {
   bool reported_idle = false;
   std::vector<float> weights;
   uint64_t trained_total = 0;
+  // Corpus words read (before subsampling) since training began: words/s
+  // as the coordinator's status counts it (processed words).
+  uint64_t read_total = 0;
+  clock::time_point training_started{};
   loss_watch losses;
   clock::time_point started = clock::now();
 
