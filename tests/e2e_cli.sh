@@ -128,7 +128,9 @@ help=$("$gridvec" train --help)
 for opt in train output size window negative sample min-count iter alpha threads binary cbow max-vocab shards minibatch report; do
   grep -q -- "-$opt " <<<"$help" || { echo "FAIL --help lacks -$opt"; fails=$((fails+1)); }
 done
-[ "$(grep -c 'default:' <<<"$help")" -ge 16 ] || { echo "FAIL --help lacks defaults"; fails=$((fails+1)); }
+[ "$(grep -c '\]$' <<<"$help")" -ge 16 ] || { echo "FAIL --help lacks defaults"; fails=$((fails+1)); }
+[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' <<<"$help")" -le 80 ] ||
+  { echo "FAIL --help has lines over 80 columns"; fails=$((fails+1)); }
 
 # -train as real corpora come: several files, a directory, gzip, stdin.
 # Each trains on the same text as the one plain file: the same vocabulary.

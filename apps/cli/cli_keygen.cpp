@@ -16,8 +16,8 @@ int cli_keygen(const std::vector<std::string>& args) {
               "Writes a new random cluster secret to FILE (mode 0600; an existing FILE is never\n"
               "replaced). Name it in the cluster config's [cluster] section (secret = FILE) and\n"
               "copy it, readable only by the nodes' user, to every machine of the cluster.\n"
-              "--http-token prints the bearer token of the nodes' HTTP API (docs/http.md), which\n"
-              "is derived from the secret in FILE and does not reveal it.");
+              "--http-token prints the bearer token of the nodes' HTTP API (docs/http.md),\n"
+              "which is derived from the secret in FILE and does not reveal it.");
     return 0;
   }
   if (args.size() == 2 && args[0] == "--http-token") {

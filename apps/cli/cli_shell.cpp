@@ -36,7 +36,8 @@ namespace {
 
 constexpr const char* shell_usage_text =
   "usage: gridvec shell --config CLUSTER.conf [-c COMMANDS] [--timeout SECONDS]\n"
-  "       gridvec shell --connect HOST:PORT [--secret FILE] [-c COMMANDS] [--timeout SECONDS]\n"
+  "       gridvec shell --connect HOST:PORT [--secret FILE] [-c COMMANDS]\n"
+  "                     [--timeout SECONDS]\n"
   "Talks to the controller on the cluster's coordinator node (--config: the\n"
   "config's coordinator, with the config's secret; --connect: the node at\n"
   "HOST:PORT, proving the cluster secret in FILE; without --secret, only a\n"

@@ -67,8 +67,10 @@ int cli_submit(const std::vector<std::string>& args) {
   std::vector<std::string> train_args;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
-      std::puts("usage: gridvec submit --config CLUSTER.conf [--keep-running] -train CORPUS -output VECTORS [train options]\n"
-                "       gridvec submit --config CLUSTER.conf [--keep-running] --resume CHECKPOINT_DIR [-output FILE]\n"
+      std::puts("usage: gridvec submit --config CLUSTER.conf [--keep-running]\n"
+                "                      -train CORPUS -output VECTORS [train options]\n"
+                "       gridvec submit --config CLUSTER.conf [--keep-running]\n"
+                "                      --resume CHECKPOINT_DIR [-output FILE]\n"
                 "Runs a training job on the cluster; the training options are those of\n"
                 "`gridvec train --help` (-threads is ignored: the config places the learners;\n"
                 "--shards defaults to the config's total). --resume continues a job from its\n"

@@ -15,8 +15,8 @@ const char* usage =
   "  nearest   print the nearest neighbours of words in a vectors file\n"
   "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
   "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
-  "  shell     control a cluster and its job interactively (gridvec shell --config FILE)\n"
-  "  keygen    write a new cluster secret (gridvec keygen FILE; --http-token FILE: the HTTP token)\n\n"
+  "  shell     control a cluster and its job interactively (--config FILE)\n"
+  "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
   "`gridvec COMMAND --help` describes a command's options.\n";
 
 } // namespace

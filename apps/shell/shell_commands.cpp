@@ -246,11 +246,11 @@ const std::vector<shell_command>& shell_commands() {
      "Without COMMAND, lists every command. Commands are separated by ';' or\n"
      "new lines; \"double quotes\" keep blanks and ';' inside one argument.\n",
      run_help},
-    {"nodes", "", 0, 0, "the cluster's nodes: address, roles, up or down, memory",
+    {"nodes", "", 0, 0, "the nodes: address, roles, up or down, memory",
      "One row per node of the cluster config. MEMORY is the node process's\n"
      "resident memory; SHARD LANES and LEARNERS are the actors it hosts now.\n",
      run_nodes},
-    {"status", "", 0, 0, "the job: phase, epoch, progress, words/s, alpha, loss, ETA",
+    {"status", "", 0, 0, "the job: phase, epoch, progress, words/s, loss, ETA",
      "The current (or last) job: its phase, epoch, progress, training speed,\n"
      "learning rate, loss, time left, network bytes per trained word, last\n"
      "checkpoint and the last thing that happened.\n",
@@ -259,11 +259,11 @@ const std::vector<shell_command>& shell_commands() {
      "One row per shard (a column slice of every vector). REQUESTS/S is the\n"
      "rate since the previous `shards`.\n",
      run_shards},
-    {"learners", "", 0, 0, "the job's learners: node, state, parts, in flight, words/s",
+    {"learners", "", 0, 0, "the learners: node, state, parts, words/s",
      "One row per learner. PARTS lists the corpus parts it holds, with each\n"
      "one's epoch and how far into it the learner is.\n",
      run_learners},
-    {"train", "TRAIN-OPTIONS...", 0, any, "start a job; say within 3 s that it started, or why it failed",
+    {"train", "TRAIN-OPTIONS...", 0, any, "start a job; tells within 3 s if it started",
      "Starts a training job on the cluster with the options of `gridvec train`\n"
      "(e.g. train -train corpus.txt -output vectors.txt -size 100 -iter 5) and\n"
      "returns (after at most 3 s, in which a job that fails at once -- e.g. on\n"
@@ -281,7 +281,7 @@ const std::vector<shell_command>& shell_commands() {
      "its summary; fails if the job failed or was cancelled. Ctrl-C stops\n"
      "waiting; the job goes on.\n",
      run_wait},
-    {"pause", "", 0, 0, "pause training (learners stop, shards keep their vectors)",
+    {"pause", "", 0, 0, "pause training (the shards keep their vectors)",
      "Pauses a training job once the minibatches in flight are done.\n", run_pause},
     {"resume", "", 0, 0, "continue a paused job", "Continues a job paused with `pause`.\n", run_resume},
     {"checkpoint", "", 0, 0, "write a checkpoint now",

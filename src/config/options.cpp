@@ -135,12 +135,12 @@ const std::vector<option_spec>& specs() {
     {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
     {"cbow", "0|1", "0", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
     {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words", number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
-    {"shards", "S", "1 (gridvec train), the config's shards (a cluster)", "column partitions of the vectors (shard actors)", number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
-    {"minibatch", "B", "64", "input words per minibatch sent to the shards (larger: fewer messages, staler updates)", number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
+    {"shards", "S", "1; a cluster: the config's", "column partitions of the vectors (shard actors)", number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
+    {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)", number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
     {"in-flight", "K", "10", "minibatches each learner keeps in flight (protocol path)", number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
-    {"coalesce", "G", "4", "minibatches sent to each shard in one message (protocol path): the window in flight travels in groups of G, so in fewer messages; each minibatch is still applied on its own", number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
-    {"fused", "0|1", "1", "learners train directly on the shards of their own process, updating after each pair as word2vec.c; 0 sends dotprod/adjust messages as a cluster does", flag(&train_options::fused, "fused")},
-    {"shared-negatives", "0|1", "0", "fused path only: the noise words of an example are drawn once and shared by its pairs (pWord2Vec); fewer cache misses on a large vocabulary; quality on the dev corpus, 3 seeds: analogy 0.016 and WordSim-353 0.27, against 0.016 and 0.23 without", flag(&train_options::shared_negatives, "shared-negatives")},
+    {"coalesce", "G", "4", "minibatches per message to a shard (protocol path); each is still applied on its own", number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
+    {"fused", "0|1", "1", "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster", flag(&train_options::fused, "fused")},
+    {"shared-negatives", "0|1", "0", "fused path: draw an example's noise words once for all its pairs (pWord2Vec; docs/quality.md)", flag(&train_options::shared_negatives, "shared-negatives")},
     {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)", number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
     {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand", flag(&train_options::damping, "damping")},
     {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)", number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
@@ -239,24 +239,81 @@ std::vector<std::string> to_args(const train_options& o) {
   return args;
 }
 
+// Options by topic in --help; an option of no group is listed last.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> groups{
+    {"As word2vec.c", {"train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha",
+                       "threads", "binary", "cbow", "max-vocab"}},
+    {"How gridvec trains", {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives",
+                            "interleave", "damping", "seed"}},
+    {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures"}},
+    {"Reports and files", {"report", "log-every", "work-dir"}},
+  };
+  return groups;
+}
+
+// "  -name VALUE" in a 24-column field, then the help and [default] wrapped
+// at 80 columns.
+std::string help_entry(const std::string& name, const std::string& value, const std::string& text) {
+  constexpr size_t field = 24, width = 80;
+  std::string left = "  -" + name + (value.empty() ? "" : " " + value);
+  std::string out = left.size() < field ? left + std::string(field - left.size(), ' ') : left + "\n" + std::string(field, ' ');
+  size_t column = field;
+  size_t start = 0;
+  bool first = true;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos)
+      end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!first && column + 1 + word.size() > width) {
+      out += "\n" + std::string(field, ' ');
+      column = field;
+      first = true;
+    }
+    if (!first) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    first = false;
+    start = end + 1;
+  }
+  return out + "\n";
+}
+
 std::string train_help() {
   std::string out =
     "usage: gridvec train -train CORPUS -output VECTORS [options]\n"
     "       gridvec train --resume CHECKPOINT_DIR [-output FILE] [--report FILE]\n\n"
     "Trains word2vec embeddings (skip-gram or CBOW with negative sampling) in one\n"
-    "process, with the same actors and wire protocol as a gridvec cluster.\n\n"
-    "Options (one or two dashes; -name value or --name=value):\n";
-  for (const auto& s : specs()) {
-    std::string left = "  -" + s.name + " " + s.value_name;
-    if (left.size() < 26)
-      left.resize(26, ' ');
-    else
-      left += "\n" + std::string(26, ' ');
-    out += left + s.help + "\n" + std::string(26, ' ') + "default: " + s.default_text + "\n";
+    "process, with the same actors and wire protocol as a gridvec cluster.\n"
+    "Options take one or two dashes, -name value or --name=value; [defaults].\n";
+  std::vector<bool> listed(specs().size(), false);
+  auto entry = [&](size_t i) {
+    const auto& s = specs()[i];
+    listed[i] = true;
+    std::string dflt = s.default_text; // "(required)" reads as [required]
+    if (dflt.size() > 2 && dflt.front() == '(' && dflt.back() == ')')
+      dflt = dflt.substr(1, dflt.size() - 2);
+    return help_entry(s.name, s.value_name, s.help + " [" + dflt + "]");
+  };
+  for (const auto& [title, names] : help_groups()) {
+    out += "\n" + title + ":\n";
+    for (const auto& name : names)
+      for (size_t i = 0; i < specs().size(); ++i)
+        if (specs()[i].name == name)
+          out += entry(i);
+    if (title == "Checkpoints")
+      out += help_entry("-resume", "DIR", "continue the job whose checkpoints are in DIR, with its options [none]");
   }
-  out += "  --resume DIR            continue the job whose checkpoints are in DIR (its options\n"
-         "                          come from there)\n"
-         "                          default: (none: start a new job)\n";
+  std::string others;
+  for (size_t i = 0; i < specs().size(); ++i)
+    if (!listed[i])
+      others += entry(i);
+  if (!others.empty())
+    out += "\nOther options:\n" + others;
   return out;
 }
 
