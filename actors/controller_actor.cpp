@@ -23,6 +23,10 @@ struct controller_state {
 
   uint64_t jobs = 0;
   coordinator_actor job;           // the current or last job
+  // The last job that wrote its vectors, while a newer one has not placed
+  // shards of its own: queries go there if the newer one has no vectors
+  // (it failed early, or is still counting), so a failed job hides nothing.
+  coordinator_actor previous_job;
   bool running = false;
   train_options job_options;
   std::optional<expected<job_summary>> outcome; // of the last job, once over
@@ -75,6 +79,8 @@ void stop_cluster(controller_ptr self) {
   st.stopping = true;
   if (st.job)
     self->send(st.job, stop_atom::value);
+  if (st.previous_job)
+    self->send(st.previous_job, stop_atom::value);
   st.stop_unconfirmed.clear();
   if (st.setup.cluster)
     for (size_t i = 0; i < st.handles.size(); ++i)
@@ -95,6 +101,10 @@ void job_over(controller_ptr self, uint64_t job, expected<job_summary> result, b
   if (job != st.jobs)
     return;
   st.running = false;
+  if (result && st.previous_job) { // this job's vectors take the place of the previous one's
+    self->send(st.previous_job, stop_atom::value);
+    st.previous_job = nullptr;
+  }
   st.outcome.emplace(result);
   for (auto& rp : st.waiters) {
     if (result)
@@ -135,7 +145,12 @@ void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
   if (listener)
     sink = [listener](const std::string& line) { caf::anon_send(listener, line_atom::value, line); };
   const bool keep = !st.job_options.stop_cluster;
-  st.job = spawn_coordinator(self->system(), job, st.job_options, job_nodes(st, st.job_options), sink, keep);
+  // The previous job's shards go when this one places its own.
+  placing_hook before_placing;
+  if (st.previous_job)
+    before_placing = [previous = st.previous_job] { caf::anon_send(previous, stop_atom::value); };
+  st.job = spawn_coordinator(self->system(), job, st.job_options, job_nodes(st, st.job_options), sink, keep,
+                             std::move(before_placing));
   self->request(st.job, caf::infinite, run_atom::value)
     .then([self, job](job_summary& s) { job_over(self, job, std::move(s)); },
           [self, job](caf::error& err) { job_over(self, job, failure{error_text(err)}); });
@@ -225,8 +240,18 @@ caf::error check_can_start(const controller_state& st) {
 
 uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor listener) {
   auto& st = self->state;
-  if (st.job)
-    self->send(st.job, stop_atom::value); // the previous job's shards go now
+  // A job that wrote its vectors keeps its shards until this one places
+  // its own (run_job), so that its vectors stay queryable if this one fails
+  // first; any other previous job goes now.
+  const bool last_good = st.job && st.outcome && *st.outcome;
+  if (last_good) {
+    if (st.previous_job)
+      self->send(st.previous_job, stop_atom::value);
+    st.previous_job = st.job;
+    self->monitor(st.previous_job);
+  } else if (st.job) {
+    self->send(st.job, stop_atom::value);
+  }
   st.job = nullptr;
   const uint64_t job = ++st.jobs;
   st.running = true;
@@ -271,16 +296,31 @@ caf::error check_job_outputs(const controller_state& st, const train_options& op
   return {};
 }
 
-// Forwards a query or command to the current job, or says there is none.
+// Forwards a query or command to a job: the current one, or says there is none.
 template <class Reply, class... Ts>
-caf::result<Reply> forward(controller_ptr self, Ts... xs) {
-  auto& st = self->state;
-  if (!st.job)
+caf::result<Reply> forward_to(controller_ptr self, const coordinator_actor& target, Ts... xs) {
+  if (!target)
     return make_job_error("no job has been run yet (start one with `train` or `submit`)");
   auto rp = self->template make_response_promise<Reply>();
-  self->request(st.job, command_timeout, xs...).then([rp](Reply& r) mutable { rp.deliver(std::move(r)); },
+  self->request(target, command_timeout, xs...).then([rp](Reply& r) mutable { rp.deliver(std::move(r)); },
                                                      [rp](caf::error& err) mutable { rp.deliver(err); });
   return rp;
+}
+
+template <class Reply, class... Ts>
+caf::result<Reply> forward(controller_ptr self, Ts... xs) {
+  return forward_to<Reply>(self, self->state.job, xs...);
+}
+
+// Queries of trained vectors (nearest, analogy, export, vector): the
+// current job's once it wrote them; before that, or if it failed, the last
+// job that did, while its shards are still up.
+template <class Reply, class... Ts>
+caf::result<Reply> forward_query(controller_ptr self, Ts... xs) {
+  auto& st = self->state;
+  const bool current_has_vectors = st.outcome && *st.outcome;
+  const auto& target = !current_has_vectors && st.previous_job ? st.previous_job : st.job;
+  return forward_to<Reply>(self, target, xs...);
 }
 
 controller_actor::behavior_type controller_behavior(controller_ptr self, controller_setup setup) {
@@ -289,10 +329,14 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
   self->set_exit_handler([self](const caf::exit_msg& em) {
     if (self->state.job)
       self->send(self->state.job, stop_atom::value);
+    if (self->state.previous_job)
+      self->send(self->state.previous_job, stop_atom::value);
     self->quit(em.reason);
   });
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
+    if (st.previous_job && dm.source == st.previous_job.address())
+      st.previous_job = nullptr; // its shards are gone (a newer job placed its own)
     for (size_t i = 0; i < st.handles.size(); ++i)
       if (st.handles[i] && dm.source == st.handles[i].address()) {
         st.node_down[i] = true;
@@ -402,15 +446,15 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       if (cluster)
         if (auto s = net::allowed_paths{*cluster}.may_write(path, "the export"); !s)
           return make_job_error(s.error());
-      return forward<uint64_t>(self, export_atom::value, path, binary);
+      return forward_query<uint64_t>(self, export_atom::value, path, binary);
     },
     [self](nearest_atom, const std::string& word, uint32_t k) {
-      return forward<std::vector<neighbour>>(self, nearest_atom::value, word, k);
+      return forward_query<std::vector<neighbour>>(self, nearest_atom::value, word, k);
     },
     [self](analogy_atom, const std::string& a, const std::string& b, const std::string& c, uint32_t k) {
-      return forward<std::vector<neighbour>>(self, analogy_atom::value, a, b, c, k);
+      return forward_query<std::vector<neighbour>>(self, analogy_atom::value, a, b, c, k);
     },
-    [self](vector_atom, const std::string& word) { return forward<wire_bytes>(self, vector_atom::value, word); },
+    [self](vector_atom, const std::string& word) { return forward_query<wire_bytes>(self, vector_atom::value, word); },
     [self](stop_atom) {
       spdlog::info("controller: stopping the cluster");
       stop_cluster(self);

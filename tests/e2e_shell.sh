@@ -236,6 +236,14 @@ expect_out "job 3 started" "train; wait"
 expect_out "^job done in " "train; wait"
 [ -s "$work/waited.txt" ] || fail "the waited job wrote no vectors"
 
+echo "--- job 4 fails early: job 3's vectors stay queryable"
+shell -c "train -train $work/no-such-corpus.txt -output $work/never.txt"
+expect_rc 1 "a job that fails early"
+shell -c "nearest city 3; status"
+expect_rc 0 "nearest after a failed job"
+expect_out "^#  WORD  *COSINE" "nearest from the last good job, after a failed one"
+expect_out "^phase  *failed" "status shows the failed job"
+
 echo "--- the interactive prompt in a pseudo-terminal (tmux)"
 pane() { tmux -L "$tmux_socket" capture-pane -p -S - -t shell; }
 # Waits until the screen (and its scrollback) shows `pattern` (grep -E) at
@@ -269,13 +277,13 @@ elif ! tmux -L "$tmux_socket" -f /dev/null new-session -d -s shell -x 150 -y 50 
 else
   at_prompt
   keys "status" Enter
-  wait_pane "^phase +done"
+  wait_pane "^phase +failed"
   at_prompt
   # History: the up arrow brings `status` back.
   keys Up
   wait_pane "^gridvec> status" 2
   keys Enter
-  wait_pane "^phase +done" 2
+  wait_pane "^phase +failed" 2
   at_prompt
   # Ctrl-C drops a half-typed line and gives a new prompt.
   keys "nodes --half-typed"
@@ -291,7 +299,7 @@ else
   at_prompt
   # A command that waits stops waiting on Ctrl-C; the job goes on and can be cancelled.
   keys "train -train $work/corpus.txt -size 50 -min-count 3 -iter 200 -output $work/cancelled.txt" Enter
-  wait_pane "job 4 started"
+  wait_pane "job 5 started"
   at_prompt
   keys "wait" Enter
   # `wait` shows the job's progress meanwhile, redrawn in place.

@@ -111,8 +111,9 @@ status check_nodes(const coordinator_state& st) {
 
 coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint64_t job, train_options opt,
                                                       std::vector<job_node> nodes, progress_sink sink,
-                                                      bool keep_shards) {
+                                                      bool keep_shards, placing_hook before_placing) {
   auto& st = self->state;
+  st.before_placing = std::move(before_placing);
   st.job_id = job;
   st.opt = std::move(opt);
   st.nodes = std::move(nodes);
@@ -347,8 +348,10 @@ void request_cancel() {
 }
 
 coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
-                                    std::vector<job_node> nodes, progress_sink sink, bool keep_shards) {
-  return sys.spawn(coordinator_behavior, job, std::move(options), std::move(nodes), std::move(sink), keep_shards);
+                                    std::vector<job_node> nodes, progress_sink sink, bool keep_shards,
+                                    placing_hook before_placing) {
+  return sys.spawn(coordinator_behavior, job, std::move(options), std::move(nodes), std::move(sink), keep_shards,
+                   std::move(before_placing));
 }
 
 } // namespace gridvec

@@ -44,12 +44,17 @@ struct job_node {
 using progress_sink = std::function<void(const std::string&)>;
 inline constexpr const char* progress_prefix = "progress: ";
 
+/// Called once, when a job is about to place its shards (the memory they
+/// take): the controller then lets the previous job's shards go, which it
+/// keeps until then so that a job that fails early hides nothing.
+using placing_hook = std::function<void()>;
+
 /// `job` numbers the job in its controller's lifetime (status shows it).
 /// With keep_shards, the shards stay up once the vectors are written, so
 /// that nearest/analogy/export keep working until the actor is stopped.
 coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
                                     std::vector<job_node> nodes, progress_sink sink = {},
-                                    bool keep_shards = false);
+                                    bool keep_shards = false, placing_hook before_placing = {});
 
 /// Set from a signal handler: the running job stops at its next progress
 /// tick, and no output file is left behind.

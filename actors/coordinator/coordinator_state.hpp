@@ -34,6 +34,7 @@ struct coordinator_state {
   train_options opt;
   std::vector<job_node> nodes;
   progress_sink sink;
+  placing_hook before_placing; // called once, as placing begins
   bool keep_shards = false;
   job_phase phase = job_phase::starting;
   std::string message; // the last event, in words (status shows it)

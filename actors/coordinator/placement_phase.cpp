@@ -61,6 +61,8 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
 void place_all_shards(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
   st.phase = job_phase::placing;
+  if (st.before_placing) // the previous job's shards make room for these
+    std::exchange(st.before_placing, {})();
   std::vector<size_t> shard_nodes;
   for (size_t i = 0; i < st.nodes.size(); ++i)
     if (st.nodes[i].shard_capacity > 0 && !st.nodes[i].standby)
