@@ -1,5 +1,6 @@
 #include "actors/message_types.hpp"
 
+#include "actors/net/bounded_decoders.hpp"
 #include "actors/protocol.hpp"
 
 namespace gridvec {
@@ -40,6 +41,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<std::vector<uint16_t>>("std::vector<uint16_t>");
   cfg.add_message_type<std::vector<uint32_t>>("std::vector<uint32_t>");
   cfg.add_message_type<std::vector<wire_bytes>>("std::vector<gridvec::wire_bytes>");
+  // A peer's byte buffers are read no larger than they are (bounded_decoders.hpp).
+  net::use_bounded_decoders(cfg);
 }
 
 } // namespace gridvec

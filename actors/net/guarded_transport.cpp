@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 
+#include "actors/net/bounded_decoders.hpp"
 #include "src/net/frame_guard.hpp"
 
 namespace gridvec::net {
@@ -574,6 +575,9 @@ transport_settings transport_of(const caf::actor_system& sys) {
 }
 
 caf::io::middleman_actor transport_actor(caf::actor_system& sys) {
+  // Before the first connection: CAF's own decoders of byte buffers and
+  // config values are not safe against a peer (bounded_decoders.hpp).
+  harden_builtin_decoders(sys);
   auto settings = transport_of(sys);
   if (!settings.guarded())
     return sys.middleman().actor_handle();

@@ -1,0 +1,150 @@
+#include "actors/net/bounded_decoders.hpp"
+
+#include <caf/binary_deserializer.hpp>
+#include <caf/config_value.hpp>
+#include <caf/detail/type_erased_value_impl.hpp>
+#include <caf/sec.hpp>
+#include <caf/uniform_type_info_map.hpp>
+
+#include <algorithm>
+#include <array>
+#include <exception>
+#include <mutex>
+
+#include "src/formats/wire.hpp" // wire_bytes
+
+namespace gridvec::net {
+
+// -- reaching CAF's built-in decoder table ------------------------------------
+//
+// uniform_type_info_map keeps the factories of its built-in types in a
+// private array that CAF offers no way to change, and it looks built-in
+// names up before any registered type. An explicit template instantiation
+// may name a private member (C++20 [temp.spec.general]/6): this one hands
+// out a pointer to that array, and nothing else of CAF's internals is used.
+
+using builtin_table = std::array<caf::uniform_type_info_map::value_factory_kvp, caf::type_nrs - 1>;
+using builtin_member = builtin_table caf::uniform_type_info_map::*;
+
+builtin_member builtin_table_of();
+
+template <builtin_member Member>
+struct builtin_table_access {
+  friend builtin_member builtin_table_of() { return Member; }
+};
+
+template struct builtin_table_access<&caf::uniform_type_info_map::builtin_>;
+
+namespace {
+
+constexpr size_t chunk_bytes = size_t{1} << 20;
+
+// A type-erased value of T whose load is `Load` instead of CAF's generic
+// one; everything else (type number, saving, printing) stays CAF's.
+template <class T, caf::error (*Load)(caf::deserializer&, T&)>
+class bounded_value final : public caf::detail::type_erased_value_impl<T> {
+public:
+  using caf::detail::type_erased_value_impl<T>::type_erased_value_impl;
+  caf::error load(caf::deserializer& source) override { return Load(source, *static_cast<T*>(this->get_mutable())); }
+  caf::type_erased_value_ptr copy() const override {
+    return caf::type_erased_value_ptr{new bounded_value(*static_cast<const T*>(this->get()))};
+  }
+};
+
+template <class T, caf::error (*Load)(caf::deserializer&, T&)>
+caf::type_erased_value_ptr make_bounded() {
+  return caf::type_erased_value_ptr{new bounded_value<T, Load>()};
+}
+
+// A sequence of byte buffers: CAF decodes the elements one by one (each at
+// least one byte), so only the elements' own buffers need bounding.
+caf::error load_bytes_vector(caf::deserializer& source, std::vector<wire_bytes>& xs) {
+  size_t n = 0;
+  if (auto err = source.begin_sequence(n))
+    return err;
+  xs.clear();
+  for (size_t i = 0; i < n; ++i) {
+    wire_bytes x;
+    if (auto err = load_bounded_bytes(source, x))
+      return err;
+    xs.push_back(std::move(x));
+  }
+  return source.end_sequence();
+}
+
+caf::error load_bytes_vector_vector(caf::deserializer& source, std::vector<std::vector<wire_bytes>>& xs) {
+  size_t n = 0;
+  if (auto err = source.begin_sequence(n))
+    return err;
+  xs.clear();
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<wire_bytes> x;
+    if (auto err = load_bytes_vector(source, x))
+      return err;
+    xs.push_back(std::move(x));
+  }
+  return source.end_sequence();
+}
+
+// config_value's variant throws on an index it does not know.
+caf::error load_config_value(caf::deserializer& source, caf::config_value& x) {
+  try {
+    return source(x);
+  } catch (const std::exception& e) {
+    return caf::make_error(caf::sec::invalid_argument, std::string{"malformed config_value: "} + e.what());
+  }
+}
+
+} // namespace
+
+caf::error load_bounded_bytes(caf::deserializer& source, std::vector<char>& bytes) {
+  size_t n = 0;
+  if (auto err = source.begin_sequence(n))
+    return err;
+  // From a buffer (BASP), a length beyond what it holds is refused at once.
+  if (auto* buffer = dynamic_cast<caf::binary_deserializer*>(&source); buffer && n > buffer->remaining())
+    return caf::sec::end_of_stream;
+  bytes.clear();
+  while (bytes.size() < n) {
+    const size_t step = std::min(chunk_bytes, n - bytes.size());
+    const size_t at = bytes.size();
+    bytes.resize(at + step);
+    if (auto err = source.apply_raw(step, bytes.data() + at))
+      return err;
+  }
+  return source.end_sequence();
+}
+
+void use_bounded_decoders(caf::actor_system_config& cfg) {
+  auto install = [&cfg](const std::type_info& rtti, caf::actor_system_config::value_factory factory) {
+    auto name = cfg.type_names_by_rtti.find(std::type_index(rtti));
+    if (name == cfg.type_names_by_rtti.end())
+      return; // not registered: a peer cannot send it
+    cfg.value_factories_by_name[name->second] = factory;
+    cfg.value_factories_by_rtti[std::type_index(rtti)] = factory;
+  };
+  install(typeid(std::vector<wire_bytes>), &make_bounded<std::vector<wire_bytes>, load_bytes_vector>);
+  install(typeid(std::vector<std::vector<wire_bytes>>),
+          &make_bounded<std::vector<std::vector<wire_bytes>>, load_bytes_vector_vector>);
+}
+
+void harden_builtin_decoders(caf::actor_system& sys) {
+  using factory_fn = caf::type_erased_value_ptr (*)();
+  constexpr factory_fn bounded_charbuf = &make_bounded<std::vector<char>, load_bounded_bytes>;
+  constexpr factory_fn bounded_config_value = &make_bounded<caf::config_value, load_config_value>;
+  // Once per system, before it talks to a peer: the network thread reads
+  // the table afterwards, and only reads it.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> guard{mutex};
+  // The system owns the table; CAF hands it out as const only.
+  auto& types = const_cast<caf::uniform_type_info_map&>(sys.types());
+  for (auto& [name, factory] : types.*builtin_table_of()) {
+    auto* current = factory.target<factory_fn>();
+    if (name == "@charbuf" && !(current && *current == bounded_charbuf))
+      factory = bounded_charbuf;
+    else if (name == "@config_value" && !(current && *current == bounded_config_value))
+      factory = bounded_config_value;
+  }
+}
+
+} // namespace gridvec::net
