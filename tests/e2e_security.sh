@@ -5,6 +5,9 @@
 #     clear line; the node logs one line and keeps serving;
 #   - a peer that proves the secret and then announces a 4 GB frame is cut
 #     off before the node allocates it (its RSS stays small);
+#   - a peer that proves the secret and sends messages whose byte buffer
+#     claims 4 GB, or with a malformed config_value, costs the node nothing
+#     and does not end it (CAF 0.17.6 allocated 4 GB, or threw);
 #   - idle connections beyond max-connections-per-address are refused;
 #   - a secret file others can read, and a config without any secret, stop
 #     a node from starting; insecure = true starts with a warning;
@@ -14,9 +17,10 @@
 #   - with TLS (certificates made with openssl as docs/security.md says),
 #     a cluster trains end to end, and a node with a certificate from
 #     another CA is refused.
-# Usage: e2e_security.sh GRIDVEC_BINARY
+# Usage: e2e_security.sh GRIDVEC_BINARY [HOSTILE_PEER_BINARY]
 set -euo pipefail
 gridvec=$1
+hostile=${2:-$(dirname "$gridvec")/tests/gridvec_hostile_peer}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/cluster_lib.sh"
 work=$(mktemp -d)
@@ -59,6 +63,23 @@ shard_port=${CLUSTER_PORT[shard]}
 wait_for_line "$work/shard.log" "a frame announcing 4294967280 bytes, over the limit" 5
 rss=$(awk '/VmRSS/ {print $2}' "/proc/${CLUSTER_PID[shard]}/status")
 [ "$rss" -lt 300000 ] || fail "the shard node's RSS is $rss kB after the 4 GB frame"
+
+# Lies inside a frame from a peer that knows the secret: a buffer claiming
+# 4 GB in a few bytes, a config_value that made CAF throw. Dropped; the
+# node's peak memory stays small and it still serves.
+for mode in bigbuffer config_value; do
+  [ "$("$hostile" "$shard_port" "$CLUSTER_SECRET" "$mode")" = sent ] || fail "the hostile peer could not send ($mode)"
+done
+sleep 1
+kill -0 "${CLUSTER_PID[shard]}" 2>/dev/null || fail "the shard node ended on a hostile message"
+peak=$(awk '/VmHWM/ {print $2}' "/proc/${CLUSTER_PID[shard]}/status")
+[ "$peak" -lt 300000 ] || fail "the shard node's peak RSS is $peak kB after the lying messages"
+[ "$(probe handshake "$shard_port" "$CLUSTER_SECRET")" = open ] || fail "the shard node stopped serving"
+grep -q "dropped a message from a peer: a byte buffer claims 4294967280 bytes" "$work/shard.log" ||
+  fail "the shard node did not log the lying buffer"
+grep -q "dropped a message from a peer: a malformed config_value" "$work/shard.log" ||
+  fail "the shard node did not log the malformed config_value"
+echo "ok: lying messages dropped, shard node peak RSS $peak kB"
 
 # Idle connections: at most max-connections-per-address, the rest refused.
 closed=$(probe idle "$shard_port" 40)

@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 
+#include "actors/net/limited_log.hpp"
 #include "src/formats/wire.hpp" // wire_bytes
 
 namespace gridvec::net {
@@ -91,6 +92,7 @@ caf::error load_config_value(caf::deserializer& source, caf::config_value& x) {
   try {
     return source(x);
   } catch (const std::exception& e) {
+    warn_limited(std::string{"dropped a message from a peer: a malformed config_value ("} + e.what() + ")");
     return caf::make_error(caf::sec::invalid_argument, std::string{"malformed config_value: "} + e.what());
   }
 }
@@ -102,8 +104,11 @@ caf::error load_bounded_bytes(caf::deserializer& source, std::vector<char>& byte
   if (auto err = source.begin_sequence(n))
     return err;
   // From a buffer (BASP), a length beyond what it holds is refused at once.
-  if (auto* buffer = dynamic_cast<caf::binary_deserializer*>(&source); buffer && n > buffer->remaining())
+  if (auto* buffer = dynamic_cast<caf::binary_deserializer*>(&source); buffer && n > buffer->remaining()) {
+    warn_limited("dropped a message from a peer: a byte buffer claims " + std::to_string(n) + " bytes, " +
+                 std::to_string(buffer->remaining()) + " follow");
     return caf::sec::end_of_stream;
+  }
   bytes.clear();
   while (bytes.size() < n) {
     const size_t step = std::min(chunk_bytes, n - bytes.size());

@@ -23,6 +23,7 @@
 #include <mutex>
 
 #include "actors/net/bounded_decoders.hpp"
+#include "actors/net/limited_log.hpp"
 #include "src/net/frame_guard.hpp"
 
 namespace gridvec::net {
@@ -42,29 +43,6 @@ std::map<std::string, std::string> failures_by_endpoint;
 void record_failure(const std::string& endpoint, const std::string& why) {
   std::lock_guard<std::mutex> guard{registry_mutex};
   failures_by_endpoint[endpoint] = why;
-}
-
-// A peer that opens connections in a loop must not fill the node's log:
-// at most ten lines a second, then a count of those left out.
-void warn_limited(const std::string& line) {
-  static std::mutex mutex;
-  static clock_type::time_point window_start;
-  static int in_window = 0;
-  static uint64_t left_out = 0;
-  std::lock_guard<std::mutex> guard{mutex};
-  auto now = clock_type::now();
-  if (now - window_start >= std::chrono::seconds(1)) {
-    if (left_out > 0)
-      spdlog::warn("{} more refused or closed connections were not logged", left_out);
-    window_start = now;
-    in_window = 0;
-    left_out = 0;
-  }
-  if (++in_window > 10) {
-    ++left_out;
-    return;
-  }
-  spdlog::warn("{}", line);
 }
 
 // --- the bytes under the handshake: plain TCP, or TLS ------------------------

@@ -1,0 +1,103 @@
+// A peer that knows the cluster secret and lies inside its messages, for
+// tests/e2e_security.sh: it connects to a node as gridvec's own clients do
+// (the handshake, then CAF's protocol) and sends the node actor messages
+// that CAF 0.17.6's decoder would have turned into a 4 GB allocation or a
+// crash (actors/net/bounded_decoders.hpp):
+//
+//   hostile_peer PORT SECRET_FILE bigbuffer    a vector<wire_bytes> whose
+//                                               element claims 4 GB in 4 bytes
+//   hostile_peer PORT SECRET_FILE config_value a "@config_value" with an index
+//                                               its variant does not have
+//
+// The lies are told by types registered here under the receiver's names,
+// whose inspect() writes what a well-behaved sender never would. Prints
+// "sent" once the messages are on their way; exit 1 if it cannot connect.
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#include <gridvec/cluster.hpp>
+
+namespace {
+
+// Encodes as std::vector<gridvec::wire_bytes> with one element of 4 bytes
+// that claims 0xFFFFFFF0.
+struct lying_buffers {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lying_buffers&) {
+  if constexpr (std::is_base_of_v<caf::serializer, Inspector>) {
+    size_t one = 1;
+    size_t claimed = 0xFFFFFFF0;
+    char bytes[4] = {'a', 'b', 'c', 'd'};
+    return caf::error::eval([&] { return f.begin_sequence(one); }, [&] { return f.begin_sequence(claimed); },
+                            [&] { return f.apply_raw(sizeof bytes, bytes); });
+  } else {
+    return f(caf::meta::type_name("lying_buffers"));
+  }
+}
+
+// Encodes as a config_value whose variant index is out of range.
+struct lying_config_value {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lying_config_value&) {
+  if constexpr (std::is_base_of_v<caf::serializer, Inspector>) {
+    uint8_t bad_index = 200;
+    uint64_t filler = 0;
+    return f(bad_index, filler);
+  } else {
+    return f(caf::meta::type_name("lying_config_value"));
+  }
+}
+
+} // namespace
+
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value\n");
+    return 2;
+  }
+  const auto port = static_cast<uint16_t>(std::stoi(argv[1]));
+  const std::string mode = argv[3];
+  caf::actor_system_config cfg;
+  if (auto ok = gridvec::configure_cluster_system(cfg, argv[2]); !ok) {
+    std::fprintf(stderr, "hostile_peer: %s\n", ok.error().c_str());
+    return 1;
+  }
+  cfg.add_message_type<lying_buffers>("std::vector<gridvec::wire_bytes>");
+  cfg.add_message_type<lying_config_value>("@config_value");
+  caf::actor_system sys{cfg};
+  std::optional<gridvec::expected<caf::strong_actor_ptr>> node;
+  {
+    auto helper = sys.spawn([&](caf::event_based_actor* self) {
+      gridvec::connect_to_node(self, "127.0.0.1", port, std::chrono::seconds(10),
+                               [&, self](gridvec::expected<caf::strong_actor_ptr> ptr) {
+                                 node.emplace(std::move(ptr));
+                                 self->quit();
+                               });
+    });
+    sys.await_all_actors_done();
+  }
+  if (!node || !*node) {
+    std::fprintf(stderr, "hostile_peer: %s\n", node ? node->error().c_str() : "no answer");
+    return 1;
+  }
+  auto target = caf::actor_cast<caf::actor>(**node);
+  for (int i = 0; i < 3; ++i) {
+    if (mode == "bigbuffer")
+      caf::anon_send(target, lying_buffers{});
+    else
+      caf::anon_send(target, lying_config_value{});
+  }
+  // Long enough for the messages to leave; the node's answer (if any) is not awaited.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::puts("sent");
+  return 0;
+}
