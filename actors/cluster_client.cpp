@@ -40,8 +40,7 @@ status configure_cluster_system(caf::actor_system_config& cfg, const cluster_con
   // Ten missed heartbeats, not fewer: a node busy on a loaded machine must
   // not be taken for a hung one.
   cfg.set("middleman.heartbeat-interval", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms)});
-  cfg.set("middleman.connection-timeout",
-          caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 10)});
+  cfg.set("middleman.connection-timeout", caf::timespan{std::chrono::milliseconds(cluster.heartbeat_ms * 10)});
   cfg.set("middleman.app-identifiers", app_identifiers);
   return {};
 }
@@ -105,8 +104,7 @@ expected<controller_actor> connect_to_controller(caf::actor_system& sys, const c
   auto controller = connect_to_controller(sys, coordinator.host, coordinator.port,
                                           std::chrono::milliseconds(cluster.connect_timeout_ms));
   if (!controller)
-    return failure{"the coordinator's node " + coordinator.name + " (" + cluster.source + "): " +
-                   controller.error()};
+    return failure{"the coordinator's node " + coordinator.name + " (" + cluster.source + "): " + controller.error()};
   return controller;
 }
 

@@ -22,7 +22,7 @@ struct controller_state {
   std::vector<bool> node_down;     // seen going away
 
   uint64_t jobs = 0;
-  coordinator_actor job;           // the current or last job
+  coordinator_actor job; // the current or last job
   // The last job that wrote its vectors, while a newer one has not placed
   // shards of its own: queries go there if the newer one has no vectors
   // (it failed early, or is still counting), so a failed job hides nothing.
@@ -302,8 +302,8 @@ caf::result<Reply> forward_to(controller_ptr self, const coordinator_actor& targ
   if (!target)
     return make_job_error("no job has been run yet (start one with `train` or `submit`)");
   auto rp = self->template make_response_promise<Reply>();
-  self->request(target, command_timeout, xs...).then([rp](Reply& r) mutable { rp.deliver(std::move(r)); },
-                                                     [rp](caf::error& err) mutable { rp.deliver(err); });
+  self->request(target, command_timeout, xs...)
+    .then([rp](Reply& r) mutable { rp.deliver(std::move(r)); }, [rp](caf::error& err) mutable { rp.deliver(err); });
   return rp;
 }
 

@@ -61,12 +61,12 @@ struct controller_client::reply_box {
 };
 
 controller_client::controller_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout,
-                           millis query_timeout)
+                                     millis query_timeout)
   : sys_(sys), host_(std::move(host)), port_(port), connect_timeout_(connect_timeout), query_timeout_(query_timeout) {}
 
 template <class Reply>
 expected<Reply> controller_client::await(const std::shared_ptr<reply_box<Reply>>& box, const caf::actor& helper,
-                                    millis timeout) {
+                                         millis timeout) {
   // The helper's request has its own timeout; this later deadline only
   // guards against a helper that never reports.
   const auto deadline = clock::now() + timeout + std::chrono::seconds(5);
@@ -193,9 +193,8 @@ expected<job_summary> controller_client::submit(const train_options& opt, line_h
 
 expected<std::optional<job_summary>> controller_client::wait_for_end(millis limit) {
   const millis timeout = limit.count() > 0 ? limit : millis{job_timeout};
-  auto r = call<job_summary>(timeout, [](auto* self, const controller_actor& c, millis t) {
-    return self->request(c, t, wait_atom::value);
-  });
+  auto r = call<job_summary>(
+    timeout, [](auto* self, const controller_actor& c, millis t) { return self->request(c, t, wait_atom::value); });
   if (r)
     return std::optional<job_summary>{std::move(*r)};
   // The request's own timeout (describe() words it) is the limit running out.
@@ -257,7 +256,7 @@ expected<std::vector<neighbour>> controller_client::nearest(const std::string& w
 }
 
 expected<std::vector<neighbour>> controller_client::analogy(const std::string& a, const std::string& b,
-                                                       const std::string& c, uint32_t k) {
+                                                            const std::string& c, uint32_t k) {
   return call<std::vector<neighbour>>(query_timeout_, [a, b, c, k](auto* self, const controller_actor& ctl, millis t) {
     return self->request(ctl, t, analogy_atom::value, a, b, c, k);
   });

@@ -31,7 +31,8 @@ public:
   using line_handler = std::function<void(const std::string&)>;
 
   /// A client of the controller of the node at host:port; connect() connects.
-  controller_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout, millis query_timeout);
+  controller_client(caf::actor_system& sys, std::string host, uint16_t port, millis connect_timeout,
+                    millis query_timeout);
 
   /// Connects to the node and asks it for its controller, within the
   /// connect timeout. Fails with one line ("cannot reach ...", "node x is

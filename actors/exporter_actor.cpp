@@ -58,8 +58,8 @@ void export_block(exporter_ptr self, uint32_t begin) {
           // Scatter the slice's columns into the full rows.
           const auto* src = reinterpret_cast<const float*>(rows.data());
           for (uint32_t w = 0; w < end - begin; ++w)
-            std::memcpy(st.block.data() + size_t{w} * st.dim + slice.first,
-                        src + size_t{w} * slice.width, slice.width * sizeof(float));
+            std::memcpy(st.block.data() + size_t{w} * st.dim + slice.first, src + size_t{w} * slice.width,
+                        slice.width * sizeof(float));
           if (--*pending > 0)
             return;
           for (uint32_t w = begin; w < end; ++w)
@@ -76,8 +76,8 @@ void export_block(exporter_ptr self, uint32_t begin) {
   }
 }
 
-exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab,
-                                                std::vector<shard_info> shards, uint32_t dim) {
+exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab, std::vector<shard_info> shards,
+                                                uint32_t dim) {
   self->state.vocab = std::move(vocab);
   self->state.shards = std::move(shards);
   self->state.dim = dim;
@@ -97,8 +97,8 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
 
 } // namespace
 
-exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab,
-                              std::vector<shard_info> shards, uint32_t dim) {
+exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab, std::vector<shard_info> shards,
+                              uint32_t dim) {
   return sys.spawn(exporter_behavior, std::move(vocab), std::move(shards), dim);
 }
 

@@ -7,7 +7,7 @@
 
 namespace gridvec {
 
-exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab,
-                              std::vector<shard_info> shards, uint32_t dim);
+exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab, std::vector<shard_info> shards,
+                              uint32_t dim);
 
 } // namespace gridvec

@@ -25,10 +25,10 @@ typename Inspector::result_type inspect(Inspector& f, count_table& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, train_options& x) {
-  return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative,
-           x.sample, x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab,
-           x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed, x.fused, x.shared_negatives, x.report, x.work_dir, x.log_every,
-           x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.stop_cluster, x.resume);
+  return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
+           x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab, x.shards, x.minibatch, x.in_flight,
+           x.coalesce, x.seed, x.fused, x.shared_negatives, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
+           x.checkpoint_seconds, x.checkpoint_words, x.stop_cluster, x.resume);
 }
 
 template <class Inspector>
@@ -53,8 +53,7 @@ struct vocabulary_info {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
-  return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words,
-           x.distinct_words);
+  return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words, x.distinct_words);
 }
 
 /// How a learner trains (the job's options that concern it).
@@ -64,7 +63,7 @@ struct learner_config {
   uint32_t negatives = 5;
   uint32_t minibatch_words = 32;
   uint32_t in_flight = 10;
-  uint32_t coalesce = 4;       // minibatches per message to each shard
+  uint32_t coalesce = 4; // minibatches per message to each shard
   uint32_t iterations = 5;
   bool cbow = false;
   float start_alpha = 0.025f;
@@ -79,8 +78,9 @@ struct learner_config {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
-  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words,
-           x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives, x.interleave, x.damping, x.learners);
+  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words, x.in_flight,
+           x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives, x.interleave,
+           x.damping, x.learners);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters
@@ -90,12 +90,12 @@ struct learner_progress {
   uint64_t pairs = 0;
   double loss_sum = 0;
   uint64_t loss_pairs = 0;
-  float alpha = 0;            // current learning rate
+  float alpha = 0; // current learning rate
   traffic wire;
   // Not deltas:
-  uint64_t generation = 0;           // reports of an older generation are stale
-  std::vector<part_cursor> cursors;  // safe restart points of its parts
-  bool idle = false;                 // no work left and nothing in flight
+  uint64_t generation = 0;          // reports of an older generation are stale
+  std::vector<part_cursor> cursors; // safe restart points of its parts
+  bool idle = false;                // no work left and nothing in flight
   uint32_t in_flight = 0;
 
   void merge_counters(const learner_progress& o) {
@@ -116,8 +116,8 @@ typename Inspector::result_type inspect(Inspector& f, traffic& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_progress& x) {
-  return f(caf::meta::type_name("learner_progress"), x.trained_words, x.pairs, x.loss_sum, x.loss_pairs,
-           x.alpha, x.wire, x.generation, x.cursors, x.idle, x.in_flight);
+  return f(caf::meta::type_name("learner_progress"), x.trained_words, x.pairs, x.loss_sum, x.loss_pairs, x.alpha,
+           x.wire, x.generation, x.cursors, x.idle, x.in_flight);
 }
 
 template <class Inspector>
@@ -127,20 +127,19 @@ typename Inspector::result_type inspect(Inspector& f, node_traffic& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
-  return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words,
-           x.pairs, x.seconds, x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss,
-           x.shards, x.learners, x.dim, x.iterations, x.wire, x.nodes, x.recoveries, x.redone_words,
-           x.checkpoints, x.resumed_words);
+  return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words, x.pairs, x.seconds,
+           x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss, x.shards, x.learners, x.dim, x.iterations,
+           x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words);
 }
 
 /// A job as `status` shows it.
 struct job_status {
-  uint64_t job = 0;          // 0: no job yet
-  std::string phase;         // idle, counting, ..., training, paused, recovering, exporting, done, failed, cancelled
-  std::string message;       // the last thing that happened, in words
-  uint32_t epoch = 0;        // 1-based, of `iterations`
+  uint64_t job = 0;    // 0: no job yet
+  std::string phase;   // idle, counting, ..., training, paused, recovering, exporting, done, failed, cancelled
+  std::string message; // the last thing that happened, in words
+  uint32_t epoch = 0;  // 1-based, of `iterations`
   uint32_t iterations = 0;
-  double progress = 0;       // 0..1 of the training phase
+  double progress = 0; // 0..1 of the training phase
   double words_per_second = 0;
   double eta_seconds = 0;
   float alpha = 0;
@@ -153,7 +152,7 @@ struct job_status {
   uint64_t vocab_size = 0;
   uint64_t last_checkpoint = 0; // sequence, 0: none
   uint32_t recoveries = 0;
-  double seconds = 0;        // since the job started
+  double seconds = 0; // since the job started
   // Training traffic so far, per message_kind (src/formats/report.hpp, in
   // its order): messages and Cap'n Proto bytes. For /metrics.
   std::vector<uint64_t> traffic_messages, traffic_bytes;
@@ -162,20 +161,20 @@ struct job_status {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_status& x) {
   return f(caf::meta::type_name("job_status"), x.job, x.phase, x.message, x.epoch, x.iterations, x.progress,
-           x.words_per_second, x.eta_seconds, x.alpha, x.loss, x.bytes_per_word, x.processed_words,
-           x.total_words, x.shards, x.learners, x.vocab_size, x.last_checkpoint, x.recoveries, x.seconds,
-           x.traffic_messages, x.traffic_bytes);
+           x.words_per_second, x.eta_seconds, x.alpha, x.loss, x.bytes_per_word, x.processed_words, x.total_words,
+           x.shards, x.learners, x.vocab_size, x.last_checkpoint, x.recoveries, x.seconds, x.traffic_messages,
+           x.traffic_bytes);
 }
 
 /// One shard as `shards` shows it.
 struct shard_status {
   uint32_t index = 0;
   std::string node;
-  uint32_t first = 0;  // first column
-  uint32_t width = 0;  // columns
-  uint64_t bytes = 0;  // memory of its slices
-  uint64_t requests = 0;           // dotprod + adjust served so far
-  double requests_per_second = 0;  // since the previous `shards`
+  uint32_t first = 0;             // first column
+  uint32_t width = 0;             // columns
+  uint64_t bytes = 0;             // memory of its slices
+  uint64_t requests = 0;          // dotprod + adjust served so far
+  double requests_per_second = 0; // since the previous `shards`
   bool alive = true;
 };
 
@@ -200,7 +199,7 @@ typename Inspector::result_type inspect(Inspector& f, shard_counters& x) {
 struct learner_status {
   uint32_t id = 0;
   std::string node;
-  std::string state;        // training, paused, idle, lost
+  std::string state; // training, paused, idle, lost
   std::vector<part_cursor> parts;
   uint32_t in_flight = 0;
   double words_per_second = 0; // corpus words read per second since it began training, as status counts them
@@ -208,14 +207,13 @@ struct learner_status {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_status& x) {
-  return f(caf::meta::type_name("learner_status"), x.id, x.node, x.state, x.parts, x.in_flight,
-           x.words_per_second);
+  return f(caf::meta::type_name("learner_status"), x.id, x.node, x.state, x.parts, x.in_flight, x.words_per_second);
 }
 
 /// One node as `nodes` shows it.
 struct node_status {
   std::string name;
-  std::string address;  // host:port
+  std::string address; // host:port
   std::string roles;
   bool up = true;
   uint64_t rss_bytes = 0;
@@ -225,8 +223,7 @@ struct node_status {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_status& x) {
-  return f(caf::meta::type_name("node_status"), x.name, x.address, x.roles, x.up, x.rss_bytes, x.shards,
-           x.learners);
+  return f(caf::meta::type_name("node_status"), x.name, x.address, x.roles, x.up, x.rss_bytes, x.shards, x.learners);
 }
 
 /// A word and its cosine similarity to a query.

@@ -176,8 +176,6 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
 
 } // namespace
 
-node_actor spawn_node(caf::actor_system& sys, node_setup setup) {
-  return sys.spawn(node_behavior, std::move(setup));
-}
+node_actor spawn_node(caf::actor_system& sys, node_setup setup) { return sys.spawn(node_behavior, std::move(setup)); }
 
 } // namespace gridvec

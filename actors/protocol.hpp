@@ -112,11 +112,9 @@ using shard_actor = caf::typed_actor<
   caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<step_atom, std::vector<wire_bytes>, std::vector<wire_bytes>>::with<std::vector<wire_bytes>>,
-  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
-  caf::replies_to<sync_atom>::with<bool>,
+  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>, caf::replies_to<sync_atom>::with<bool>,
   caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,
-  caf::replies_to<load_atom, std::string, uint64_t>::with<bool>,
-  caf::replies_to<reset_atom>::with<bool>,
+  caf::replies_to<load_atom, std::string, uint64_t>::with<bool>, caf::replies_to<reset_atom>::with<bool>,
   caf::replies_to<stats_atom>::with<shard_counters>,
   caf::replies_to<norms_atom, std::vector<uint32_t>>::with<wire_bytes>,
   caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>>;
@@ -124,17 +122,17 @@ using shard_actor = caf::typed_actor<
 /// Counts one byte range of a corpus where the data is:
 ///   (path, begin, end) -> that range's word counts
 /// Errors: unreadable corpus, binary data, invalid UTF-8 -> runtime_error.
-using count_worker_actor = caf::typed_actor<
-  caf::replies_to<count_atom, std::string, uint64_t, uint64_t>::with<count_table>>;
+using count_worker_actor =
+  caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t>::with<count_table>>;
 
 /// The vocabulary (reduce side of the count map-reduce):
 ///   merge: one part's counts -> distinct words so far
 ///   build: (min count, max size, file) -> the vocabulary, ids fixed by
 ///          frequency and saved to the file for every node to load
 /// Errors: empty corpus, empty vocabulary, unwritable file -> runtime_error.
-using vocabulary_actor = caf::typed_actor<
-  caf::replies_to<merge_atom, count_table>::with<uint64_t>,
-  caf::replies_to<build_atom, uint64_t, uint64_t, std::string>::with<vocabulary_info>>;
+using vocabulary_actor =
+  caf::typed_actor<caf::replies_to<merge_atom, count_table>::with<uint64_t>,
+                   caf::replies_to<build_atom, uint64_t, uint64_t, std::string>::with<vocabulary_info>>;
 
 /// A learner (seed 000 Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.
@@ -154,31 +152,25 @@ using vocabulary_actor = caf::typed_actor<
 using learner_actor = caf::typed_actor<
   caf::replies_to<preprocess_atom, std::string, uint64_t, uint64_t, std::string>::with<uint64_t>,
   caf::replies_to<assign_atom, std::vector<part_cursor>>::with<bool>,
-  caf::replies_to<pause_atom>::with<std::vector<part_cursor>>,
-  caf::replies_to<resume_atom>::with<bool>,
+  caf::replies_to<pause_atom>::with<std::vector<part_cursor>>, caf::replies_to<resume_atom>::with<bool>,
   caf::replies_to<halt_atom, uint64_t, std::vector<uint32_t>>::with<std::vector<part_cursor>>,
   caf::replies_to<rollback_atom, uint64_t, std::vector<part_cursor>, std::vector<shard_actor>>::with<bool>,
   caf::replies_to<status_atom>::with<learner_status>,
-  caf::reacts_to<tick_atom>,  // internal: progress reports
-  caf::reacts_to<run_atom>>;  // internal: the fused path's next time slice
+  caf::reacts_to<tick_atom>, // internal: progress reports
+  caf::reacts_to<run_atom>>; // internal: the fused path's next time slice
 
 /// The exporter: (path, binary) -> rows written. Streams the shards'
 /// column slices back in vocabulary order into one vectors file, which
 /// appears only when complete.
-using exporter_actor = caf::typed_actor<
-  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>>;
+using exporter_actor = caf::typed_actor<caf::replies_to<export_atom, std::string, bool>::with<uint64_t>>;
 
 /// What can be asked of a job, by the coordinator that runs it and by the
 /// controller that forwards to its current job (both described below).
 using job_commands_actor = caf::typed_actor<
-  caf::replies_to<status_atom>::with<job_status>,
-  caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
-  caf::replies_to<learners_atom>::with<std::vector<learner_status>>,
-  caf::replies_to<pause_atom>::with<bool>,
-  caf::replies_to<resume_atom>::with<bool>,
-  caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
-  caf::replies_to<cancel_atom>::with<bool>,
-  caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
+  caf::replies_to<status_atom>::with<job_status>, caf::replies_to<shards_atom>::with<std::vector<shard_status>>,
+  caf::replies_to<learners_atom>::with<std::vector<learner_status>>, caf::replies_to<pause_atom>::with<bool>,
+  caf::replies_to<resume_atom>::with<bool>, caf::replies_to<checkpoint_atom>::with<checkpoint_info>,
+  caf::replies_to<cancel_atom>::with<bool>, caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
   caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
   caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
   caf::replies_to<vector_atom, std::string>::with<wire_bytes>>;
@@ -202,12 +194,9 @@ using job_commands_actor = caf::typed_actor<
 ///               gone (its parts go to other learners); otherwise the learner
 ///               failed on bad data or a bug, and so does the job
 using coordinator_actor = job_commands_actor::extend<
-  caf::replies_to<run_atom>::with<job_summary>,
-  caf::reacts_to<progress_atom, uint32_t, learner_progress>,
-  caf::reacts_to<shard_lost_atom, uint32_t, uint32_t>,
-  caf::reacts_to<learner_lost_atom, uint32_t, std::string>,
-  caf::reacts_to<stop_atom>,
-  caf::reacts_to<tick_atom>>;
+  caf::replies_to<run_atom>::with<job_summary>, caf::reacts_to<progress_atom, uint32_t, learner_progress>,
+  caf::reacts_to<shard_lost_atom, uint32_t, uint32_t>, caf::reacts_to<learner_lost_atom, uint32_t, std::string>,
+  caf::reacts_to<stop_atom>, caf::reacts_to<tick_atom>>;
 
 /// A shard as its users see it: its columns and the lanes serving them.
 struct shard_info {
@@ -236,8 +225,8 @@ struct shard_spec {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
-  return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes,
-           x.checkpoint, x.vocab_crc);
+  return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
+           x.vocab_crc);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:
@@ -245,10 +234,8 @@ typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
 ///   watch (learner id, learner)
 /// A lost shard is reported with the node to restore it on: a surviving
 /// shard node with spare capacity (its config `shards`), else a standby.
-using supervisor_actor = caf::typed_actor<
-  caf::reacts_to<watch_atom, uint32_t, uint32_t, std::vector<shard_actor>>,
-  caf::reacts_to<watch_atom, uint32_t, learner_actor>>;
-
+using supervisor_actor = caf::typed_actor<caf::reacts_to<watch_atom, uint32_t, uint32_t, std::vector<shard_actor>>,
+                                          caf::reacts_to<watch_atom, uint32_t, learner_actor>>;
 
 /// The controller: the entry point of a cluster (on the coordinator's node)
 /// or of a local gridvec, for `gridvec submit`, the shell and embedding
@@ -263,12 +250,11 @@ using supervisor_actor = caf::typed_actor<
 ///   stop:    every node of the cluster stops (the controller's too)
 /// Errors: a second job while one runs; a command that needs a job when
 /// there is none; whatever the coordinator answers.
-using controller_actor = job_commands_actor::extend<
-  caf::replies_to<submit_atom, train_options, caf::actor>::with<job_summary>,
-  caf::replies_to<start_atom, train_options>::with<uint64_t>,
-  caf::replies_to<wait_atom>::with<job_summary>,
-  caf::replies_to<nodes_atom>::with<std::vector<node_status>>,
-  caf::reacts_to<stop_atom>>;
+using controller_actor =
+  job_commands_actor::extend<caf::replies_to<submit_atom, train_options, caf::actor>::with<job_summary>,
+                             caf::replies_to<start_atom, train_options>::with<uint64_t>,
+                             caf::replies_to<wait_atom>::with<job_summary>,
+                             caf::replies_to<nodes_atom>::with<std::vector<node_status>>, caf::reacts_to<stop_atom>>;
 
 /// A node: hosts roles on request of a job's coordinator. In `gridvec
 /// train` there is one node in the process; in a cluster, one per process.
@@ -285,21 +271,17 @@ using controller_actor = job_commands_actor::extend<
 ///   stop:       the node's process ends (after the job, or on request)
 /// Errors: an unreadable vocabulary or checkpoint file -> runtime_error.
 using node_actor = caf::typed_actor<
-  caf::replies_to<new_counter_atom>::with<count_worker_actor>,
-  caf::replies_to<new_vocab_atom>::with<vocabulary_actor>,
+  caf::replies_to<new_counter_atom>::with<count_worker_actor>, caf::replies_to<new_vocab_atom>::with<vocabulary_actor>,
   caf::replies_to<new_shard_atom, shard_spec>::with<shard_info>,
   caf::replies_to<new_learner_atom, learner_config, std::string, std::vector<shard_actor>,
                   coordinator_actor>::with<learner_actor>,
   caf::replies_to<new_export_atom, std::string, std::vector<shard_info>, uint32_t>::with<exporter_actor>,
   caf::replies_to<status_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
-  caf::replies_to<controller_atom>::with<controller_actor>,
-  caf::reacts_to<stop_atom>>;
+  caf::replies_to<controller_atom>::with<controller_actor>, caf::reacts_to<stop_atom>>;
 
 /// caf::error carrying one human-readable line.
-inline caf::error make_job_error(std::string what) {
-  return caf::make_error(caf::sec::runtime_error, std::move(what));
-}
+inline caf::error make_job_error(std::string what) { return caf::make_error(caf::sec::runtime_error, std::move(what)); }
 
 /// The line inside an error made by make_job_error, or CAF's rendering.
 std::string error_text(const caf::error& err);

@@ -55,8 +55,7 @@ status decode_dotprod(const shard_store& store, const wire_bytes& request, minib
 }
 
 // Decodes and checks every part of a step into the lane's buffers.
-status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts,
-                   const std::vector<wire_bytes>& dotprods) {
+status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts, const std::vector<wire_bytes>& dotprods) {
   const shard_store& store = *st.core->store;
   // Buffers only grow, so a steady stream of steps allocates nothing.
   if (st.adjust_batches.size() < adjusts.size()) {
@@ -180,7 +179,8 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
         return make_job_error(s.error());
       return float_bytes(partial_norms(store, words));
     },
-    [self](similar_atom a, const std::vector<uint32_t>& words, const wire_bytes& weight_bytes) -> caf::result<wire_bytes> {
+    [self](similar_atom a, const std::vector<uint32_t>& words,
+           const wire_bytes& weight_bytes) -> caf::result<wire_bytes> {
       if (self->state.slow)
         return self->delegate(self->state.slow, a, words, weight_bytes);
       auto& store = *self->state.core->store;
@@ -201,8 +201,8 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
 
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core) {
   auto store = core->store;
-  auto lane = sys.spawn(lane_behavior<shard_actor::stateful_pointer<lane_state>>, index, std::move(core),
-                        shard_actor{});
+  auto lane =
+    sys.spawn(lane_behavior<shard_actor::stateful_pointer<lane_state>>, index, std::move(core), shard_actor{});
   register_local_lane(lane, store); // learners of this process may train on it directly
   return lane;
 }
@@ -212,8 +212,8 @@ namespace {
 shard_actor spawn_network_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core,
                                shard_actor slow) {
   auto store = core->store;
-  auto lane = sys.middleman().spawn_broker(lane_behavior<shard_actor::stateful_broker_pointer<lane_state>>,
-                                           index, std::move(core), std::move(slow));
+  auto lane = sys.middleman().spawn_broker(lane_behavior<shard_actor::stateful_broker_pointer<lane_state>>, index,
+                                           std::move(core), std::move(slow));
   register_local_lane(lane, store);
   return lane;
 }
@@ -223,16 +223,15 @@ shard_actor spawn_network_lane(caf::actor_system& sys, uint32_t index, std::shar
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
                                  std::shared_ptr<const alias_sampler> noise, lane_thread where) {
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
-    return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " +
-                   std::to_string(spec.count) + " for dimension " + std::to_string(spec.dim)};
+    return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
+                   " for dimension " + std::to_string(spec.dim)};
   auto slice = column_slice::of(spec.index, spec.count, spec.dim);
   auto core = std::make_shared<shard_core>();
   core->init_seed = spec.seed;
   core->header = slice_header{spec.index, spec.count, spec.dim, slice.first, slice.width, vocab.size(), spec.vocab_crc};
   core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise));
   if (!spec.checkpoint.empty())
-    if (auto s = read_slice_file(spec.checkpoint, core->header, core->store->input_data(),
-                                 core->store->output_data());
+    if (auto s = read_slice_file(spec.checkpoint, core->header, core->store->input_data(), core->store->output_data());
         !s)
       return failure{s.error()};
   shard_info info;

@@ -13,7 +13,7 @@ namespace gridvec {
 /// What the lanes of one shard share.
 struct shard_core {
   std::shared_ptr<shard_store> store;
-  slice_header header;   // identity of its checkpoint files
+  slice_header header; // identity of its checkpoint files
   uint64_t init_seed = 0;
   std::atomic<uint64_t> requests{0};
 };
@@ -35,8 +35,7 @@ enum class lane_thread { workers, network };
 /// spec.checkpoint is set, with spec.lanes actors on it. Fails if the
 /// checkpoint cannot be read back intact.
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
-                                 std::shared_ptr<const alias_sampler> noise,
-                                 lane_thread where = lane_thread::workers);
+                                 std::shared_ptr<const alias_sampler> noise, lane_thread where = lane_thread::workers);
 
 /// One lane over an existing shard (used by spawn_shard, and by tests).
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core);

@@ -16,7 +16,8 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
     [](count_atom, const std::string& path, uint64_t begin, uint64_t end) -> caf::result<count_table> {
       word_counts counts;
       corpus_scanner scanner{path};
-      auto s = scanner.scan({begin, end}, [&](std::string_view w) { counts.add(w); }, [] {});
+      auto s = scanner.scan(
+        {begin, end}, [&](std::string_view w) { counts.add(w); }, [] {});
       if (!s)
         return make_job_error(s.error());
       return counts.to_table();
@@ -29,15 +30,13 @@ struct vocabulary_state {
   static inline const char* name = "vocabulary";
 };
 
-vocabulary_actor::behavior_type
-vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
+vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
   return {
     [self](merge_atom, const count_table& part) -> uint64_t {
       self->state.merged.merge(part);
       return self->state.merged.distinct();
     },
-    [self](build_atom, uint64_t min_count, uint64_t max_size,
-           const std::string& path) -> caf::result<vocabulary_info> {
+    [self](build_atom, uint64_t min_count, uint64_t max_size, const std::string& path) -> caf::result<vocabulary_info> {
       auto& merged = self->state.merged;
       auto v = vocabulary::build(merged, min_count, max_size);
       if (!v)
@@ -53,13 +52,9 @@ vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
 
 } // namespace
 
-count_worker_actor spawn_count_worker(caf::actor_system& sys) {
-  return sys.spawn<caf::detached>(count_worker);
-}
+count_worker_actor spawn_count_worker(caf::actor_system& sys) { return sys.spawn<caf::detached>(count_worker); }
 
-vocabulary_actor spawn_vocabulary(caf::actor_system& sys) {
-  return sys.spawn(vocabulary_behavior);
-}
+vocabulary_actor spawn_vocabulary(caf::actor_system& sys) { return sys.spawn(vocabulary_behavior); }
 
 expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   static std::mutex mutex;
@@ -69,8 +64,8 @@ expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     return failure{"cannot read vocabulary " + path};
-  std::string key = path + '|' + std::to_string(st.st_ino) + '|' + std::to_string(st.st_mtim.tv_sec) +
-                    '.' + std::to_string(st.st_mtim.tv_nsec) + '|' + std::to_string(st.st_size);
+  std::string key = path + '|' + std::to_string(st.st_ino) + '|' + std::to_string(st.st_mtim.tv_sec) + '.' +
+                    std::to_string(st.st_mtim.tv_nsec) + '|' + std::to_string(st.st_size);
   if (auto p = loaded[key].lock())
     return vocabulary_ptr{p};
   auto v = vocabulary::load(path);

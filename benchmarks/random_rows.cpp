@@ -89,9 +89,8 @@ int main(int argc, char** argv) {
     }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%zu MB, depth %zu, %zu lines%s%s: %.1f ns per row (checksum %g)\n", megabytes, depth,
-              lines, write ? ", written" : "",
-              window ? (", windows of " + std::to_string(window) + " rows").c_str() : "",
+  std::printf("%zu MB, depth %zu, %zu lines%s%s: %.1f ns per row (checksum %g)\n", megabytes, depth, lines,
+              write ? ", written" : "", window ? (", windows of " + std::to_string(window) + " rows").c_str() : "",
               seconds / accesses * 1e9, static_cast<double>(sum));
   return 0;
 }

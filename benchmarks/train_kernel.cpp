@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   const double setup = std::chrono::duration<double>(t1 - t0).count();
   const double train = std::chrono::duration<double>(t2 - t1).count();
   std::printf("V=%u d=%u threads=%u shared=%d: setup %.1f s, %llu words in %.2f s = %.0f words/s, %.1f ns/pair\n",
-              vocab, dim, threads, static_cast<int>(shared), setup, static_cast<unsigned long long>(words), train, words / train,
-              1e9 * train * threads / static_cast<double>(pairs.load()));
+              vocab, dim, threads, static_cast<int>(shared), setup, static_cast<unsigned long long>(words), train,
+              words / train, 1e9 * train * threads / static_cast<double>(pairs.load()));
   return 0;
 }

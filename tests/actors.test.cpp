@@ -134,8 +134,7 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
     self->send_exit(lane, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad step changes nothing",
-          "[actors]") {
+TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad step changes nothing", "[actors]") {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
@@ -156,9 +155,9 @@ TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad
   for (auto* lane : {&stepped.lanes[0], &separate.lanes[0]})
     request_value(self, *lane, wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
 
-  auto step_replies = request_value(self, stepped.lanes[0], parts{},
-                                    caf::make_message(step_atom::value, parts{adjust, adjust_next},
-                                                      parts{dotprod, dotprod_mb}));
+  auto step_replies =
+    request_value(self, stepped.lanes[0], parts{},
+                  caf::make_message(step_atom::value, parts{adjust, adjust_next}, parts{dotprod, dotprod_mb}));
   parts separate_replies;
   request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
   request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust_next));
@@ -182,8 +181,7 @@ TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad
   // Only adjusts: applied, and an empty answer.
   std::string only_adjusts_error;
   auto only_adjusts = request_value(self, stepped.lanes[0], parts{},
-                                    caf::make_message(step_atom::value, parts{adjust}, parts{}),
-                                    &only_adjusts_error);
+                                    caf::make_message(step_atom::value, parts{adjust}, parts{}), &only_adjusts_error);
   request_value(self, separate.lanes[0], wire_bytes{}, caf::make_message(adjust_atom::value, adjust));
   CHECK(only_adjusts_error.empty());
   CHECK(only_adjusts.empty());
@@ -197,18 +195,17 @@ TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad
   auto bad = next;
   bad.inputs[0] = 999;
   std::string error;
-  request_value(self, stepped.lanes[0], parts{},
-                caf::make_message(step_atom::value, parts{adjust, adjust_next},
-                                  parts{dotprod, encode_dotprod_request(bad)}),
-                &error);
+  request_value(
+    self, stepped.lanes[0], parts{},
+    caf::make_message(step_atom::value, parts{adjust, adjust_next}, parts{dotprod, encode_dotprod_request(bad)}),
+    &error);
   CHECK(error.find("out of range") != std::string::npos);
   CHECK(rows_of(stepped) == before);
   for (auto* h : {&stepped, &separate})
     self->send_exit(h->lanes[0], caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("shard lanes on the network thread train as lanes on the workers and pass slow requests on",
-          "[actors]") {
+TEST_CASE("shard lanes on the network thread train as lanes on the workers and pass slow requests on", "[actors]") {
   temp_dir dir;
   caf::actor_system_config cfg;
   cfg.load<caf::io::middleman>();
@@ -223,8 +220,7 @@ TEST_CASE("shard lanes on the network thread train as lanes on the workers and p
     // They are brokers: the network thread runs them.
     for (const auto& lane : network.lanes)
       CHECK(dynamic_cast<caf::io::abstract_broker*>(caf::actor_cast<caf::abstract_actor*>(lane)) != nullptr);
-    CHECK(dynamic_cast<caf::io::abstract_broker*>(caf::actor_cast<caf::abstract_actor*>(workers.lanes[0])) ==
-          nullptr);
+    CHECK(dynamic_cast<caf::io::abstract_broker*>(caf::actor_cast<caf::abstract_actor*>(workers.lanes[0])) == nullptr);
 
     // The same dotprod, adjust and step messages give the same bytes back.
     const auto [mb, next, adjust, dotprod] = make_sample_step();
@@ -235,13 +231,13 @@ TEST_CASE("shard lanes on the network thread train as lanes on the workers and p
       out.push_back(request_value(self, lanes[1], wire_bytes{},
                                   caf::make_message(dotprod_atom::value, encode_dotprod_request(mb))));
       out.push_back(request_value(self, lanes[1], wire_bytes{}, caf::make_message(adjust_atom::value, adjust)));
-      auto step = request_value(self, lanes[0], std::vector<wire_bytes>{},
-                                caf::make_message(step_atom::value, std::vector<wire_bytes>{adjust},
-                                                  std::vector<wire_bytes>{dotprod}));
+      auto step = request_value(
+        self, lanes[0], std::vector<wire_bytes>{},
+        caf::make_message(step_atom::value, std::vector<wire_bytes>{adjust}, std::vector<wire_bytes>{dotprod}));
       REQUIRE(step.size() == 1);
       out.push_back(step[0]);
-      out.push_back(request_value(self, lanes[0], wire_bytes{},
-                                  caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8})));
+      out.push_back(
+        request_value(self, lanes[0], wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8})));
     }
     for (const auto& r : replies[0])
       CHECK(!r.empty());
@@ -258,8 +254,8 @@ TEST_CASE("shard lanes on the network thread train as lanes on the workers and p
     CHECK(request_value(self, network.lanes[0], true, caf::make_message(load_atom::value, file, uint64_t{0})));
     CHECK(request_value(self, network.lanes[1], wire_bytes{},
                         caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{8})) == replies[0][3]);
-    request_value(self, network.lanes[0], wire_bytes{},
-                  caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{100}), &error);
+    request_value(self, network.lanes[0], wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{100}),
+                  &error);
     CHECK(error.find("outside") != std::string::npos);
 
     // Stopping one lane stops the shard: its other lanes and the worker lane.

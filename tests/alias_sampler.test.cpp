@@ -191,8 +191,7 @@ TEST_CASE("alias_sampler: draws are a deterministic function of the rng seed", "
   CHECK(xa != xc);
 }
 
-TEST_CASE("alias_sampler: words of equal weight share one table entry, drawn uniformly within",
-          "[alias_sampler]") {
+TEST_CASE("alias_sampler: words of equal weight share one table entry, drawn uniformly within", "[alias_sampler]") {
   // A vocabulary shaped like a large one: a few frequent words, then long
   // runs of words seen 3, 2 and once (ids sorted by count, as vocabulary ids).
   std::vector<uint64_t> counts{5000, 4000, 4000, 900, 30};

@@ -62,9 +62,7 @@ caf::error decode(caf::actor_system& sys, const std::vector<char>& buf, caf::mes
 
 // A message that did not decode: an error, or (CAF 0.17's variadic
 // operator() can drop an element's error) nothing in it.
-bool refused(const caf::error& err, const caf::message& msg) {
-  return err || msg.empty();
-}
+bool refused(const caf::error& err, const caf::message& msg) { return err || msg.empty(); }
 
 } // namespace
 
@@ -89,12 +87,11 @@ TEST_CASE("bounded decoders: a byte buffer claiming 4 GB fails without allocatin
   CHECK(peak_rss_kb() - before < 100 * 1024);
 }
 
-TEST_CASE("bounded decoders: a vector of wire_bytes whose element claims 4 GB fails without allocating it",
-          "[net]") {
+TEST_CASE("bounded decoders: a vector of wire_bytes whose element claims 4 GB fails without allocating it", "[net]") {
   hardened_system h;
   const long before = peak_rss_kb();
-  for (const std::string types : {"@<>+std::vector<gridvec::wire_bytes>",
-                                  "@<>+std::vector<std::vector<gridvec::wire_bytes>>"}) {
+  for (const std::string types :
+       {"@<>+std::vector<gridvec::wire_bytes>", "@<>+std::vector<std::vector<gridvec::wire_bytes>>"}) {
     auto buf = payload(*h.sys, types, [&](caf::binary_serializer& sink) {
       size_t one = 1;
       REQUIRE_FALSE(sink.begin_sequence(one));

@@ -17,9 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-slice_header header() {
-  return slice_header{1, 3, 10, 3, 4, 7, 0xABCDEF};
-}
+slice_header header() { return slice_header{1, 3, 10, 3, 4, 7, 0xABCDEF}; }
 
 std::vector<float> pattern(size_t n, float base) {
   std::vector<float> v(n);
@@ -200,8 +198,8 @@ TEST_CASE("checkpoint: a malformed record after a longer line fails cleanly", "[
   temp_dir dir;
   for (const char* key : {"part 0 1 2 ", "vocabulary ", "shard 0 "}) {
     INFO(key);
-    std::string text = "gridvec-checkpoint 1\noption -window 3 and some more words\n" + std::string{key} +
-                       std::string(100, 'x') + "\n";
+    std::string text =
+      "gridvec-checkpoint 1\noption -window 3 and some more words\n" + std::string{key} + std::string(100, 'x') + "\n";
     text += "end " + std::to_string(crc32(text.data(), text.size())) + "\n";
     auto r = read_manifest(dir.write("MANIFEST", text));
     REQUIRE_FALSE(r);

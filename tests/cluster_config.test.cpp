@@ -21,22 +21,22 @@ namespace {
 // A small valid cluster; the error tests below break it one line at a time,
 // so every expected line number can be read off this listing.
 const std::vector<std::string> base_lines = {
-  "[cluster]",                                  // 1
-  "heartbeat-ms = 500",                         // 2
-  "[node a]",                                   // 3
-  "host = 127.0.0.1",                           // 4
-  "port = 7700",                                // 5
-  "roles = coordinator, vocabulary, exporter",  // 6
-  "[node s]",                                   // 7
-  "host = 127.0.0.1",                           // 8
-  "port = 7701",                                // 9
-  "roles = shard",                              // 10
-  "shards = 1",                                 // 11
-  "[node l]",                                   // 12
-  "host = 127.0.0.1",                           // 13
-  "port = 7702",                                // 14
-  "roles = learner",                            // 15
-  "learners = 1",                               // 16
+  "[cluster]",                                 // 1
+  "heartbeat-ms = 500",                        // 2
+  "[node a]",                                  // 3
+  "host = 127.0.0.1",                          // 4
+  "port = 7700",                               // 5
+  "roles = coordinator, vocabulary, exporter", // 6
+  "[node s]",                                  // 7
+  "host = 127.0.0.1",                          // 8
+  "port = 7701",                               // 9
+  "roles = shard",                             // 10
+  "shards = 1",                                // 11
+  "[node l]",                                  // 12
+  "host = 127.0.0.1",                          // 13
+  "port = 7702",                               // 14
+  "roles = learner",                           // 15
+  "learners = 1",                              // 16
 };
 
 std::string joined(const std::vector<std::string>& lines, const char* eol = "\n") {
@@ -92,9 +92,7 @@ void check_errors(const std::vector<error_case>& cases) {
   }
 }
 
-std::string at(int line) {
-  return "test.conf:" + std::to_string(line) + ": ";
-}
+std::string at(int line) { return "test.conf:" + std::to_string(line) + ": "; }
 
 std::string example_path(const std::string& name) {
   return (std::filesystem::path(__FILE__).parent_path().parent_path() / "examples" / name).string();
@@ -103,35 +101,34 @@ std::string example_path(const std::string& name) {
 } // namespace
 
 TEST_CASE("cluster config: a valid file parses into exactly the expected structure", "[cluster_config]") {
-  const std::string text =
-    "# the example of docs/cluster-config.md\n"
-    "\n"
-    "[cluster]\n"
-    "heartbeat-ms = 250          # a comment after a value\n"
-    "connect-timeout-ms = 3000\n"
-    "\n"
-    "[node coord]                 # a comment after a header\n"
-    "host = 127.0.0.1\n"
-    "port = 7700\n"
-    "roles = coordinator, vocabulary, exporter\n"
-    "   [node shard-a]\n"
-    "  host   =   10.0.0.2  \n"
-    "\tport=7701\n"
-    "roles = shard\n"
-    "shards = 3\n"
-    "[node learn_a.1]\n"
-    "host = box-3.example.org\n"
-    "port = 65535\n"
-    "roles = learner,shard  learner\n"
-    "learners = 2\n"
-    "shards = 1\n"
-    "standby = false\n"
-    "[node spare]\n"
-    "host = 127.0.0.1\n"
-    "port = 7705\n"
-    "roles = shard\n"
-    "shards = 4\n"
-    "standby = true\n";
+  const std::string text = "# the example of docs/cluster-config.md\n"
+                           "\n"
+                           "[cluster]\n"
+                           "heartbeat-ms = 250          # a comment after a value\n"
+                           "connect-timeout-ms = 3000\n"
+                           "\n"
+                           "[node coord]                 # a comment after a header\n"
+                           "host = 127.0.0.1\n"
+                           "port = 7700\n"
+                           "roles = coordinator, vocabulary, exporter\n"
+                           "   [node shard-a]\n"
+                           "  host   =   10.0.0.2  \n"
+                           "\tport=7701\n"
+                           "roles = shard\n"
+                           "shards = 3\n"
+                           "[node learn_a.1]\n"
+                           "host = box-3.example.org\n"
+                           "port = 65535\n"
+                           "roles = learner,shard  learner\n"
+                           "learners = 2\n"
+                           "shards = 1\n"
+                           "standby = false\n"
+                           "[node spare]\n"
+                           "host = 127.0.0.1\n"
+                           "port = 7705\n"
+                           "roles = shard\n"
+                           "shards = 4\n"
+                           "standby = true\n";
   auto config = parse_cluster_config(text, "x.conf");
   INFO((config ? "" : config.error()));
   REQUIRE(config);
@@ -228,7 +225,8 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
     auto lines = base_lines;
     lines[3] = "hots = 127.0.0.1";
     auto message = failure_of(joined(lines, "\r\n"));
-    CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby, http-port, http-bind)");
+    CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, "
+                     "standby, http-port, http-bind)");
   }
   SECTION("no newline at the end") {
     auto text = joined(base_lines);
@@ -293,7 +291,8 @@ TEST_CASE("cluster config: which nodes serve their shards on the network thread"
 
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
   CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
-        "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby, http-port, http-bind)");
+        "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby, "
+        "http-port, http-bind)");
 }
 
 TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {
@@ -312,7 +311,8 @@ TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {
     {"empty value", replacing(5, "port ="), at(5), "empty value for key 'port' in [node a]"},
     {"value that is only a comment", replacing(5, "port =   # later"), at(5), "empty value"},
     {"empty value in [cluster]", replacing(2, "heartbeat-ms ="), at(2), "empty value"},
-    {"duplicate key in a node", inserting(6, "port = 7705"), at(6), "duplicate key 'port' in [node a] (first at line 5)"},
+    {"duplicate key in a node", inserting(6, "port = 7705"), at(6),
+     "duplicate key 'port' in [node a] (first at line 5)"},
     {"duplicate key in [cluster]", inserting(3, "heartbeat-ms = 600"), at(3), "duplicate key 'heartbeat-ms'"},
     {"duplicate node name", replacing(12, "[node a]"), at(12), "duplicate node name 'a' (first at line 3)"},
     {"invalid node name, space", replacing(3, "[node a b]"), at(3), "invalid node name 'a b'"},
@@ -450,8 +450,8 @@ TEST_CASE("cluster config: the shipped examples parse", "[cluster_config]") {
     REQUIRE(config->nodes.size() == 1);
     const auto& node = config->nodes[0];
     CHECK(node.port == 7710);
-    for (auto r : {node_role::coordinator, node_role::vocabulary, node_role::shard, node_role::learner,
-                   node_role::exporter})
+    for (auto r :
+         {node_role::coordinator, node_role::vocabulary, node_role::shard, node_role::learner, node_role::exporter})
       CHECK(node.has(r));
     CHECK(config->total_shards() == 2);
     CHECK(config->total_learners() == 2);

@@ -38,9 +38,7 @@ struct local_gridvec {
     self->request(node, std::chrono::seconds(10), controller_atom::value)
       .receive([&](controller_actor c) { controller = c; }, [](caf::error& e) { FAIL(error_text(e)); });
   }
-  ~local_gridvec() {
-    caf::anon_send(node, stop_atom::value);
-  }
+  ~local_gridvec() { caf::anon_send(node, stop_atom::value); }
 
   /// Sends `xs` to the controller and returns the reply or the error line.
   template <class T, class... Ts>
@@ -168,8 +166,7 @@ TEST_CASE("controller: pause, checkpoint, resume, query and export a running job
   CHECK_FALSE(fs::exists(dir.file("vectors.txt")));
 }
 
-TEST_CASE("controller: a job resumes from its checkpoints, falling back past a damaged one",
-          "[actors][controller]") {
+TEST_CASE("controller: a job resumes from its checkpoints, falling back past a damaged one", "[actors][controller]") {
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 500, 11);
   {
@@ -245,7 +242,8 @@ TEST_CASE("controller: a finished job stays queryable and exportable until the n
   for (const auto& n : must(g.ask<std::vector<neighbour>>(nearest_atom::value, std::string{"sky1"}, uint32_t{5})))
     CHECK(n.word.rfind("sky", 0) == 0);
   CHECK(must(g.ask<std::vector<neighbour>>(analogy_atom::value, std::string{"sky1"}, std::string{"sky2"},
-                                          std::string{"sea4"}, uint32_t{3})).size() == 3);
+                                           std::string{"sea4"}, uint32_t{3}))
+          .size() == 3);
   // The next job replaces it.
   o.output = dir.file("second.txt");
   must(g.ask<job_summary>(submit_atom::value, o, caf::actor{}));

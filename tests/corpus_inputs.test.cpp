@@ -44,7 +44,7 @@ TEST_CASE("corpus inputs: a plain file is read as it is", "[corpus_inputs]") {
 TEST_CASE("corpus inputs: files, a directory, gzip and stdin are staged in order", "[corpus_inputs]") {
   temp_dir dir;
   auto a = dir.write("a.txt", "alpha beta\ngamma"); // no final newline: one is added
-  auto b = write_gzip(dir, "b.data", "delta\n");      // gzip told by its bytes, not its name
+  auto b = write_gzip(dir, "b.data", "delta\n");    // gzip told by its bytes, not its name
   std::filesystem::create_directory(dir.file("d"));
   dir.write("d/2.txt", "zeta\n");
   dir.write("d/1.txt", "epsilon\n");

@@ -58,7 +58,6 @@ typename Inspector::result_type inspect(Inspector& f, lying_config_value&) {
 
 } // namespace
 
-
 int main(int argc, char** argv) {
   if (argc != 4) {
     std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value\n");

@@ -9,8 +9,8 @@
 
 using namespace gridvec;
 using gridvec::test::contains;
-using gridvec::test::temp_dir;
 using gridvec::test::sentences_t;
+using gridvec::test::temp_dir;
 using gridvec::test::write_id_file;
 
 namespace {

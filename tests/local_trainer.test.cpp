@@ -23,8 +23,7 @@ std::shared_ptr<const alias_sampler> zipf_noise(uint32_t vocab) {
   return std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
 }
 
-stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab,
-                     const std::shared_ptr<const alias_sampler>& noise) {
+stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const alias_sampler>& noise) {
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s) {
     out.push_back(std::make_shared<shard_store>(column_slice::of(s, shards, dim), dim, vocab, 3, noise));
@@ -76,8 +75,7 @@ std::vector<uint32_t> shared_targets(const shard_store& any, const minibatch& mb
 
 // Plain pair-by-pair SGNS in double, with the weights of compute_weights
 // and the noise words of the shards (draw_targets), or shared ones.
-double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha,
-                       bool shared = false) {
+double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha, bool shared = false) {
   std::vector<uint32_t> targets;
   if (shared)
     targets = shared_targets(any, mb);

@@ -24,8 +24,7 @@ std::vector<uint32_t> context(const std::vector<uint32_t>& s, size_t pos, size_t
 }
 
 // The window b in 1..window that produced `ctx`, or 0 if none did.
-size_t window_of(const std::vector<uint32_t>& s, size_t pos, uint32_t window,
-                 const std::vector<uint32_t>& ctx) {
+size_t window_of(const std::vector<uint32_t>& s, size_t pos, uint32_t window, const std::vector<uint32_t>& ctx) {
   for (size_t b = 1; b <= window; ++b)
     if (context(s, pos, b) == ctx)
       return b;

@@ -135,7 +135,7 @@ TEST_CASE("cluster secret: written 0600, never replaced, refused when others can
   temp_dir dir;
   const auto path = dir.file("cluster.key");
   REQUIRE(write_new_secret(path));
-  struct stat st{};
+  struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   auto first = load_secret(path);
@@ -160,7 +160,8 @@ TEST_CASE("cluster config: security keys, relative to the config's directory", "
   const std::string nodes = "[node a]\nhost = 127.0.0.1\nport = 7700\nroles = coordinator, vocabulary, exporter, "
                             "shard, learner\nshards = 1\nlearners = 1\n";
   auto path = dir.write("c.conf", "[cluster]\nsecret = k\nallow-read = in, /data/a b\nallow-write = out\n"
-                                  "max-message-mb = 8\n" + nodes);
+                                  "max-message-mb = 8\n" +
+                                    nodes);
   auto config = load_cluster_config(path);
   REQUIRE(config);
   CHECK(config->secret_file == dir.file("k"));

@@ -35,18 +35,40 @@ void expect_failure(const args_t& args, const std::string& option) {
   CHECK(contains(o.error(), option));
 }
 
-const std::vector<std::string> all_options{
-  "train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads",
-  "binary", "cbow", "max-vocab", "shards", "minibatch", "in-flight", "coalesce", "seed", "report", "work-dir",
-  "log-every", "fused", "shared-negatives", "interleave", "damping", "checkpoint-failures"};
+const std::vector<std::string> all_options{"train",
+                                           "output",
+                                           "size",
+                                           "window",
+                                           "negative",
+                                           "sample",
+                                           "min-count",
+                                           "iter",
+                                           "alpha",
+                                           "threads",
+                                           "binary",
+                                           "cbow",
+                                           "max-vocab",
+                                           "shards",
+                                           "minibatch",
+                                           "in-flight",
+                                           "coalesce",
+                                           "seed",
+                                           "report",
+                                           "work-dir",
+                                           "log-every",
+                                           "fused",
+                                           "shared-negatives",
+                                           "interleave",
+                                           "damping",
+                                           "checkpoint-failures"};
 
 } // namespace
 
 TEST_CASE("options: word2vec-style flags", "[options]") {
-  auto o = parse_train_options({"-train", "text8", "-output", "vec.bin", "-size", "300", "-cbow", "1",
-                                "-binary", "1", "-sample", "1e-4", "-window", "8", "-negative", "25",
-                                "-iter", "15", "-min-count", "3", "-alpha", "0.05", "-threads", "4",
-                                "-max-vocab", "100000"});
+  auto o = parse_train_options({"-train",    "text8",    "-output", "vec.bin",    "-size",      "300",     "-cbow",
+                                "1",         "-binary",  "1",       "-sample",    "1e-4",       "-window", "8",
+                                "-negative", "25",       "-iter",   "15",         "-min-count", "3",       "-alpha",
+                                "0.05",      "-threads", "4",       "-max-vocab", "100000"});
   REQUIRE(o);
   CHECK(o->train == "text8");
   CHECK(o->output == "vec.bin");
@@ -65,11 +87,37 @@ TEST_CASE("options: word2vec-style flags", "[options]") {
 }
 
 TEST_CASE("options: gridvec's own options and the other spellings", "[options]") {
-  auto o = parse_train_options({"--train=c.txt", "--output", "out.txt", "--shards", "4", "--minibatch", "64",
-                                "--in-flight=8", "--coalesce", "2", "--seed", "18446744073709551615", "--report", "r.json",
-                                "-work-dir", "/tmp/w", "--log-every=2.5", "--size=40", "-window=3",
-                                "--cbow", "0", "-sample", "0", "--fused", "0", "--shared-negatives=1",
-                                "--interleave", "8", "--damping=0", "--checkpoint-failures", "warn"});
+  auto o = parse_train_options({"--train=c.txt",
+                                "--output",
+                                "out.txt",
+                                "--shards",
+                                "4",
+                                "--minibatch",
+                                "64",
+                                "--in-flight=8",
+                                "--coalesce",
+                                "2",
+                                "--seed",
+                                "18446744073709551615",
+                                "--report",
+                                "r.json",
+                                "-work-dir",
+                                "/tmp/w",
+                                "--log-every=2.5",
+                                "--size=40",
+                                "-window=3",
+                                "--cbow",
+                                "0",
+                                "-sample",
+                                "0",
+                                "--fused",
+                                "0",
+                                "--shared-negatives=1",
+                                "--interleave",
+                                "8",
+                                "--damping=0",
+                                "--checkpoint-failures",
+                                "warn"});
   REQUIRE(o);
   CHECK_FALSE(o->fused);
   CHECK(o->interleave == 8u);

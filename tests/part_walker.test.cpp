@@ -8,8 +8,8 @@
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
-using gridvec::test::temp_dir;
 using gridvec::test::sentences_t;
+using gridvec::test::temp_dir;
 using gridvec::test::write_id_file;
 
 namespace {

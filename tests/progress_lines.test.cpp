@@ -12,8 +12,7 @@ std::string progress(const std::string& text) { return progress_prefix + text; }
 
 } // namespace
 
-TEST_CASE("progress_lines: a terminal redraws progress in place; events get lines of their own",
-          "[progress_lines]") {
+TEST_CASE("progress_lines: a terminal redraws progress in place; events get lines of their own", "[progress_lines]") {
   std::string screen;
   progress_lines lines{[&](const std::string& text) { screen += text; }, true};
   lines("training: 2 learners");

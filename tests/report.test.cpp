@@ -29,9 +29,8 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 TEST_CASE("report JSON holds the promised fields", "[report]") {
   auto json = to_json(sample_summary());
-  for (const char* key : {"\"raw_words\": 1000", "\"trained_words\": 800", "\"seconds\": 2.000",
-                          "\"vocab_size\": 50", "\"peak_rss_bytes\"", "\"final_loss\": 2.500000",
-                          "\"words_per_second\""})
+  for (const char* key : {"\"raw_words\": 1000", "\"trained_words\": 800", "\"seconds\": 2.000", "\"vocab_size\": 50",
+                          "\"peak_rss_bytes\"", "\"final_loss\": 2.500000", "\"words_per_second\""})
     CHECK(contains(json, key));
   // A part that rode in another message adds bytes, not a message.
   CHECK(contains(json, "\"dotprod_request\": {\"count\": 1, \"bytes\": 100"));

@@ -91,15 +91,15 @@ TEST_CASE("compute_weights: clipping beyond +-6 as word2vec.c", "[sgns]") {
     float dots[2] = {big, big};
     float w[2];
     auto res = compute_weights(dots, 1, 1, alpha, w);
-    CHECK(w[0] == 0.0f);    // (1 - 1) * alpha: already right
-    CHECK(w[1] == -alpha);  // (0 - 1) * alpha: noise word scored high
+    CHECK(w[0] == 0.0f);   // (1 - 1) * alpha: already right
+    CHECK(w[1] == -alpha); // (0 - 1) * alpha: noise word scored high
     if (std::isfinite(big) && big < 100)
       CHECK(std::abs(res.loss - (-log_sigmoid(big) - log_sigmoid(-big))) < 1e-3 * big + 1e-3);
     // ... and at -big
     float dots2[2] = {-big, -big};
     res = compute_weights(dots2, 1, 1, alpha, w);
-    CHECK(w[0] == alpha);   // (1 - 0) * alpha
-    CHECK(w[1] == 0.0f);    // (0 - 0) * alpha
+    CHECK(w[0] == alpha); // (1 - 0) * alpha
+    CHECK(w[1] == 0.0f);  // (0 - 0) * alpha
     if (std::isfinite(big) && big < 100)
       CHECK(std::abs(res.loss - (-log_sigmoid(-big) - log_sigmoid(big))) < 1e-3 * big + 1e-3);
   }

@@ -80,8 +80,7 @@ full_model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
 // The noise words of every positive pair, drawn exactly as the shard does:
 // one rng seeded with mb.seed for the whole call, pairs in wire order, a
 // word equal to the positive output redrawn up to 8 times.
-std::vector<uint32_t> reference_negatives(const minibatch& mb, const alias_sampler& noise,
-                                          size_t* redraws = nullptr) {
+std::vector<uint32_t> reference_negatives(const minibatch& mb, const alias_sampler& noise, size_t* redraws = nullptr) {
   rng r(mb.seed);
   std::vector<uint32_t> out;
   for (uint32_t positive : mb.outputs)
@@ -174,8 +173,7 @@ std::vector<float> summed_dots(const stores_t& stores, const minibatch& mb) {
 
 // The update adjust must make, every read at the values from the start of
 // the call (word2vec.c's CBOW: the whole error goes to every context word).
-void reference_adjust(const minibatch& mb, const batch_layout& l, const std::vector<float>& weights,
-                      full_model& m) {
+void reference_adjust(const minibatch& mb, const batch_layout& l, const std::vector<float>& weights, full_model& m) {
   full_model start = m;
   size_t k = 0;
   for (size_t e = 0; e < l.in_first.size(); ++e) {
@@ -727,8 +725,7 @@ TEST_CASE("shard_store: a one-word noise distribution does not loop", "[shard_st
   }
 }
 
-TEST_CASE("shard_store: adjust with the targets dotprod drew equals adjust drawing them again",
-          "[shard_store]") {
+TEST_CASE("shard_store: adjust with the targets dotprod drew equals adjust drawing them again", "[shard_store]") {
   const uint32_t vocab = 40, dim = 8;
   auto noise = zipf_noise(vocab);
   auto kept = make_stores(1, dim, vocab, 3, noise);

@@ -33,8 +33,7 @@ outcome run(const shell_words& words) {
 TEST_CASE("every command has a name, help and a handler; names are unique", "[shell]") {
   const auto& table = shell_commands();
   for (const char* name : {"nodes", "status", "shards", "learners", "train", "submit", "wait", "pause", "resume",
-                           "checkpoint", "cancel", "export", "nearest", "analogy", "help", "quit", "exit",
-                           "shutdown"})
+                           "checkpoint", "cancel", "export", "nearest", "analogy", "help", "quit", "exit", "shutdown"})
     CHECK(find_shell_command(name) != nullptr);
   for (size_t i = 0; i < table.size(); ++i) {
     INFO(table[i].name);
@@ -98,10 +97,10 @@ TEST_CASE("bad arguments are refused before anything is asked", "[shell]") {
 }
 
 TEST_CASE("well-formed commands without a controller say so", "[shell]") {
-  for (const shell_words& words : {shell_words{"status"}, shell_words{"nearest", "king"},
-                                   shell_words{"nearest", "king", "3"}, shell_words{"analogy", "a", "b", "c", "7"},
-                                   shell_words{"export", "v.bin", "binary"}, shell_words{"wait", "2.5"},
-                                   shell_words{"shutdown"}}) {
+  for (const shell_words& words :
+       {shell_words{"status"}, shell_words{"nearest", "king"}, shell_words{"nearest", "king", "3"},
+        shell_words{"analogy", "a", "b", "c", "7"}, shell_words{"export", "v.bin", "binary"},
+        shell_words{"wait", "2.5"}, shell_words{"shutdown"}}) {
     INFO(join_shell_words(words));
     auto r = run(words);
     CHECK_FALSE(r.ok);
@@ -142,8 +141,8 @@ TEST_CASE("a shell's job: paths absolute, the cluster kept running", "[shell]") 
   test::temp_dir dir;
   const auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir.path());
-  auto opt = shell_job_options({"-train", "corpus.txt", "-output", "out/../v.txt", "-size", "50", "--report",
-                                "r.json", "--checkpoint-dir", "ckpt"});
+  auto opt = shell_job_options({"-train", "corpus.txt", "-output", "out/../v.txt", "-size", "50", "--report", "r.json",
+                                "--checkpoint-dir", "ckpt"});
   std::filesystem::current_path(cwd);
   REQUIRE(opt);
   const std::string root = std::filesystem::canonical(dir.path()).string();

@@ -98,10 +98,9 @@ TEST_CASE("shards: node, columns, memory, requests/s", "[shell]") {
   std::vector<shard_status> shards(2);
   shards[0] = {0, "shard-a", 0, 25, 3u << 20, 1000, 250.5, true};
   shards[1] = {1, "shard-b", 25, 25, 3u << 20, 990, 0, false};
-  CHECK(format_shards(shards) ==
-        "SHARD  NODE     COLUMNS   MEMORY  REQUESTS  REQUESTS/S  STATE\n"
-        "    0  shard-a  0-24     3.0 MiB      1000       250.5  alive\n"
-        "    1  shard-b  25-49    3.0 MiB       990         0.0  lost\n");
+  CHECK(format_shards(shards) == "SHARD  NODE     COLUMNS   MEMORY  REQUESTS  REQUESTS/S  STATE\n"
+                                 "    0  shard-a  0-24     3.0 MiB      1000       250.5  alive\n"
+                                 "    1  shard-b  25-49    3.0 MiB       990         0.0  lost\n");
   CHECK(format_shards({}) == "the job has no shards yet\n");
 }
 
@@ -143,8 +142,8 @@ TEST_CASE("a learner's parts show their epoch and progress in it", "[shell]") {
 
 TEST_CASE("neighbours: rank, word, cosine", "[shell]") {
   CHECK(format_neighbours({{"queen", 0.81234f}, {"princess", 0.7f}}) == "#  WORD      COSINE\n"
-                                                                           "1  queen     0.8123\n"
-                                                                           "2  princess  0.7000\n");
+                                                                        "1  queen     0.8123\n"
+                                                                        "2  princess  0.7000\n");
   CHECK(format_neighbours({}) == "no neighbours\n");
 }
 

@@ -66,9 +66,9 @@ TEST_CASE("an unterminated quote is one error line", "[shell]") {
 }
 
 TEST_CASE("joined words split back into the same words", "[shell]") {
-  for (const shell_words& words : {shell_words{"status"}, shell_words{"export", "a b.txt", "binary"},
-                                   shell_words{"nearest", "don't"}, shell_words{"x", "", "a;b", R"(q"u\o)"},
-                                   shell_words{"#tag", "#x"}}) {
+  for (const shell_words& words :
+       {shell_words{"status"}, shell_words{"export", "a b.txt", "binary"}, shell_words{"nearest", "don't"},
+        shell_words{"x", "", "a;b", R"(q"u\o)"}, shell_words{"#tag", "#x"}}) {
     const std::string line = join_shell_words(words);
     INFO(line);
     auto back = split_shell_text(line);

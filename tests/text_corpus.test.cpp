@@ -18,7 +18,7 @@ using lines_t = std::vector<std::vector<std::string>>;
 
 struct scan_result {
   status st;
-  lines_t lines;      // one entry per on_line_end, with the words before it
+  lines_t lines;                    // one entry per on_line_end, with the words before it
   std::vector<std::string> pending; // words after the last line end
 };
 
@@ -62,7 +62,7 @@ lines_t reference_lines(const std::string& text) {
 
 std::string random_corpus(uint64_t seed, size_t lines, bool trailing_newline) {
   static const std::vector<std::string> words{
-    "the", "a", "of", "word2vec", "x", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac", "\xf0\x9f\x98\x80",
+    "the",          "a", "of", "word2vec", "x", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac", "\xf0\x9f\x98\x80",
     "na\xc3\xafve", "z"};
   rng r(seed);
   std::string s;
@@ -236,7 +236,10 @@ TEST_CASE("corpus_scanner: bad input fails naming the byte offset", "[text_corpu
     {"NUL byte", std::string("good words\nbad\0word\n", 20), 14, "NUL"},
     {"invalid lead byte 0xFF", "ok ok\nxx\xffyy\n", 8, "UTF-8"},
     {"lone continuation byte", "abc \x80\n", 4, "UTF-8"},
-    {"bad continuation", "one two caf\xc3" "e\n", 12, "UTF-8"},
+    {"bad continuation",
+     "one two caf\xc3"
+     "e\n",
+     12, "UTF-8"},
     {"overlong lead 0xC0", "a \xc0\xaf\n", 2, "UTF-8"},
   };
   for (const auto& c : cases) {
@@ -259,7 +262,7 @@ TEST_CASE("corpus_scanner: bad input fails naming the byte offset", "[text_corpu
     INFO(r.st.error());
     CHECK(contains(r.st.error(), "UTF-8"));
     auto off = offset_in(r.st.error());
-    CHECK(off >= 15); // where the sequence starts ...
+    CHECK(off >= 15);                                  // where the sequence starts ...
     CHECK(off <= static_cast<long long>(text.size())); // ... up to where it is cut
   }
 

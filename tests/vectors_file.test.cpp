@@ -256,7 +256,8 @@ TEST_CASE("vectors_file: read failures", "[vectors_file]") {
   }
 }
 
-TEST_CASE("vectors_file: a header that announces more than the file holds fails, allocating nothing", "[vectors_file]") {
+TEST_CASE("vectors_file: a header that announces more than the file holds fails, allocating nothing",
+          "[vectors_file]") {
   // "-1" reads as 2^64 - 1: reserving that many rows threw (gridvec nearest
   // ended with length_error) where a line was due.
   gridvec::test::temp_dir dir;

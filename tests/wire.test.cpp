@@ -152,8 +152,8 @@ TEST_CASE("wire: bytes built by capnp itself decode", "[wire]") {
 
 TEST_CASE("wire: dotprod reply round trip", "[wire]") {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> dots{0.0f, -0.0f, 1.5f, -3.25e-7f, 1e30f, inf, -inf,
-                          std::numeric_limits<float>::denorm_min(), std::nanf("")};
+  std::vector<float> dots{
+    0.0f, -0.0f, 1.5f, -3.25e-7f, 1e30f, inf, -inf, std::numeric_limits<float>::denorm_min(), std::nanf("")};
   rng r(4);
   for (int i = 0; i < 1000; ++i)
     dots.push_back(r.uniform() - 0.5f);
@@ -256,9 +256,9 @@ TEST_CASE("wire: malformed buffers fail without throwing", "[wire]") {
   auto mb = sample_batch(false);
   std::vector<float> weights(mb.dot_count(), 0.25f);
   std::vector<float> dots(24, 1.0f);
-  const std::vector<wire_bytes> messages{
-    encode_dotprod_request(mb), encode_dotprod_reply(1, dots.data(), dots.size()),
-    encode_adjust_request(mb, weights.data(), weights.size()), encode_adjust_reply(1, 2)};
+  const std::vector<wire_bytes> messages{encode_dotprod_request(mb), encode_dotprod_reply(1, dots.data(), dots.size()),
+                                         encode_adjust_request(mb, weights.data(), weights.size()),
+                                         encode_adjust_reply(1, 2)};
 
   SECTION("empty buffer") {
     wire_bytes empty;

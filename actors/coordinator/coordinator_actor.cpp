@@ -110,8 +110,8 @@ status check_nodes(const coordinator_state& st) {
 }
 
 coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint64_t job, train_options opt,
-                                                      std::vector<job_node> nodes, progress_sink sink,
-                                                      bool keep_shards, placing_hook before_placing) {
+                                                      std::vector<job_node> nodes, progress_sink sink, bool keep_shards,
+                                                      placing_hook before_placing) {
   auto& st = self->state;
   st.before_placing = std::move(before_placing);
   st.job_id = job;
@@ -173,8 +173,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       auto& st = self->state;
       if (!st.store)
         return make_job_error("this job has no --checkpoint-dir");
-      if (st.phase != job_phase::training && st.phase != job_phase::paused &&
-          st.phase != job_phase::checkpointing)
+      if (st.phase != job_phase::training && st.phase != job_phase::paused && st.phase != job_phase::checkpointing)
         return make_job_error(std::string{"cannot checkpoint while the job is "} + phase_name(st.phase));
       auto rp = self->make_response_promise<checkpoint_info>();
       take_checkpoint(self, rp);
@@ -343,9 +342,7 @@ void fail(coordinator_ptr self, const caf::error& err) {
   st.done.deliver(err);
 }
 
-void request_cancel() {
-  cancel_requested.store(true);
-}
+void request_cancel() { cancel_requested.store(true); }
 
 coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
                                     std::vector<job_node> nodes, progress_sink sink, bool keep_shards,

@@ -53,8 +53,8 @@ using placing_hook = std::function<void()>;
 /// With keep_shards, the shards stay up once the vectors are written, so
 /// that nearest/analogy/export keep working until the actor is stopped.
 coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
-                                    std::vector<job_node> nodes, progress_sink sink = {},
-                                    bool keep_shards = false, placing_hook before_placing = {});
+                                    std::vector<job_node> nodes, progress_sink sink = {}, bool keep_shards = false,
+                                    placing_hook before_placing = {});
 
 /// Set from a signal handler: the running job stops at its next progress
 /// tick, and no output file is left behind.

@@ -44,9 +44,10 @@ job_status make_status(const coordinator_state& st) {
     s.words_per_second = training_rate(st);
   else if (st.phase == job_phase::done && st.summary.training_seconds > 0)
     s.words_per_second = static_cast<double>(s.total_words) / st.summary.training_seconds;
-  s.eta_seconds = s.words_per_second > 0 ? static_cast<double>(s.total_words - std::min(s.total_words, s.processed_words)) /
-                                             s.words_per_second
-                                         : 0;
+  s.eta_seconds =
+    s.words_per_second > 0
+      ? static_cast<double>(s.total_words - std::min(s.total_words, s.processed_words)) / s.words_per_second
+      : 0;
   s.alpha = st.alpha;
   s.loss = st.last_loss;
   uint64_t bytes = 0;
@@ -54,7 +55,8 @@ job_status make_status(const coordinator_state& st) {
     bytes += b;
   s.traffic_messages.assign(st.totals.wire.messages.begin(), st.totals.wire.messages.end());
   s.traffic_bytes.assign(st.totals.wire.bytes.begin(), st.totals.wire.bytes.end());
-  s.bytes_per_word = st.totals.trained_words > 0 ? static_cast<double>(bytes) / static_cast<double>(st.totals.trained_words) : 0;
+  s.bytes_per_word =
+    st.totals.trained_words > 0 ? static_cast<double>(bytes) / static_cast<double>(st.totals.trained_words) : 0;
   s.shards = static_cast<uint32_t>(st.shards.size());
   for (bool alive : st.learner_alive)
     s.learners += alive ? 1 : 0;
@@ -105,10 +107,9 @@ void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<
     rp.deliver(*out);
     return;
   }
-  const double elapsed =
-    st.shard_stats_time == coordinator_clock::time_point{}
-      ? std::chrono::duration<double>(coordinator_clock::now() - st.started).count()
-      : std::chrono::duration<double>(coordinator_clock::now() - st.shard_stats_time).count();
+  const double elapsed = st.shard_stats_time == coordinator_clock::time_point{}
+                           ? std::chrono::duration<double>(coordinator_clock::now() - st.started).count()
+                           : std::chrono::duration<double>(coordinator_clock::now() - st.shard_stats_time).count();
   st.shard_stats_time = coordinator_clock::now();
   st.shard_requests_seen.resize(st.shards.size(), 0);
   auto pending = std::make_shared<size_t>(st.shards.size());
@@ -184,8 +185,8 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
                    caf::typed_response_promise<std::vector<neighbour>> rp) {
   auto& st = self->state;
   if (st.shards.empty() || !st.words) {
-    rp.deliver(make_job_error(std::string{"there are no trained vectors to query (the job is "} +
-                              phase_name(st.phase) + ")"));
+    rp.deliver(
+      make_job_error(std::string{"there are no trained vectors to query (the job is "} + phase_name(st.phase) + ")"));
     return;
   }
   if (k == 0 || k > 10000) {
@@ -264,8 +265,8 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
 void query_vector(coordinator_ptr self, const std::string& word, caf::typed_response_promise<wire_bytes> rp) {
   auto& st = self->state;
   if (st.shards.empty() || !st.words) {
-    rp.deliver(make_job_error(std::string{"there are no trained vectors to query (the job is "} +
-                              phase_name(st.phase) + ")"));
+    rp.deliver(
+      make_job_error(std::string{"there are no trained vectors to query (the job is "} + phase_name(st.phase) + ")"));
     return;
   }
   const uint32_t id = st.words->id_of(word);

@@ -90,8 +90,7 @@ checkpoint_manifest make_manifest(const coordinator_state& st, uint64_t sequence
   return m;
 }
 
-void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before,
-                        coordinator_clock::time_point t0) {
+void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before, coordinator_clock::time_point t0) {
   auto& st = self->state;
   const uint64_t sequence = st.next_sequence++;
   if (auto s = st.store->prepare(sequence); !s) {
@@ -150,8 +149,7 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
 void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const std::string& from,
                     const std::vector<uint32_t>& restored);
 
-void load_into_shards(coordinator_ptr self, std::optional<checkpoint_manifest> m,
-                      std::vector<uint32_t> restored) {
+void load_into_shards(coordinator_ptr self, std::optional<checkpoint_manifest> m, std::vector<uint32_t> restored) {
   auto& st = self->state;
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
@@ -191,8 +189,9 @@ void load_into_shards(coordinator_ptr self, std::optional<checkpoint_manifest> m
     };
     const auto& lane = st.shards[s].lanes.front();
     if (m)
-      self->request(lane, shard_io_timeout, load_atom::value,
-                    st.store->final_dir(m->sequence) + "/" + m->shards[s].file, uint64_t{st.vocab_crc})
+      self
+        ->request(lane, shard_io_timeout, load_atom::value, st.store->final_dir(m->sequence) + "/" + m->shards[s].file,
+                  uint64_t{st.vocab_crc})
         .then(done, on_error);
     else
       self->request(lane, shard_io_timeout, reset_atom::value).then(done, on_error);
@@ -310,7 +309,7 @@ void begin_recovery(coordinator_ptr self) {
       rp.deliver(make_job_error("a shard was lost while the checkpoint was written"));
     st.checkpoint_waiters.clear();
   }
-  ++st.checkpoint_attempt; // voids a checkpoint or export under way
+  ++st.checkpoint_attempt;                 // voids a checkpoint or export under way
   if (st.phase != job_phase::recovering) { // not a further loss within one recovery
     st.recovery_started = coordinator_clock::now();
     st.restoring.clear();
@@ -496,7 +495,7 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
                " is lost; restoring it on node " + st.nodes[node].name + " from the last checkpoint");
   st.lost_shards[shard] = node;
   if (st.phase == job_phase::recovering && st.halting_for.empty())
-    return; // the shards are being placed and loaded: apply_rollback takes it along
+    return;             // the shards are being placed and loaded: apply_rollback takes it along
   begin_recovery(self); // a new recovery, or the halt under way again without this shard
 }
 
@@ -521,7 +520,8 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
   for (bool alive : st.learner_alive)
     any |= alive;
   if (!any) {
-    fail(self, make_job_error("every learner is lost (the last, " + std::to_string(learner) + ", on node " + node + ")"));
+    fail(self,
+         make_job_error("every learner is lost (the last, " + std::to_string(learner) + ", on node " + node + ")"));
     return;
   }
   if (!st.training_like() && st.phase != job_phase::exporting) {
@@ -539,15 +539,14 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
     std::string parts;
     for (const auto& c : moved[l]) {
       char buf[96];
-      std::snprintf(buf, sizeof buf, "%s%u (epoch %u, %.0f%% done)", parts.empty() ? "" : ", ", c.part,
-                    c.epoch + 1, 100.0 * c.fraction(st.opt.iter));
+      std::snprintf(buf, sizeof buf, "%s%u (epoch %u, %.0f%% done)", parts.empty() ? "" : ", ", c.part, c.epoch + 1,
+                    100.0 * c.fraction(st.opt.iter));
       parts += buf;
     }
     warn(self, "learner " + std::to_string(learner) + " on node " + node + " is lost; part " + parts +
                  " goes to learner " + std::to_string(l) + " on node " + st.nodes[st.learner_node[l]].name);
     st.learner_idle[l] = false;
-    self->request(st.learners[l], placement_timeout, assign_atom::value, moved[l])
-      .then([](bool) {}, fail_with(self));
+    self->request(st.learners[l], placement_timeout, assign_atom::value, moved[l]).then([](bool) {}, fail_with(self));
   }
 }
 

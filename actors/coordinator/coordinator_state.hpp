@@ -23,8 +23,20 @@ namespace gridvec {
 using coordinator_clock = std::chrono::steady_clock;
 
 enum class job_phase {
-  starting, counting, vocabulary, placing, preprocessing, training, pausing, paused,
-  checkpointing, recovering, exporting, done, failed, cancelled
+  starting,
+  counting,
+  vocabulary,
+  placing,
+  preprocessing,
+  training,
+  pausing,
+  paused,
+  checkpointing,
+  recovering,
+  exporting,
+  done,
+  failed,
+  cancelled
 };
 
 const char* phase_name(job_phase p);
@@ -94,7 +106,7 @@ struct coordinator_state {
   std::vector<uint32_t> restoring;          // shards placed anew in this recovery
   bool resuming = false;                    // restoring for --resume, not after a loss
   uint64_t resumed_words = 0;               // words done before --resume
-  std::set<uint64_t> bad_checkpoints;    // failed to load during this run
+  std::set<uint64_t> bad_checkpoints;       // failed to load during this run
   coordinator_clock::time_point recovery_started;
   uint64_t words_before_recovery = 0;
 
@@ -109,7 +121,7 @@ struct coordinator_state {
   bool printed_progress_line = false;
   coordinator_clock::time_point last_line;      // of the progress line printed here
   coordinator_clock::time_point last_sink_line; // of the one sent to the sink
-  std::vector<uint64_t> shard_requests_seen; // for requests/s in `shards`
+  std::vector<uint64_t> shard_requests_seen;    // for requests/s in `shards`
   coordinator_clock::time_point shard_stats_time;
 
   /// Takes the cursors learner `l` reports (progress, pause, halt) for the

@@ -43,8 +43,9 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   auto pending = std::make_shared<size_t>(count);
   for (uint32_t i = 0; i < count; ++i) {
     auto& node = st.nodes[st.learner_node[i]];
-    self->request(node.handle, placement_timeout, new_learner_atom::value, learner_config_for(st.opt, i, count),
-                  st.vocab.path, lanes_for(st, i), caf::actor_cast<coordinator_actor>(self))
+    self
+      ->request(node.handle, placement_timeout, new_learner_atom::value, learner_config_for(st.opt, i, count),
+                st.vocab.path, lanes_for(st, i), caf::actor_cast<coordinator_actor>(self))
       .then(
         [self, pending, i, then](learner_actor learner) {
           auto& st = self->state;
@@ -100,8 +101,8 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
         then();
       },
       [self, s, n](caf::error& err) {
-        fail(self, make_job_error("cannot place shard " + std::to_string(s) + " on node " +
-                                  self->state.nodes[n].name + ": " + error_text(err)));
+        fail(self, make_job_error("cannot place shard " + std::to_string(s) + " on node " + self->state.nodes[n].name +
+                                  ": " + error_text(err)));
       });
 }
 

@@ -20,8 +20,9 @@ void run_preprocessing(coordinator_ptr self) {
     auto ids = st.work_dir + "/part-" + std::to_string(p) + ".ids";
     const uint32_t learner = p % static_cast<uint32_t>(st.learners.size());
     st.owner[p] = learner;
-    self->request(st.learners[learner], long_phase, preprocess_atom::value, st.opt.train, st.ranges[p].begin,
-                  st.ranges[p].end, ids)
+    self
+      ->request(st.learners[learner], long_phase, preprocess_atom::value, st.opt.train, st.ranges[p].begin,
+                st.ranges[p].end, ids)
       .then(
         [self, pending, p, ids](uint64_t words) {
           auto& st = self->state;

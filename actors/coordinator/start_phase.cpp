@@ -80,8 +80,9 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
       for (uint32_t p : missing) {
         auto& c = st.cursors[p];
         say(self, "preprocessing part " + std::to_string(p) + " again: " + c.ids_path + " is gone");
-        self->request(st.learners[p % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
-                      st.ranges[p].begin, st.ranges[p].end, c.ids_path)
+        self
+          ->request(st.learners[p % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
+                    st.ranges[p].begin, st.ranges[p].end, c.ids_path)
           .then([next](uint64_t) { next(); }, fail_with(self));
       }
       next();

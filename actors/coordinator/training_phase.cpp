@@ -75,8 +75,7 @@ std::vector<std::vector<part_cursor>> rebalance_parts(coordinator_state& st) {
   std::vector<std::vector<part_cursor>> moved(st.learners.size());
   std::vector<size_t> load(st.learners.size(), 0);
   for (size_t p = 0; p < st.owner.size(); ++p)
-    if (st.owner[p] < st.learners.size() && st.learner_alive[st.owner[p]] &&
-        !st.cursors[p].finished(st.opt.iter))
+    if (st.owner[p] < st.learners.size() && st.learner_alive[st.owner[p]] && !st.cursors[p].finished(st.opt.iter))
       ++load[st.owner[p]];
   for (size_t p = 0; p < st.owner.size(); ++p) {
     if (st.owner[p] < st.learners.size() && st.learner_alive[st.owner[p]])
@@ -104,8 +103,7 @@ void check_training_done(coordinator_ptr self) {
   for (size_t l = 0; l < st.learners.size(); ++l)
     if (st.learner_alive[l] && !st.learner_idle[l])
       return;
-  st.summary.training_seconds =
-    std::chrono::duration<double>(coordinator_clock::now() - st.training_started).count();
+  st.summary.training_seconds = std::chrono::duration<double>(coordinator_clock::now() - st.training_started).count();
   print_progress(self, true);
   st.summary.final_loss = st.last_loss;
   if (st.nodes.size() > 1)

@@ -25,8 +25,8 @@ void build_vocabulary(coordinator_ptr self) {
         if (st.finished)
           return;
         say(self, "vocabulary: " + std::to_string(info.size) + " words (" + std::to_string(info.distinct_words) +
-                    " distinct, " + std::to_string(info.raw_words) + " tokens; " +
-                    std::to_string(info.train_words) + " in vocabulary)");
+                    " distinct, " + std::to_string(info.raw_words) + " tokens; " + std::to_string(info.train_words) +
+                    " in vocabulary)");
         place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
       },
       fail_with(self));

@@ -48,8 +48,8 @@ bool read_passage(learner_state& st, status& error) {
 
 } // namespace
 
-status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range,
-                  const std::string& ids_path, uint64_t& words) {
+status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range, const std::string& ids_path,
+                  uint64_t& words) {
   auto writer = id_writer::create(ids_path);
   if (!writer)
     return failure{writer.error()};

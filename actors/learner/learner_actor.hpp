@@ -13,7 +13,6 @@
 
 namespace gridvec {
 
-
 /// `shards` holds one lane of every shard, in shard order.
 learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,
                             std::vector<shard_actor> shards, coordinator_actor coordinator);

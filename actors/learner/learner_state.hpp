@@ -41,9 +41,9 @@ struct batch_state {
   minibatch mb;
   std::vector<float> sum; // summed partial dot products
   uint64_t generation = 0;
-  part_cursor start;      // the passage its first example came from
+  part_cursor start; // the passage its first example came from
   bool has_start = false;
-  uint64_t trained = 0;   // input words it trains
+  uint64_t trained = 0; // input words it trains
 };
 using batch_ptr = std::shared_ptr<batch_state>;
 
@@ -70,7 +70,7 @@ struct learner_state {
   uint32_t passage_words = 1;
   uint32_t stride = 1;
 
-  mode state = mode::paused;      // until work is assigned
+  mode state = mode::paused; // until work is assigned
   bool ticking = false;
   uint64_t generation = 0;
   std::deque<batch_ptr> in_flight; // in the order they were formed
@@ -102,8 +102,8 @@ using learner_ptr = learner_actor::stateful_pointer<learner_state>;
 // corpus_side.cpp
 /// Turns corpus bytes `range` into the word-id file `ids_path`; `words` is
 /// how many in-vocabulary words it holds.
-status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range,
-                  const std::string& ids_path, uint64_t& words);
+status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range, const std::string& ids_path,
+                  uint64_t& words);
 /// Where each part can be restarted without skipping anything.
 std::vector<part_cursor> safe_cursors(const learner_state& st);
 /// Fills the next minibatch from the current passage onwards.

@@ -20,8 +20,7 @@ void on_shard_error(learner_ptr self, uint64_t generation, const caf::error& err
     return; // minibatches forgotten by halt
   if (err.category() == caf::atom("system") && err != caf::sec::runtime_error) {
     if (st.state != mode::stalled)
-      spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id,
-                   error_text(err));
+      spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id, error_text(err));
     st.state = mode::stalled;
     return;
   }

@@ -79,9 +79,7 @@ public:
     return rw_state::failure;
   }
 
-  bool must_read_more(native_socket fd, size_t threshold) {
-    return tls_ && tls_->must_read_more(fd, threshold);
-  }
+  bool must_read_more(native_socket fd, size_t threshold) { return tls_ && tls_->must_read_more(fd, threshold); }
 
   bool tls() const { return tls_ != nullptr; }
 
@@ -130,8 +128,8 @@ public:
 
   void expect_handshake(native_socket fd, std::weak_ptr<guarded_connection> c) {
     std::lock_guard<std::mutex> guard{mutex_};
-    pending_.push_back({fd, std::move(c),
-                        clock_type::now() + std::chrono::milliseconds(settings_.handshake_timeout_ms)});
+    pending_.push_back(
+      {fd, std::move(c), clock_type::now() + std::chrono::milliseconds(settings_.handshake_timeout_ms)});
   }
 
   /// Shuts the socket of every connection whose handshake is overdue: the
@@ -162,12 +160,8 @@ public:
   guarded_connection(std::shared_ptr<connection_registry> registry, std::string counted_as,
                      const transport_settings& settings, auth_handshake::role role, std::string peer,
                      caf::openssl::session_ptr tls)
-    : registry_(std::move(registry)),
-      counted_as_(std::move(counted_as)),
-      role_(role),
-      peer_(std::move(peer)),
-      channel_(std::move(tls)),
-      guard_(settings.max_message_bytes) {
+    : registry_(std::move(registry)), counted_as_(std::move(counted_as)), role_(role), peer_(std::move(peer)),
+      channel_(std::move(tls)), guard_(settings.max_message_bytes) {
     if (settings.secret) {
       handshake_.emplace(role, *settings.secret);
       handshake_out_ = handshake_->hello();
@@ -243,9 +237,10 @@ private:
           return false;
         }
         fail(role_ == auth_handshake::role::connector
-               ? "the node at " + peer_ + " closed the connection during the handshake: it refused this "
-                 "process (a different cluster secret, a certificate it does not trust, or too many "
-                 "connections; the node's log says which)"
+               ? "the node at " + peer_ +
+                   " closed the connection during the handshake: it refused this "
+                   "process (a different cluster secret, a certificate it does not trust, or too many "
+                   "connections; the node's log says which)"
                : "the peer " + peer_ + " closed the connection during the handshake");
         return false;
       }
@@ -475,8 +470,7 @@ private:
 class guarded_middleman_actor : public caf::io::middleman_actor_impl {
 public:
   guarded_middleman_actor(caf::actor_config& cfg, caf::actor default_broker, transport_settings settings)
-    : caf::io::middleman_actor_impl(cfg, std::move(default_broker)),
-      settings_(std::move(settings)),
+    : caf::io::middleman_actor_impl(cfg, std::move(default_broker)), settings_(std::move(settings)),
       registry_(std::make_shared<connection_registry>(settings_)) {}
 
   const char* name() const override { return "gridvec::guarded_middleman_actor"; }
@@ -509,9 +503,8 @@ protected:
       return caf::sec::cannot_connect_to_node;
     }
     // Outgoing connections are not capped: this process chose to make them.
-    auto connection =
-      std::make_shared<guarded_connection>(nullptr, "", settings_, auth_handshake::role::connector, peer,
-                                         std::move(tls));
+    auto connection = std::make_shared<guarded_connection>(nullptr, "", settings_, auth_handshake::role::connector,
+                                                           peer, std::move(tls));
     return caf::make_counted<guarded_scribe>(mpx(), *fd, std::move(connection));
   }
 
@@ -584,8 +577,8 @@ expected<uint16_t> publish(caf::actor_system& sys, caf::strong_actor_ptr whom, c
   caf::scoped_actor self{sys};
   std::optional<expected<uint16_t>> out;
   self
-    ->request(transport, caf::infinite, caf::publish_atom::value, port,
-              std::move(whom), std::set<std::string>{}, host, true)
+    ->request(transport, caf::infinite, caf::publish_atom::value, port, std::move(whom), std::set<std::string>{}, host,
+              true)
     .receive([&](uint16_t actual) { out.emplace(actual); },
              [&](caf::error& err) { out.emplace(failure{sys.render(err)}); });
   return std::move(*out);

@@ -119,8 +119,8 @@ int cli_node(const std::vector<std::string>& args) {
   // TLS) before CAF reads a byte from them.
   auto port = net::publish(sys, caf::actor_cast<caf::strong_actor_ptr>(node), spec->host, spec->port);
   if (!port) {
-    std::fprintf(stderr, "gridvec node: node %s cannot listen on %s:%u: %s\n", name.c_str(),
-                 spec->host.c_str(), spec->port, port.error().c_str());
+    std::fprintf(stderr, "gridvec node: node %s cannot listen on %s:%u: %s\n", name.c_str(), spec->host.c_str(),
+                 spec->port, port.error().c_str());
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
     return 1;
   }
@@ -145,15 +145,15 @@ int cli_node(const std::vector<std::string>& args) {
     self->monitor(node);
     bool running = true;
     while (running) {
-      self->receive([&](caf::down_msg&) { running = false; },
-                    caf::after(std::chrono::milliseconds(100)) >> [&] {
-                      if (stop_requested.load() && !stop_sent) {
-                        spdlog::info("node {}: signal received", name);
-                        self->send(node, stop_atom::value);
-                        stop_sent = true;
-                        start_stop_watchdog(name, "the signal");
-                      }
-                    });
+      self->receive([&](caf::down_msg&) { running = false; }, caf::after(std::chrono::milliseconds(100)) >>
+                                                                [&] {
+                                                                  if (stop_requested.load() && !stop_sent) {
+                                                                    spdlog::info("node {}: signal received", name);
+                                                                    self->send(node, stop_atom::value);
+                                                                    stop_sent = true;
+                                                                    start_stop_watchdog(name, "the signal");
+                                                                  }
+                                                                });
     }
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows

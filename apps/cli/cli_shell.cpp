@@ -78,8 +78,7 @@ expected<shell_args> parse_shell_args(const std::vector<std::string>& args) {
     } else if ((a == "--timeout" || a == "-timeout") && has_value) {
       const std::string& v = args[++i];
       auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out.timeout_seconds);
-      if (ec != std::errc{} || end != v.data() + v.size() || !(out.timeout_seconds > 0) ||
-          out.timeout_seconds > 86400)
+      if (ec != std::errc{} || end != v.data() + v.size() || !(out.timeout_seconds > 0) || out.timeout_seconds > 86400)
         return failure{"--timeout needs a number of seconds from 0 to 86400, not '" + v + "'"};
     } else {
       return failure{"unexpected argument '" + a + "' (gridvec shell --help shows the usage)"};
@@ -284,14 +283,13 @@ int cli_shell(const std::vector<std::string>& args) {
   int code = 0;
   {
     // --connect: the connect timeout a config has by default.
-    const auto connect_timeout = std::chrono::milliseconds(cluster ? cluster->connect_timeout_ms
-                                                                   : cluster_config{}.connect_timeout_ms);
+    const auto connect_timeout =
+      std::chrono::milliseconds(cluster ? cluster->connect_timeout_ms : cluster_config{}.connect_timeout_ms);
     const auto query_timeout = std::chrono::milliseconds(static_cast<int64_t>(opts->timeout_seconds * 1000));
     controller_client client{sys, where.host, where.port, connect_timeout, query_timeout};
     if (auto st = client.connect(); !st) {
       std::fprintf(stderr, "error: %s%s\n",
-                   node_name.empty() ? "" : ("the coordinator's node " + node_name + ": ").c_str(),
-                   st.error().c_str());
+                   node_name.empty() ? "" : ("the coordinator's node " + node_name + ": ").c_str(), st.error().c_str());
       return 2;
     }
     shell_context ctx{std::cout, &client};

@@ -26,9 +26,7 @@ void setup_logging() {
 
 namespace {
 
-void on_signal(int) {
-  request_cancel();
-}
+void on_signal(int) { request_cancel(); }
 
 } // namespace
 

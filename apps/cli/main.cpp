@@ -8,16 +8,15 @@
 
 namespace {
 
-const char* usage =
-  "usage: gridvec COMMAND [options]\n\n"
-  "commands:\n"
-  "  train     train word vectors on a text corpus in this process\n"
-  "  nearest   print the nearest neighbours of words in a vectors file\n"
-  "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
-  "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
-  "  shell     control a cluster and its job interactively (--config FILE)\n"
-  "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
-  "`gridvec COMMAND --help` describes a command's options.\n";
+const char* usage = "usage: gridvec COMMAND [options]\n\n"
+                    "commands:\n"
+                    "  train     train word vectors on a text corpus in this process\n"
+                    "  nearest   print the nearest neighbours of words in a vectors file\n"
+                    "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
+                    "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
+                    "  shell     control a cluster and its job interactively (--config FILE)\n"
+                    "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
+                    "`gridvec COMMAND --help` describes a command's options.\n";
 
 } // namespace
 

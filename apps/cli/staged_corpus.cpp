@@ -28,7 +28,8 @@ expected<staged_corpus> staged_corpus::prepare(train_options& opt, bool for_clus
   } else if (!opt.checkpoint_dir.empty()) {
     dir = opt.checkpoint_dir + "/work";
   } else if (for_cluster) {
-    return failure{"-train " + opt.train + " is not one plain file: the cluster's nodes read the corpus from a "
+    return failure{"-train " + opt.train +
+                   " is not one plain file: the cluster's nodes read the corpus from a "
                    "directory they share; give --work-dir DIR there, and it is staged into DIR/corpus.txt"};
   } else {
     std::error_code ec;

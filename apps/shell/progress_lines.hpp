@@ -18,8 +18,7 @@ public:
   /// `write(text)` puts text on the screen or log as it is (no newline
   /// added); `stamp()`, if given, starts every line (a time, as the log's);
   /// `now` is the clock, a parameter for tests.
-  progress_lines(std::function<void(const std::string&)> write, bool terminal,
-                 std::function<std::string()> stamp = {},
+  progress_lines(std::function<void(const std::string&)> write, bool terminal, std::function<std::string()> stamp = {},
                  std::chrono::milliseconds log_every = std::chrono::seconds(10),
                  std::function<clock::time_point()> now = clock::now);
 

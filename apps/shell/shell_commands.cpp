@@ -21,7 +21,7 @@ namespace {
 
 constexpr uint32_t default_k = 10;
 constexpr uint32_t max_k = 10000; // the coordinator's limit too
-constexpr size_t any = SIZE_MAX;   // train and submit: parse_train_options checks
+constexpr size_t any = SIZE_MAX;  // train and submit: parse_train_options checks
 
 // --- argument values -----------------------------------------------------------
 
@@ -222,9 +222,8 @@ status run_analogy(shell_context& ctx, const shell_words& args) {
   auto k = args.size() == 4 ? parse_k(args[3]) : expected<uint32_t>{default_k};
   if (!k)
     return failure{k.error()};
-  return with_client(ctx, [&](controller_client& c) {
-    return show(ctx, c.analogy(args[0], args[1], args[2], *k), format_neighbours);
-  });
+  return with_client(
+    ctx, [&](controller_client& c) { return show(ctx, c.analogy(args[0], args[1], args[2], *k), format_neighbours); });
 }
 
 status run_shutdown(shell_context& ctx, const shell_words& args) {

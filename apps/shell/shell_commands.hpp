@@ -34,8 +34,8 @@ struct shell_context {
 
 struct shell_command {
   std::string_view name;
-  std::string_view args;    // as in the usage line: "WORD [K]"
-  size_t min_args;          // how many words may follow the name
+  std::string_view args; // as in the usage line: "WORD [K]"
+  size_t min_args;       // how many words may follow the name
   size_t max_args;
   std::string_view summary; // one line, for `help`
   std::string_view details; // more lines, for `help NAME`

@@ -106,13 +106,12 @@ std::string format_shards(const std::vector<shard_status>& shards) {
     return "the job has no shards yet\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : shards) {
-    const std::string columns = s.width > 0 ? std::to_string(s.first) + "-" + std::to_string(s.first + s.width - 1)
-                                            : "-";
+    const std::string columns =
+      s.width > 0 ? std::to_string(s.first) + "-" + std::to_string(s.first + s.width - 1) : "-";
     rows.push_back({std::to_string(s.index), s.node, columns, human_bytes(s.bytes), std::to_string(s.requests),
                     print("%.1f", s.requests_per_second), s.alive ? "alive" : "lost"});
   }
-  return render_table({"SHARD", "NODE", "COLUMNS", "MEMORY", "REQUESTS", "REQUESTS/S", "STATE"}, rows,
-                      {0, 3, 4, 5});
+  return render_table({"SHARD", "NODE", "COLUMNS", "MEMORY", "REQUESTS", "REQUESTS/S", "STATE"}, rows, {0, 3, 4, 5});
 }
 
 std::string format_part(const part_cursor& c, uint32_t iterations) {
@@ -122,7 +121,8 @@ std::string format_part(const part_cursor& c, uint32_t iterations) {
   if (c.words == 0)
     return out + " " + human_count(static_cast<double>(c.processed)) + " words";
   // `processed` counts every epoch; the remainder is this epoch's share.
-  const double in_epoch = static_cast<double>(c.processed) - static_cast<double>(c.epoch) * static_cast<double>(c.words);
+  const double in_epoch =
+    static_cast<double>(c.processed) - static_cast<double>(c.epoch) * static_cast<double>(c.words);
   out += " epoch " + std::to_string(c.epoch + 1);
   if (iterations > 0)
     out += "/" + std::to_string(iterations);
@@ -137,8 +137,8 @@ std::string format_learners(const std::vector<learner_status>& learners, uint32_
     std::string parts;
     for (const auto& c : l.parts)
       parts += (parts.empty() ? "" : ", ") + format_part(c, iterations);
-    rows.push_back({std::to_string(l.id), l.node, l.state, std::to_string(l.in_flight),
-                    human_count(l.words_per_second), parts.empty() ? "-" : parts});
+    rows.push_back({std::to_string(l.id), l.node, l.state, std::to_string(l.in_flight), human_count(l.words_per_second),
+                    parts.empty() ? "-" : parts});
   }
   return render_table({"LEARNER", "NODE", "STATE", "IN FLIGHT", "WORDS/S", "PARTS"}, rows, {0, 3, 4});
 }

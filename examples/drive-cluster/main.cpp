@@ -82,8 +82,7 @@ std::optional<arguments> parse_arguments(int argc, char** argv) {
       a.timeout_seconds = std::atoi(v);
     } else if (arg == "--stop") {
       a.stop = true;
-    } else if (arg == "--config" || arg == "--connect" || arg == "--secret" || arg == "--query" ||
-               arg == "--timeout") {
+    } else if (arg == "--config" || arg == "--connect" || arg == "--secret" || arg == "--query" || arg == "--timeout") {
       return std::nullopt; // missing value
     } else {
       a.train_args.push_back(arg);
@@ -198,8 +197,8 @@ void poll(driver_ptr self) {
         const auto now = clock_type::now();
         if (s.phase != st.last_phase || now - st.last_print >= std::chrono::seconds(2)) {
           std::printf("status: job %llu %s %.1f%% epoch %u/%u %.0f words/s: %s\n",
-                      static_cast<unsigned long long>(s.job), s.phase.c_str(), 100 * s.progress, s.epoch,
-                      s.iterations, s.words_per_second, s.message.c_str());
+                      static_cast<unsigned long long>(s.job), s.phase.c_str(), 100 * s.progress, s.epoch, s.iterations,
+                      s.words_per_second, s.message.c_str());
           std::fflush(stdout);
           st.last_phase = s.phase;
           st.last_print = now;
@@ -221,24 +220,24 @@ caf::behavior driver(driver_ptr self, driver_state init) {
     else
       fail(self, "the cluster's controller went away (" + gridvec::error_text(dm.reason) + ")");
   });
-  gridvec::connect_to_controller(
-    self, st.host, st.port, st.connect_timeout, [self](gridvec::expected<gridvec::controller_actor> controller) {
-      if (!controller) {
-        fail(self, controller.error());
-        return;
-      }
-      auto& st = self->state;
-      st.controller = *controller;
-      self->monitor(st.controller);
-      // start answers at once with the job's number; the job runs on.
-      self->request(st.controller, request_timeout, gridvec::start_atom::value, st.options)
-        .then(
-          [self](uint64_t job) {
-            std::printf("job %llu started\n", static_cast<unsigned long long>(job));
-            poll(self);
-          },
-          fail_with(self, "start"));
-    });
+  gridvec::connect_to_controller(self, st.host, st.port, st.connect_timeout,
+                                 [self](gridvec::expected<gridvec::controller_actor> controller) {
+                                   if (!controller) {
+                                     fail(self, controller.error());
+                                     return;
+                                   }
+                                   auto& st = self->state;
+                                   st.controller = *controller;
+                                   self->monitor(st.controller);
+                                   // start answers at once with the job's number; the job runs on.
+                                   self->request(st.controller, request_timeout, gridvec::start_atom::value, st.options)
+                                     .then(
+                                       [self](uint64_t job) {
+                                         std::printf("job %llu started\n", static_cast<unsigned long long>(job));
+                                         poll(self);
+                                       },
+                                       fail_with(self, "start"));
+                                 });
   return {
     [self](poll_atom) {
       if (self->state.stopping)
@@ -265,8 +264,9 @@ std::string absolute(const std::string& path) {
 int main(int argc, char** argv) {
   auto args = parse_arguments(argc, argv);
   if (!args)
-    return usage_error("usage: drive-cluster (--config CLUSTER.conf | --connect HOST:PORT [--secret FILE]) -train CORPUS "
-                       "-output VECTORS [--query W1,W2,...] [--stop] [--timeout SECONDS] [train options]");
+    return usage_error(
+      "usage: drive-cluster (--config CLUSTER.conf | --connect HOST:PORT [--secret FILE]) -train CORPUS "
+      "-output VECTORS [--query W1,W2,...] [--stop] [--timeout SECONDS] [train options]");
   auto options = gridvec::parse_train_options(args->train_args);
   if (!options)
     return usage_error(options.error());

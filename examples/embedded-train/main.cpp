@@ -154,9 +154,9 @@ int main(int argc, char** argv) {
 
   // A small model that trains in seconds; any gridvec train option given on
   // the command line comes later and wins.
-  std::vector<std::string> train_args = {"-train", args->corpus, "-output", args->output, "-size", "32",
-                                         "-min-count", "2", "-iter", "3", "-threads", "2", "--shards", "2",
-                                         "--log-every", "1"};
+  std::vector<std::string> train_args = {"-train",     args->corpus, "-output",     args->output, "-size",    "32",
+                                         "-min-count", "2",          "-iter",       "3",          "-threads", "2",
+                                         "--shards",   "2",          "--log-every", "1"};
   train_args.insert(train_args.end(), args->train_args.begin(), args->train_args.end());
   auto options = gridvec::parse_train_options(train_args);
   if (!options)
@@ -179,8 +179,9 @@ int main(int argc, char** argv) {
   {
     caf::scoped_actor self{sys};
     // submit answers once the vectors are written, or with the job's error.
-    self->request(gv->controller, std::chrono::seconds(args->timeout_seconds), gridvec::submit_atom::value,
-                  *options, caf::actor_cast<caf::actor>(printer))
+    self
+      ->request(gv->controller, std::chrono::seconds(args->timeout_seconds), gridvec::submit_atom::value, *options,
+                caf::actor_cast<caf::actor>(printer))
       .receive(
         [&](const gridvec::job_summary& s) {
           std::printf("trained: %llu words in %.1f s, %llu vectors of %u written to %s\n",

@@ -25,12 +25,12 @@
 // Every actor spawned here keeps the actor system alive until it is told to
 // stop (a node: stop_atom; the others: an exit message, e.g.
 // caf::anon_send_exit(handle, caf::exit_reason::user_shutdown)).
-#include "actors/controller_actor.hpp"  // spawn_controller, controller_setup
+#include "actors/controller_actor.hpp"              // spawn_controller, controller_setup
 #include "actors/coordinator/coordinator_actor.hpp" // spawn_coordinator, job_node, progress_sink
-#include "actors/exporter_actor.hpp"    // spawn_exporter
-#include "actors/learner/learner_actor.hpp"     // spawn_learner
-#include "actors/node_actor.hpp"        // spawn_node, node_setup
-#include "actors/shard_actor.hpp"       // spawn_shard, spawn_shard_lane
-#include "actors/supervisor_actor.hpp"  // spawn_supervisor
-#include "actors/vocabulary_actor.hpp"  // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
+#include "actors/exporter_actor.hpp"                // spawn_exporter
+#include "actors/learner/learner_actor.hpp"         // spawn_learner
+#include "actors/node_actor.hpp"                    // spawn_node, node_setup
+#include "actors/shard_actor.hpp"                   // spawn_shard, spawn_shard_lane
+#include "actors/supervisor_actor.hpp"              // spawn_supervisor
+#include "actors/vocabulary_actor.hpp"              // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
 #include "src/sgns/alias_sampler.hpp"

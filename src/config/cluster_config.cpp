@@ -24,8 +24,7 @@ constexpr uint32_t max_learners_per_node = 1024;
 constexpr uint32_t max_threads_per_node = 1024;
 
 constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
-constexpr const char* node_key_list =
-  "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
+constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
   "allow-write, max-message-mb, max-connections, max-connections-per-address";
@@ -33,9 +32,7 @@ constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit l
 constexpr uint32_t max_connections_limit = 65535;
 
 // '\r' counts as blank so that CRLF files parse like LF files.
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r';
-}
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_blank(s.front()))
@@ -49,8 +46,8 @@ std::string_view trim(std::string_view s) {
 // typed on command lines.
 bool valid_node_name(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
   });
 }
 
@@ -65,20 +62,16 @@ bool parse_positive(std::string_view s, uint32_t max, uint32_t& out) {
 }
 
 std::optional<node_role> parse_role(std::string_view s) {
-  for (auto r : {node_role::coordinator, node_role::vocabulary, node_role::shard, node_role::learner,
-                 node_role::exporter})
+  for (auto r :
+       {node_role::coordinator, node_role::vocabulary, node_role::shard, node_role::learner, node_role::exporter})
     if (s == to_string(r))
       return r;
   return std::nullopt;
 }
 
-std::string in_quotes(std::string_view s) {
-  return "'" + std::string{s} + "'";
-}
+std::string in_quotes(std::string_view s) { return "'" + std::string{s} + "'"; }
 
-std::string section_text(const node_spec& n) {
-  return "[node " + n.name + "]";
-}
+std::string section_text(const node_spec& n) { return "[node " + n.name + "]"; }
 
 class parser {
 public:
@@ -325,12 +318,12 @@ private:
                      in_quotes(value) + in);
     } else if (key == "learners") {
       if (!parse_positive(value, max_learners_per_node, n.learners))
-        return error("learners must be a positive integer up to " + std::to_string(max_learners_per_node) +
-                     ", got " + in_quotes(value) + in);
+        return error("learners must be a positive integer up to " + std::to_string(max_learners_per_node) + ", got " +
+                     in_quotes(value) + in);
     } else if (key == "threads") {
       if (!parse_positive(value, max_threads_per_node, n.threads))
-        return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) +
-                     ", got " + in_quotes(value) + in);
+        return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) + ", got " +
+                     in_quotes(value) + in);
     } else if (key == "http-port") {
       uint32_t port = 0;
       if (!parse_positive(value, 65535, port))
@@ -353,7 +346,7 @@ private:
   cluster_config config_;
   int line_ = 0;
   section where_ = section::none;
-  int cluster_line_ = 0;                // of [cluster], 0 before it
+  int cluster_line_ = 0;                 // of [cluster], 0 before it
   std::map<std::string, int> keys_seen_; // in the current section, with their lines
 };
 
@@ -374,9 +367,7 @@ std::string to_string(node_role r) {
   return "unknown";
 }
 
-bool node_spec::has(node_role r) const {
-  return std::find(roles.begin(), roles.end(), r) != roles.end();
-}
+bool node_spec::has(node_role r) const { return std::find(roles.begin(), roles.end(), r) != roles.end(); }
 
 uint32_t node_spec::worker_threads(uint32_t cores) const {
   if (threads > 0)
@@ -384,9 +375,7 @@ uint32_t node_spec::worker_threads(uint32_t cores) const {
   return std::clamp(shards + learners, 1u, std::max(1u, cores));
 }
 
-bool node_spec::shards_on_network_thread(uint32_t cores) const {
-  return shards > 0 && worker_threads(cores) == 1;
-}
+bool node_spec::shards_on_network_thread(uint32_t cores) const { return shards > 0 && worker_threads(cores) == 1; }
 
 const node_spec* cluster_config::find(std::string_view name) const {
   for (const auto& n : nodes)

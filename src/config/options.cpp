@@ -38,8 +38,8 @@ status parse_number(const std::string& name, const std::string& text, T min, T m
   if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty())
     return failure{"option -" + name + " expects a number, got '" + text + "'"};
   if (!(v >= min && v <= max)) // also rejects NaN
-    return failure{"option -" + name + " must be between " + std::to_string(min) + " and " +
-                   std::to_string(max) + ", got " + text};
+    return failure{"option -" + name + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                   ", got " + text};
   out = v;
   return {};
 }
@@ -88,68 +88,95 @@ accessor text(std::string train_options::*field) {
 
 // "90s", "10m", "2h" (time) or "5000000w", "5M" words; a bare number is seconds.
 accessor checkpoint_interval() {
-  return {[](train_options& o, const std::string& value) -> status {
-            auto bad = failure{"option --checkpoint-every expects a time (90s, 10m, 2h) or a word count "
-                               "(5000000w, 5M), got '" + value + "'"};
-            if (value.empty())
-              return bad;
-            char unit = value.back();
-            std::string digits = std::isdigit(static_cast<unsigned char>(unit)) ? value : value.substr(0, value.size() - 1);
-            double x = 0;
-            auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x);
-            if (ec != std::errc{} || ptr != digits.data() + digits.size() || digits.empty() || !(x >= 0) || x > 1e15)
-              return bad;
-            o.checkpoint_seconds = 0;
-            o.checkpoint_words = 0;
-            switch (unit) {
-              case 's': o.checkpoint_seconds = x; break;
-              case 'm': o.checkpoint_seconds = x * 60; break;
-              case 'h': o.checkpoint_seconds = x * 3600; break;
-              case 'w': o.checkpoint_words = static_cast<uint64_t>(x); break;
-              case 'k': o.checkpoint_words = static_cast<uint64_t>(x * 1e3); break;
-              case 'M': o.checkpoint_words = static_cast<uint64_t>(x * 1e6); break;
-              default:
-                if (!std::isdigit(static_cast<unsigned char>(unit)))
-                  return bad;
-                o.checkpoint_seconds = x;
-            }
-            return {};
-          },
-          [](const train_options& o) {
-            return o.checkpoint_words > 0 ? number_text(o.checkpoint_words) + "w" : number_text(o.checkpoint_seconds) + "s";
-          }};
+  return {
+    [](train_options& o, const std::string& value) -> status {
+      auto bad = failure{"option --checkpoint-every expects a time (90s, 10m, 2h) or a word count "
+                         "(5000000w, 5M), got '" +
+                         value + "'"};
+      if (value.empty())
+        return bad;
+      char unit = value.back();
+      std::string digits = std::isdigit(static_cast<unsigned char>(unit)) ? value : value.substr(0, value.size() - 1);
+      double x = 0;
+      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x);
+      if (ec != std::errc{} || ptr != digits.data() + digits.size() || digits.empty() || !(x >= 0) || x > 1e15)
+        return bad;
+      o.checkpoint_seconds = 0;
+      o.checkpoint_words = 0;
+      switch (unit) {
+        case 's': o.checkpoint_seconds = x; break;
+        case 'm': o.checkpoint_seconds = x * 60; break;
+        case 'h': o.checkpoint_seconds = x * 3600; break;
+        case 'w': o.checkpoint_words = static_cast<uint64_t>(x); break;
+        case 'k': o.checkpoint_words = static_cast<uint64_t>(x * 1e3); break;
+        case 'M': o.checkpoint_words = static_cast<uint64_t>(x * 1e6); break;
+        default:
+          if (!std::isdigit(static_cast<unsigned char>(unit)))
+            return bad;
+          o.checkpoint_seconds = x;
+      }
+      return {};
+    },
+    [](const train_options& o) {
+      return o.checkpoint_words > 0 ? number_text(o.checkpoint_words) + "w" : number_text(o.checkpoint_seconds) + "s";
+    }};
 }
 
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> table = {
-    {"train", "FILE", "(required)", "corpus, one sentence per line: a file, FILE,FILE..., a directory, .gz, or - (stdin)", text(&train_options::train)},
+    {"train", "FILE", "(required)",
+     "corpus, one sentence per line: a file, FILE,FILE..., a directory, .gz, or - (stdin)",
+     text(&train_options::train)},
     {"output", "FILE", "(required)", "where to write the word vectors (word2vec format)", text(&train_options::output)},
     {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
-    {"window", "N", "5", "maximum distance between a word and its context words", number<uint32_t>(&train_options::window, 1, 1000, "window")},
-    {"negative", "N", "5", "noise words per positive pair (negative sampling)", number<uint32_t>(&train_options::negative, 1, 1000, "negative")},
-    {"sample", "T", "1e-3", "subsampling threshold of frequent words; 0 turns it off", number<double>(&train_options::sample, 0.0, 1.0, "sample")},
-    {"min-count", "N", "5", "drop words that occur fewer than N times", number<uint64_t>(&train_options::min_count, 1, UINT64_MAX, "min-count")},
+    {"window", "N", "5", "maximum distance between a word and its context words",
+     number<uint32_t>(&train_options::window, 1, 1000, "window")},
+    {"negative", "N", "5", "noise words per positive pair (negative sampling)",
+     number<uint32_t>(&train_options::negative, 1, 1000, "negative")},
+    {"sample", "T", "1e-3", "subsampling threshold of frequent words; 0 turns it off",
+     number<double>(&train_options::sample, 0.0, 1.0, "sample")},
+    {"min-count", "N", "5", "drop words that occur fewer than N times",
+     number<uint64_t>(&train_options::min_count, 1, UINT64_MAX, "min-count")},
     {"iter", "N", "5", "training epochs over the corpus", number<uint32_t>(&train_options::iter, 1, 100000, "iter")},
-    {"alpha", "A", "0.025 (skip-gram), 0.05 (CBOW)", "starting learning rate, decayed linearly to alpha*1e-4", number<double>(&train_options::alpha, 1e-9, 10.0, "alpha")},
-    {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)", number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
+    {"alpha", "A", "0.025 (skip-gram), 0.05 (CBOW)", "starting learning rate, decayed linearly to alpha*1e-4",
+     number<double>(&train_options::alpha, 1e-9, 10.0, "alpha")},
+    {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)",
+     number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
     {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
     {"cbow", "0|1", "0", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
-    {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words", number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
-    {"shards", "S", "1; a cluster: the config's", "column partitions of the vectors (shard actors)", number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
-    {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)", number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
-    {"in-flight", "K", "10", "minibatches each learner keeps in flight (protocol path)", number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
-    {"coalesce", "G", "4", "minibatches per message to a shard (protocol path); each is still applied on its own", number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
-    {"fused", "0|1", "1", "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster", flag(&train_options::fused, "fused")},
-    {"shared-negatives", "0|1", "0", "fused path: draw an example's noise words once for all its pairs (pWord2Vec; docs/quality.md)", flag(&train_options::shared_negatives, "shared-negatives")},
-    {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)", number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
-    {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand", flag(&train_options::damping, "damping")},
-    {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)", number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
+    {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words",
+     number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
+    {"shards", "S", "1; a cluster: the config's", "column partitions of the vectors (shard actors)",
+     number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
+    {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)",
+     number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
+    {"in-flight", "K", "10", "minibatches each learner keeps in flight (protocol path)",
+     number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
+    {"coalesce", "G", "4", "minibatches per message to a shard (protocol path); each is still applied on its own",
+     number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
+    {"fused", "0|1", "1",
+     "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster",
+     flag(&train_options::fused, "fused")},
+    {"shared-negatives", "0|1", "0",
+     "fused path: draw an example's noise words once for all its pairs (pWord2Vec; docs/quality.md)",
+     flag(&train_options::shared_negatives, "shared-negatives")},
+    {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)",
+     number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
+    {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand",
+     flag(&train_options::damping, "damping")},
+    {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)",
+     number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
     {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},
-    {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run", text(&train_options::work_dir)},
-    {"log-every", "SECONDS", "1 on a terminal, 10 otherwise", "seconds between progress reports", number<double>(&train_options::log_every, 0.01, 86400.0, "log-every")},
-    {"checkpoint-dir", "DIR", "(none: no checkpoints)", "where checkpoints go; the job can be resumed from there (--resume DIR)", text(&train_options::checkpoint_dir)},
-    {"checkpoint-every", "T|Nw", "0 (only on demand)", "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)", checkpoint_interval()},
-    {"checkpoint-failures", "stop|warn", "stop", "a checkpoint that cannot be written stops the job, or only warns", checkpoint_failures()},
+    {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run",
+     text(&train_options::work_dir)},
+    {"log-every", "SECONDS", "1 on a terminal, 10 otherwise", "seconds between progress reports",
+     number<double>(&train_options::log_every, 0.01, 86400.0, "log-every")},
+    {"checkpoint-dir", "DIR", "(none: no checkpoints)",
+     "where checkpoints go; the job can be resumed from there (--resume DIR)", text(&train_options::checkpoint_dir)},
+    {"checkpoint-every", "T|Nw", "0 (only on demand)",
+     "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)", checkpoint_interval()},
+    {"checkpoint-failures", "stop|warn", "stop", "a checkpoint that cannot be written stops the job, or only warns",
+     checkpoint_failures()},
   };
   return table;
 }
@@ -164,8 +191,8 @@ status validate(train_options& o) {
   if (o.output.empty())
     return failure{"missing -output FILE (where vectors go); see gridvec train --help"};
   if (o.shards > o.size)
-    return failure{"--shards " + std::to_string(o.shards) + " is more than the " +
-                   std::to_string(o.size) + " columns of -size: every shard needs a column"};
+    return failure{"--shards " + std::to_string(o.shards) + " is more than the " + std::to_string(o.size) +
+                   " columns of -size: every shard needs a column"};
   if (o.threads == 0)
     o.threads = std::max(1u, std::thread::hardware_concurrency());
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
@@ -218,7 +245,8 @@ expected<train_options> parse_train_options(const std::vector<std::string>& args
     for (const auto& name : given)
       if (name != "output" && name != "report" && name != "log-every" && name != "threads")
         return failure{"with --resume the job's options come from its checkpoint; only -output, --report, "
-                       "--log-every and -threads may be given, not -" + name};
+                       "--log-every and -threads may be given, not -" +
+                       name};
   if (auto s = validate(o); !s)
     return failure{s.error()};
   return o;
@@ -242,10 +270,11 @@ std::vector<std::string> to_args(const train_options& o) {
 // Options by topic in --help; an option of no group is listed last.
 const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> groups{
-    {"As word2vec.c", {"train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha",
-                       "threads", "binary", "cbow", "max-vocab"}},
-    {"How gridvec trains", {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives",
-                            "interleave", "damping", "seed"}},
+    {"As word2vec.c",
+     {"train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads", "binary",
+      "cbow", "max-vocab"}},
+    {"How gridvec trains",
+     {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "damping", "seed"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},
   };
@@ -257,7 +286,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
 std::string help_entry(const std::string& name, const std::string& value, const std::string& text) {
   constexpr size_t field = 24, width = 80;
   std::string left = "  -" + name + (value.empty() ? "" : " " + value);
-  std::string out = left.size() < field ? left + std::string(field - left.size(), ' ') : left + "\n" + std::string(field, ' ');
+  std::string out =
+    left.size() < field ? left + std::string(field - left.size(), ' ') : left + "\n" + std::string(field, ' ');
   size_t column = field;
   size_t start = 0;
   bool first = true;
@@ -284,12 +314,11 @@ std::string help_entry(const std::string& name, const std::string& value, const 
 }
 
 std::string train_help() {
-  std::string out =
-    "usage: gridvec train -train CORPUS -output VECTORS [options]\n"
-    "       gridvec train --resume CHECKPOINT_DIR [-output FILE] [--report FILE]\n\n"
-    "Trains word2vec embeddings (skip-gram or CBOW with negative sampling) in one\n"
-    "process, with the same actors and wire protocol as a gridvec cluster.\n"
-    "Options take one or two dashes, -name value or --name=value; [defaults].\n";
+  std::string out = "usage: gridvec train -train CORPUS -output VECTORS [options]\n"
+                    "       gridvec train --resume CHECKPOINT_DIR [-output FILE] [--report FILE]\n\n"
+                    "Trains word2vec embeddings (skip-gram or CBOW with negative sampling) in one\n"
+                    "process, with the same actors and wire protocol as a gridvec cluster.\n"
+                    "Options take one or two dashes, -name value or --name=value; [defaults].\n";
   std::vector<bool> listed(specs().size(), false);
   auto entry = [&](size_t i) {
     const auto& s = specs()[i];

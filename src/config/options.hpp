@@ -14,39 +14,39 @@
 namespace gridvec {
 
 struct train_options {
-  std::string train;          // corpus, one sentence per line
-  std::string output;         // vectors file
-  uint32_t size = 100;        // vector dimension d
+  std::string train;   // corpus, one sentence per line
+  std::string output;  // vectors file
+  uint32_t size = 100; // vector dimension d
   uint32_t window = 5;
   uint32_t negative = 5;
   double sample = 1e-3;
   uint64_t min_count = 5;
   uint32_t iter = 5;
-  double alpha = 0;           // 0: 0.025 for skip-gram, 0.05 for CBOW
-  uint32_t threads = 0;       // 0: all cores
+  double alpha = 0;     // 0: 0.025 for skip-gram, 0.05 for CBOW
+  uint32_t threads = 0; // 0: all cores
   bool binary = false;
   bool cbow = false;
-  uint64_t max_vocab = 0;     // 0: no limit
+  uint64_t max_vocab = 0; // 0: no limit
   // gridvec's own
-  uint32_t shards = 0;        // 0: 1 in gridvec train, the config's total in a cluster
-  uint32_t minibatch = 64;    // input words per minibatch
-  uint32_t in_flight = 10;    // minibatches in flight per learner
-  uint32_t coalesce = 4;      // minibatches per message to each shard
+  uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
+  uint32_t minibatch = 64; // input words per minibatch
+  uint32_t in_flight = 10; // minibatches in flight per learner
+  uint32_t coalesce = 4;   // minibatches per message to each shard
   uint64_t seed = 1;
-  bool fused = true;          // learners train on shards of their own process directly
-  bool shared_negatives = false; // fused path: one draw of noise words per example
-  uint32_t interleave = 64;      // stride of example order; 1: corpus order
-  bool damping = true;           // protocol path: staleness damping of repeated pairs
-  std::string report;         // JSON summary path
-  std::string work_dir;       // preprocessed corpus; default: a temp dir
-  double log_every = 0;       // seconds between progress lines; 0: auto
-  std::string checkpoint_dir; // where checkpoints go; empty: none
-  double checkpoint_seconds = 0; // checkpoint interval in time; 0: none
-  uint64_t checkpoint_words = 0; // ... or in words read; 0: none
+  bool fused = true;                     // learners train on shards of their own process directly
+  bool shared_negatives = false;         // fused path: one draw of noise words per example
+  uint32_t interleave = 64;              // stride of example order; 1: corpus order
+  bool damping = true;                   // protocol path: staleness damping of repeated pairs
+  std::string report;                    // JSON summary path
+  std::string work_dir;                  // preprocessed corpus; default: a temp dir
+  double log_every = 0;                  // seconds between progress lines; 0: auto
+  std::string checkpoint_dir;            // where checkpoints go; empty: none
+  double checkpoint_seconds = 0;         // checkpoint interval in time; 0: none
+  uint64_t checkpoint_words = 0;         // ... or in words read; 0: none
   bool checkpoint_failures_warn = false; // a checkpoint that cannot be written: warn and go on (else stop)
   // Not training options proper: how this job is run.
-  bool stop_cluster = false;  // gridvec submit: stop every node once the job is done
-  std::string resume;         // continue from the checkpoint directory instead of starting
+  bool stop_cluster = false; // gridvec submit: stop every node once the job is done
+  std::string resume;        // continue from the checkpoint directory instead of starting
 
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
 };

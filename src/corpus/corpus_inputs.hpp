@@ -34,8 +34,7 @@ bool is_plain_file(const std::vector<corpus_input>& inputs);
 /// at all: src/util/atomic_file.hpp); standard input is read from `stdin_`.
 /// Returns the bytes written. Fails with one line naming the input that
 /// could not be read (a damaged .gz, say).
-expected<uint64_t> stage_corpus(const std::vector<corpus_input>& inputs, const std::string& dest,
-                                std::istream& stdin_);
+expected<uint64_t> stage_corpus(const std::vector<corpus_input>& inputs, const std::string& dest, std::istream& stdin_);
 
 /// Each path of a -train spec made absolute ("-" stays as it is).
 std::string absolute_corpus_spec(const std::string& spec);

@@ -24,8 +24,8 @@ expected<id_writer> id_writer::create(const std::string& path) {
 }
 
 id_writer::id_writer(id_writer&& o) noexcept
-  : path_(std::move(o.path_)), file_(o.file_), buf_(std::move(o.buf_)), words_(o.words_),
-    sentences_(o.sentences_), in_sentence_(o.in_sentence_), failed_(o.failed_) {
+  : path_(std::move(o.path_)), file_(o.file_), buf_(std::move(o.buf_)), words_(o.words_), sentences_(o.sentences_),
+    in_sentence_(o.in_sentence_), failed_(o.failed_) {
   o.file_ = nullptr;
 }
 

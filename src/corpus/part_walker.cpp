@@ -21,9 +21,7 @@ status part_walker::reset(const std::vector<part_cursor>& parts) {
   return has_work() ? open_current() : status{};
 }
 
-bool part_walker::has_work() const {
-  return current_ < parts_.size();
-}
+bool part_walker::has_work() const { return current_ < parts_.size(); }
 
 void part_walker::skip_finished() {
   while (current_ < parts_.size() && parts_[current_].finished(iterations_))

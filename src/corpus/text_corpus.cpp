@@ -21,9 +21,7 @@ int open_for_reading(const std::string& path, std::string& error) {
   return fd;
 }
 
-void close_fd(int fd) {
-  ::close(fd);
-}
+void close_fd(int fd) { ::close(fd); }
 
 } // namespace detail
 

@@ -56,10 +56,14 @@ void close_fd(int fd);
 
 /// Length of the UTF-8 sequence starting with lead byte c, 0 if invalid.
 inline int utf8_length(unsigned char c) {
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return 2;
-  if (c >= 0xE0 && c <= 0xEF) return 3;
-  if (c >= 0xF0 && c <= 0xF4) return 4;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    return 2;
+  if (c >= 0xE0 && c <= 0xEF)
+    return 3;
+  if (c >= 0xF0 && c <= 0xF4)
+    return 4;
   return 0;
 }
 } // namespace detail

@@ -64,8 +64,7 @@ status vocabulary::save(const std::string& path) const {
   if (!file)
     return failure{file.error()};
   std::FILE* f = file->stream();
-  std::fprintf(f, "gridvec-vocabulary 1 %u %llu\n", size(),
-               static_cast<unsigned long long>(train_words_));
+  std::fprintf(f, "gridvec-vocabulary 1 %u %llu\n", size(), static_cast<unsigned long long>(train_words_));
   for (uint32_t id = 0; id < size(); ++id)
     std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(counts_[id]), words_[id].c_str());
   return file->commit();
@@ -103,8 +102,7 @@ expected<vocabulary> vocabulary::load(const std::string& path) {
   return v;
 }
 
-expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_count,
-                                       uint64_t max_size) {
+expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_count, uint64_t max_size) {
   if (counts.total() == 0)
     return failure{"the corpus contains no words"};
   std::vector<std::pair<const std::string*, uint64_t>> kept;

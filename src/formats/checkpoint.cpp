@@ -59,9 +59,9 @@ void encode_header(const slice_header& h, unsigned char* out) {
 }
 
 std::string describe(const slice_header& h) {
-  return "shard " + std::to_string(h.shard) + "/" + std::to_string(h.shards) + ", columns " +
-         std::to_string(h.first) + "+" + std::to_string(h.width) + " of " + std::to_string(h.dim) + ", " +
-         std::to_string(h.vocab_size) + " words";
+  return "shard " + std::to_string(h.shard) + "/" + std::to_string(h.shards) + ", columns " + std::to_string(h.first) +
+         "+" + std::to_string(h.width) + " of " + std::to_string(h.dim) + ", " + std::to_string(h.vocab_size) +
+         " words";
 }
 
 template <class T>
@@ -143,8 +143,7 @@ expected<uint32_t> file_crc32(const std::string& path) {
 
 // --- slice files ------------------------------------------------------------
 
-expected<file_digest> write_slice_file(const std::string& path, const slice_header& h, const float* u,
-                                       const float* v) {
+expected<file_digest> write_slice_file(const std::string& path, const slice_header& h, const float* u, const float* v) {
   auto file = atomic_file::create(path);
   if (!file)
     return failure{file.error()};
@@ -191,8 +190,8 @@ status read_slice_file(const std::string& path, const slice_header& expect, floa
     return failure{"checkpoint file " + path + " is not a gridvec slice file"};
   slice_header got{get32(head + 8),  get32(head + 12), get32(head + 16), get32(head + 20),
                    get32(head + 24), get64(head + 32), get64(head + 40)};
-  if (got.shard != expect.shard || got.shards != expect.shards || got.dim != expect.dim ||
-      got.first != expect.first || got.width != expect.width || got.vocab_size != expect.vocab_size)
+  if (got.shard != expect.shard || got.shards != expect.shards || got.dim != expect.dim || got.first != expect.first ||
+      got.width != expect.width || got.vocab_size != expect.vocab_size)
     return failure{"checkpoint file " + path + " holds " + describe(got) + ", expected " + describe(expect)};
   if (got.vocab_crc != expect.vocab_crc)
     return failure{"checkpoint file " + path + " was written for another vocabulary"};
@@ -335,9 +334,7 @@ std::string checkpoint_store::partial_dir(uint64_t sequence) const {
   return root_ + "/" + sequence_name(sequence) + ".partial";
 }
 
-std::string checkpoint_store::final_dir(uint64_t sequence) const {
-  return root_ + "/" + sequence_name(sequence);
-}
+std::string checkpoint_store::final_dir(uint64_t sequence) const { return root_ + "/" + sequence_name(sequence); }
 
 status checkpoint_store::prepare(uint64_t sequence) const {
   std::error_code ec;

@@ -69,8 +69,8 @@ struct file_digest {
 };
 
 /// Writes the slice atomically; u and v hold vocab_size x width floats each.
-expected<file_digest> write_slice_file(const std::string& path, const slice_header& header,
-                                       const float* u, const float* v);
+expected<file_digest> write_slice_file(const std::string& path, const slice_header& header, const float* u,
+                                       const float* v);
 
 /// Reads a slice written for exactly `expect` into u and v. Fails with one
 /// line if the file is missing, truncated, of another shard or vocabulary,

@@ -69,10 +69,8 @@ std::string to_json(const job_summary& s) {
     const double trained = s.trained_words > 0 ? static_cast<double>(s.trained_words) : 1.0;
     std::snprintf(buf, sizeof buf,
                   "    \"%s\": {\"count\": %llu, \"bytes\": %llu, \"bytes_per_trained_word\": %.3f}%s\n",
-                  message_kind_name(static_cast<message_kind>(i)),
-                  static_cast<unsigned long long>(s.wire.messages[i]),
-                  static_cast<unsigned long long>(s.wire.bytes[i]),
-                  static_cast<double>(s.wire.bytes[i]) / trained,
+                  message_kind_name(static_cast<message_kind>(i)), static_cast<unsigned long long>(s.wire.messages[i]),
+                  static_cast<unsigned long long>(s.wire.bytes[i]), static_cast<double>(s.wire.bytes[i]) / trained,
                   i + 1 < s.wire.messages.size() ? "," : "");
     out += buf;
   }
@@ -114,9 +112,7 @@ status write_failure_report(const std::string& path, job_summary s, const std::s
   return write_report(path, s);
 }
 
-bool is_divergence(const std::string& error) {
-  return error.find("training diverged") != std::string::npos;
-}
+bool is_divergence(const std::string& error) { return error.find("training diverged") != std::string::npos; }
 
 uint64_t peak_rss_bytes() {
   struct rusage ru {};

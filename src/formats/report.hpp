@@ -51,18 +51,18 @@ struct job_summary {
   double training_seconds = 0;  // training phase only
   uint64_t vocab_size = 0;
   uint64_t peak_rss_bytes = 0;
-  double final_loss = 0;        // mean SGNS loss per positive pair, last stretch
-  std::string error;            // why the job failed (a report of a diverged run); empty: it did not
+  double final_loss = 0; // mean SGNS loss per positive pair, last stretch
+  std::string error;     // why the job failed (a report of a diverged run); empty: it did not
   uint32_t shards = 0;
   uint32_t learners = 0;
   uint32_t dim = 0;
   uint32_t iterations = 0;
   traffic wire;
   std::vector<node_traffic> nodes; // cluster jobs only
-  uint32_t recoveries = 0;      // shards restored from a checkpoint
-  uint64_t redone_words = 0;    // words trained again after rollbacks
-  uint32_t checkpoints = 0;     // checkpoints written
-  uint64_t resumed_words = 0;   // words already done by the checkpoint a job resumed from
+  uint32_t recoveries = 0;         // shards restored from a checkpoint
+  uint64_t redone_words = 0;       // words trained again after rollbacks
+  uint32_t checkpoints = 0;        // checkpoints written
+  uint64_t resumed_words = 0;      // words already done by the checkpoint a job resumed from
 
   /// Corpus words per second over the whole run, as peers count them:
   /// raw_words * iterations / seconds (of a resumed job: only the share of
@@ -70,8 +70,8 @@ struct job_summary {
   double words_per_second() const {
     if (seconds <= 0 || processed_words == 0)
       return 0;
-    const double share = 1.0 - static_cast<double>(std::min(resumed_words, processed_words)) /
-                                 static_cast<double>(processed_words);
+    const double share =
+      1.0 - static_cast<double>(std::min(resumed_words, processed_words)) / static_cast<double>(processed_words);
     return static_cast<double>(raw_words) * iterations * share / seconds;
   }
 };

@@ -8,8 +8,7 @@
 
 namespace gridvec {
 
-expected<vectors_writer> vectors_writer::create(const std::string& path, bool binary,
-                                                uint64_t count, uint32_t dim) {
+expected<vectors_writer> vectors_writer::create(const std::string& path, bool binary, uint64_t count, uint32_t dim) {
   auto file = atomic_file::create(path);
   if (!file)
     return failure{file.error()};
@@ -35,9 +34,7 @@ void vectors_writer::add(const std::string& word, const float* vec) {
   std::fwrite(line_.data(), 1, line_.size(), file_.stream());
 }
 
-status vectors_writer::commit() {
-  return file_.commit();
-}
+status vectors_writer::commit() { return file_.commit(); }
 
 expected<embedding_table> read_vectors(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -50,9 +47,7 @@ expected<embedding_table> read_vectors(const std::string& path) {
   embedding_table t;
   if (!(hs >> count >> t.dim) || t.dim == 0)
     return failure{path + " is not a word2vec vectors file (bad header)"};
-  auto bad = [&](uint64_t row) {
-    return failure{path + ": malformed vector at row " + std::to_string(row + 1)};
-  };
+  auto bad = [&](uint64_t row) { return failure{path + ": malformed vector at row " + std::to_string(row + 1)}; };
   // A text row is "word x1 ... xd" on one line; a binary row is "word "
   // and 4·d raw bytes. The first row is text if its line parses as exactly
   // d numbers, which raw float bytes practically never do.

@@ -15,14 +15,12 @@ namespace gridvec {
 
 class vectors_writer {
 public:
-  static expected<vectors_writer> create(const std::string& path, bool binary, uint64_t count,
-                                         uint32_t dim);
+  static expected<vectors_writer> create(const std::string& path, bool binary, uint64_t count, uint32_t dim);
   void add(const std::string& word, const float* vec);
   status commit();
 
 private:
-  vectors_writer(atomic_file file, bool binary, uint32_t dim)
-    : file_(std::move(file)), binary_(binary), dim_(dim) {}
+  vectors_writer(atomic_file file, bool binary, uint32_t dim) : file_(std::move(file)), binary_(binary), dim_(dim) {}
   atomic_file file_;
   bool binary_;
   uint32_t dim_;

@@ -51,8 +51,7 @@ void read_batch(wire::Minibatch::Reader b, minibatch& mb) {
 
 // Words needed for the first segment, so that one segment holds everything.
 size_t batch_words(const minibatch& mb) {
-  return 16 + (mb.inputs.size() + mb.input_counts.size() + mb.outputs.size() +
-               mb.output_counts.size()) / 2 + 8;
+  return 16 + (mb.inputs.size() + mb.input_counts.size() + mb.outputs.size() + mb.output_counts.size()) / 2 + 8;
 }
 
 wire_bytes to_bytes(capnp::MessageBuilder& builder) {
@@ -75,8 +74,7 @@ status with_reader(const wire_bytes& bytes, const char* what, Read&& read) {
   kj::Array<capnp::word> aligned;
   kj::ArrayPtr<const capnp::word> words;
   if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(capnp::word) == 0) {
-    words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()),
-                         bytes.size() / sizeof(capnp::word));
+    words = kj::arrayPtr(reinterpret_cast<const capnp::word*>(bytes.data()), bytes.size() / sizeof(capnp::word));
   } else {
     aligned = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
     std::memcpy(reinterpret_cast<char*>(aligned.begin()), bytes.data(), bytes.size());
@@ -132,9 +130,8 @@ status accumulate_dotprod_reply(const wire_bytes& bytes, std::vector<float>& sum
   return with_reader<wire::DotprodReply>(bytes, "dotprod reply", [&](auto r) -> status {
     auto list = r.getDots();
     if (list.size() != sum.size())
-      return failure{"dotprod reply of shard " + std::to_string(r.getShard()) + " has " +
-                     std::to_string(list.size()) + " dot products, expected " +
-                     std::to_string(sum.size())};
+      return failure{"dotprod reply of shard " + std::to_string(r.getShard()) + " has " + std::to_string(list.size()) +
+                     " dot products, expected " + std::to_string(sum.size())};
     for (unsigned i = 0; i < list.size(); ++i)
       sum[i] += list[i];
     return {};

@@ -23,6 +23,5 @@ void remove(uintptr_t lane);
 /// The store behind `lane`, or null if it is not in this process.
 std::shared_ptr<shard_store> find(uintptr_t lane);
 
-
 } // namespace local_shards
 } // namespace gridvec

@@ -12,11 +12,10 @@ namespace {
 constexpr uint32_t max_negatives = 1000;
 }
 
-shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size,
-                         uint64_t init_seed, std::shared_ptr<const alias_sampler> noise)
+shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
+                         std::shared_ptr<const alias_sampler> noise)
   : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
-    u_(allocate_floats(size_t{vocab_size} * slice.width)),
-    v_(allocate_floats(size_t{vocab_size} * slice.width)) {
+    u_(allocate_floats(size_t{vocab_size} * slice.width)), v_(allocate_floats(size_t{vocab_size} * slice.width)) {
   reset(init_seed);
 }
 
@@ -61,16 +60,15 @@ status shard_store::validate(const minibatch& mb) const {
     return s;
   if (auto s = check_counts(mb.output_counts, mb.outputs.size(), "outputs"); !s)
     return s;
-  if (!mb.input_counts.empty() && !mb.output_counts.empty() &&
-      mb.input_counts.size() != mb.output_counts.size())
+  if (!mb.input_counts.empty() && !mb.output_counts.empty() && mb.input_counts.size() != mb.output_counts.size())
     return failure{"minibatch input and output counts disagree on the number of examples"};
   size_t examples = mb.examples();
   if (mb.input_counts.empty() && mb.inputs.size() != examples)
-    return failure{"minibatch has " + std::to_string(mb.inputs.size()) + " inputs for " +
-                   std::to_string(examples) + " examples"};
+    return failure{"minibatch has " + std::to_string(mb.inputs.size()) + " inputs for " + std::to_string(examples) +
+                   " examples"};
   if (mb.output_counts.empty() && mb.outputs.size() != examples)
-    return failure{"minibatch has " + std::to_string(mb.outputs.size()) + " outputs for " +
-                   std::to_string(examples) + " examples"};
+    return failure{"minibatch has " + std::to_string(mb.outputs.size()) + " outputs for " + std::to_string(examples) +
+                   " examples"};
   return {};
 }
 
@@ -111,8 +109,7 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
 // once per positive pair. For CBOW the input vector is the mean of the
 // example's input rows, computed into `hidden`.
 template <class OnPair>
-void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden,
-                                OnPair&& on_pair) const {
+void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden, OnPair&& on_pair) const {
   const uint32_t width = slice_.width;
   hidden.resize(width);
   size_t in = 0, out = 0;
@@ -120,8 +117,8 @@ void shard_store::for_each_pair(const minibatch& mb, std::vector<float>& hidden,
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    const float* h = sgns::example_input([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in,
-                                         n_in, mb.mean_inputs, hidden.data(), width);
+    const float* h = sgns::example_input([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in, n_in,
+                                         mb.mean_inputs, hidden.data(), width);
     for (uint32_t k = 0; k < n_out; ++k)
       on_pair(h, e, in, n_in, mb.outputs[out + k]);
     in += n_in;
@@ -162,7 +159,7 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
 //      dot products gets the sum of their updates, as if deferred;
 //   3. u_in += e_x for every input word of every example.
 void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s,
-                          const std::vector<uint32_t>* drawn) {
+                         const std::vector<uint32_t>* drawn) {
   const uint32_t width = slice_.width;
   const size_t examples = mb.examples();
   const size_t per_pair = size_t{mb.negatives} + 1;

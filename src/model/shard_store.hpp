@@ -42,7 +42,7 @@ struct adjust_scratch {
   std::vector<float> errors;     // input-side delta, one row per example
   std::vector<float> inputs;     // CBOW: the mean input row of every example
   std::vector<float> hidden;
-  staleness_damper damper;         // the protocol path's (src/sgns/staleness_damper.hpp)
+  staleness_damper damper; // the protocol path's (src/sgns/staleness_damper.hpp)
 };
 
 class shard_store {

@@ -35,8 +35,7 @@ struct scored_word {
 };
 
 /// Step 3: the k words of highest cosine, best first, skipping `exclude`.
-std::vector<scored_word> top_cosine(const std::vector<float>& summed, uint32_t k,
-                                    const std::vector<uint32_t>& exclude);
+std::vector<scored_word> top_cosine(const std::vector<float>& summed, uint32_t k, const std::vector<uint32_t>& exclude);
 
 /// Float vectors as the little-endian float32 bytes that carry them between
 /// actors (std::vector<float> would be serialised element by element).

@@ -36,8 +36,7 @@ bool lies_under(const fs::path& path, const fs::path& dir) {
 
 allowed_paths::allowed_paths(const cluster_config& cluster)
   : unrestricted_(cluster.insecure && cluster.allow_read.empty() && cluster.allow_write.empty()),
-    read_(cluster.allow_read),
-    write_(cluster.allow_write) {
+    read_(cluster.allow_read), write_(cluster.allow_write) {
   // Resolved once, not for every path checked against them.
   for (auto* dirs : {&read_, &write_})
     for (auto& d : *dirs)
@@ -56,8 +55,8 @@ status allowed_paths::check(const std::string& path, const std::string& what, co
   for (const auto& d : dirs)
     listed += (listed.empty() ? "" : ", ") + d;
   return failure{what + " " + path + (p.string() != path ? " (" + p.string() + ")" : "") +
-                 " is outside the directories this cluster may " + verb + " (" + key + " in the cluster config: " +
-                 (listed.empty() ? "none" : listed) + ")"};
+                 " is outside the directories this cluster may " + verb + " (" + key +
+                 " in the cluster config: " + (listed.empty() ? "none" : listed) + ")"};
 }
 
 status allowed_paths::may_read(const std::string& path, const std::string& what) const {
@@ -69,9 +68,8 @@ status allowed_paths::may_write(const std::string& path, const std::string& what
 }
 
 status allowed_paths::check_job(const train_options& o) const {
-  for (auto s : {may_read(o.train, "the corpus"), may_write(o.output, "the output"),
-                 may_write(o.report, "the report"), may_write(o.work_dir, "the work directory"),
-                 may_write(o.checkpoint_dir, "the checkpoint directory"),
+  for (auto s : {may_read(o.train, "the corpus"), may_write(o.output, "the output"), may_write(o.report, "the report"),
+                 may_write(o.work_dir, "the work directory"), may_write(o.checkpoint_dir, "the checkpoint directory"),
                  may_read(o.resume, "the checkpoint to resume"), may_write(o.resume, "the checkpoint to resume")})
     if (!s)
       return s;

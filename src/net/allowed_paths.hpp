@@ -41,11 +41,11 @@ public:
   status check_job(const train_options& options) const;
 
 private:
-  status check(const std::string& path, const std::string& what, const std::vector<std::string>& dirs,
-               const char* verb, const char* key) const;
+  status check(const std::string& path, const std::string& what, const std::vector<std::string>& dirs, const char* verb,
+               const char* key) const;
 
   bool unrestricted_ = true;
-  std::vector<std::string> read_, write_;               // as the config lists them (for messages)
+  std::vector<std::string> read_, write_;                 // as the config lists them (for messages)
   std::map<std::string, std::filesystem::path> resolved_; // each with links and ".." resolved
 };
 

@@ -35,8 +35,7 @@ std::array<uint8_t, 32> auth_handshake::proof_of(role who) const {
   text.insert(text.end(), connector_nonce.begin(), connector_nonce.end());
   std::array<uint8_t, 32> mac{};
   unsigned int length = 0;
-  HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()), text.data(), text.size(), mac.data(),
-       &length);
+  HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()), text.data(), text.size(), mac.data(), &length);
   return mac;
 }
 

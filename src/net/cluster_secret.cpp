@@ -59,7 +59,7 @@ expected<secret_bytes> load_secret(const std::string& path) {
   if (fd < 0)
     return failure{"cannot read the cluster secret " + path + ": " + std::strerror(errno) +
                    (errno == ELOOP ? " (a symbolic link; name the file itself)" : "")};
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return failure{"the cluster secret " + path + " is not a regular file"};

@@ -28,8 +28,8 @@ bool frame_guard::inspect(const uint8_t* data, size_t size) {
       break;
     header_seen_ = 0;
     const uint8_t operation = header_[0];
-    const uint32_t payload = (uint32_t{header_[4]} << 24) | (uint32_t{header_[5]} << 16) |
-                             (uint32_t{header_[6]} << 8) | uint32_t{header_[7]};
+    const uint32_t payload =
+      (uint32_t{header_[4]} << 24) | (uint32_t{header_[5]} << 16) | (uint32_t{header_[6]} << 8) | uint32_t{header_[7]};
     if (operation > last_basp_operation) {
       failed_ = true;
       failure_ = "a frame of unknown type " + std::to_string(operation) + " (not CAF's protocol)";

@@ -35,8 +35,8 @@ public:
 private:
   uint64_t max_payload_;
   std::array<uint8_t, header_size> header_{};
-  size_t header_seen_ = 0;      // bytes of the current header so far
-  uint64_t payload_left_ = 0;   // bytes of the current payload still to come
+  size_t header_seen_ = 0;    // bytes of the current header so far
+  uint64_t payload_left_ = 0; // bytes of the current payload still to come
   bool failed_ = false;
   std::string failure_;
 };

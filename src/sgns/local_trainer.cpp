@@ -13,8 +13,7 @@ namespace {
 constexpr size_t prefetch_distance = 4;
 } // namespace
 
-local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores,
-                             bool shared_negatives)
+local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores, bool shared_negatives)
   : stores_(std::move(stores)), shared_negatives_(shared_negatives) {
   std::sort(stores_.begin(), stores_.end(),
             [](const auto& a, const auto& b) { return a->slice().first < b->slice().first; });

@@ -34,8 +34,7 @@ class local_trainer {
 public:
   /// `stores` hold the column slices of one model (together all columns),
   /// in any order; they are shared with the shard lanes that serve them.
-  explicit local_trainer(std::vector<std::shared_ptr<shard_store>> stores,
-                         bool shared_negatives = false);
+  explicit local_trainer(std::vector<std::shared_ptr<shard_store>> stores, bool shared_negatives = false);
 
   /// Trains on `mb` with learning rate `alpha`; returns the SGNS loss of
   /// its pairs, measured before each pair's update.

@@ -11,8 +11,7 @@ void minibatch::clear() {
   output_counts.clear();
 }
 
-bool example_builder::add(const uint32_t* sentence, size_t length, size_t pos, rng& r,
-                          minibatch& out) const {
+bool example_builder::add(const uint32_t* sentence, size_t length, size_t pos, rng& r, minibatch& out) const {
   const size_t b = window_ - r.below(window_); // 1..window, as word2vec.c
   const size_t from = pos >= b ? pos - b : 0;
   const size_t to = std::min(length - 1, pos + b);

@@ -15,9 +15,9 @@ namespace gridvec {
 struct minibatch {
   uint64_t seed = 0;
   uint32_t negatives = 0;
-  bool mean_inputs = false;            // CBOW
+  bool mean_inputs = false; // CBOW
   std::vector<uint32_t> inputs;
-  std::vector<uint32_t> input_counts;  // empty: one input per example
+  std::vector<uint32_t> input_counts; // empty: one input per example
   std::vector<uint32_t> outputs;
   std::vector<uint32_t> output_counts; // empty: one output per example
   // Adjust only: the learning rate its weights were computed with, and how

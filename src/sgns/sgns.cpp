@@ -75,8 +75,7 @@ bool loss_watch::add(double loss, size_t pairs) {
   return recent_ <= growth_limit * start_; // also false for NaN
 }
 
-weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha,
-                              float* weights) {
+weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha, float* weights) {
   weight_result r;
   r.pairs = pairs;
   const auto& sig = lookup().sigmoid;

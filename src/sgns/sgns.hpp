@@ -12,7 +12,7 @@
 namespace gridvec {
 
 struct weight_result {
-  double loss = 0;   // summed over the pairs
+  double loss = 0; // summed over the pairs
   size_t pairs = 0;
   // A dot product was NaN, infinite or past max_sane_dot: the vectors blew up.
   bool diverged = false;
@@ -50,8 +50,7 @@ private:
 };
 
 /// weights[i] for each of pairs * (negatives + 1) summed dot products.
-weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha,
-                              float* weights);
+weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha, float* weights);
 
 /// sigmoid(x) as word2vec.c computes it (table of 1000 entries on [-6, 6]).
 float table_sigmoid(float x);

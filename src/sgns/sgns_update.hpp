@@ -23,8 +23,8 @@ namespace gridvec::sgns {
 /// or the mean of its input rows written to `mean` (CBOW, or several
 /// inputs). `row(id)` gives an input row of the slice.
 template <class InputRow>
-const float* example_input(InputRow&& row, const uint32_t* inputs, uint32_t count, bool mean_inputs,
-                           float* mean, uint32_t width) {
+const float* example_input(InputRow&& row, const uint32_t* inputs, uint32_t count, bool mean_inputs, float* mean,
+                           uint32_t width) {
   if (count == 1 && !mean_inputs)
     return row(inputs[0]);
   std::fill(mean, mean + width, 0.0f);
@@ -37,19 +37,13 @@ const float* example_input(InputRow&& row, const uint32_t* inputs, uint32_t coun
 }
 
 /// One pair at once (the fused path): e += g v; v += g h.
-inline void pair_step(float g, const float* h, float* v, float* e, uint32_t width) {
-  update_row(g, h, v, e, width);
-}
+inline void pair_step(float g, const float* h, float* v, float* e, uint32_t width) { update_row(g, h, v, e, width); }
 
 /// One pair in two halves (the end-of-call adjust): the error first, from
 /// v as the call found it...
-inline void pair_error(float g, const float* v, float* e, uint32_t width) {
-  axpy(g, v, e, width);
-}
+inline void pair_error(float g, const float* v, float* e, uint32_t width) { axpy(g, v, e, width); }
 /// ...then the output row, from h as the call found it.
-inline void pair_output(float g, const float* h, float* v, uint32_t width) {
-  axpy(g, h, v, width);
-}
+inline void pair_output(float g, const float* h, float* v, uint32_t width) { axpy(g, h, v, width); }
 
 /// The example's error to every one of its input rows.
 template <class InputRow>

@@ -89,8 +89,8 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     mean_.resize(width);
-    const float* h = sgns::example_input([&store](uint32_t w) { return store.input_row(w); },
-                                         mb.inputs.data() + in, n_in, mb.mean_inputs, mean_.data(), width);
+    const float* h = sgns::example_input([&store](uint32_t w) { return store.input_row(w); }, mb.inputs.data() + in,
+                                         n_in, mb.mean_inputs, mean_.data(), width);
     h_norms_[e] = widen * dot(h, h, width);
     // Per pair (input row, output row): how often it occurs, and the sum
     // of sigma'(f) over its dot products. CBOW: the first context word

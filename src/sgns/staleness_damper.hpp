@@ -58,7 +58,7 @@ public:
 private:
   struct entry {
     uint64_t key = 0;
-    float slopes = 0;  // a pair's sum of sigma'(f); a row's curvature
+    float slopes = 0; // a pair's sum of sigma'(f); a row's curvature
     uint32_t count = 0;
     uint32_t generation = 0;
     bool counted = false; // a repeated pair already added to its rows
@@ -72,10 +72,10 @@ private:
   std::vector<entry> table_;
   size_t mask_ = 0;
   uint32_t generation_ = 0;
-  std::vector<float> h_norms_;   // per example: |h|^2
-  std::vector<float> v_norms_;   // per dot product: |v_t|^2
-  std::vector<entry*> pair_of_;  // per dot product
-  std::vector<float> mean_;      // CBOW's mean input
+  std::vector<float> h_norms_;  // per example: |h|^2
+  std::vector<float> v_norms_;  // per dot product: |v_t|^2
+  std::vector<entry*> pair_of_; // per dot product
+  std::vector<float> mean_;     // CBOW's mean input
   std::vector<float> damped_;
   size_t scaled_ = 0;
 };

@@ -140,9 +140,7 @@ inline void update_row(float g, const float* h, float* v, float* e, size_t n) {
 
 inline float dot(const float* a, const float* b, size_t n) { return scalar::dot(a, b, n); }
 inline void axpy(float alpha, const float* x, float* y, size_t n) { scalar::axpy(alpha, x, y, n); }
-inline void update_row(float g, const float* h, float* v, float* e, size_t n) {
-  scalar::update_row(g, h, v, e, n);
-}
+inline void update_row(float g, const float* h, float* v, float* e, size_t n) { scalar::update_row(g, h, v, e, n); }
 
 #endif
 

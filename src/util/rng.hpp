@@ -20,9 +20,7 @@ public:
   }
 
   /// Uniform integer in [0, n) without division (Lemire's multiply-shift).
-  uint32_t below(uint32_t n) {
-    return static_cast<uint32_t>(((next() >> 32) * n) >> 32);
-  }
+  uint32_t below(uint32_t n) { return static_cast<uint32_t>(((next() >> 32) * n) >> 32); }
 
   /// Uniform float in [0, 1).
   float uniform() { return static_cast<float>(next() >> 40) * (1.0f / 16777216.0f); }

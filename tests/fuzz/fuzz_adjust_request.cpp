@@ -16,8 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const wire_bytes bytes(data, data + size);
   minibatch mb;
   std::vector<float> weights;
-  if (!decode_adjust_request(bytes, mb, weights) || !shard.store.validate(mb) ||
-      weights.size() != mb.dot_count())
+  if (!decode_adjust_request(bytes, mb, weights) || !shard.store.validate(mb) || weights.size() != mb.dot_count())
     return 0;
   shard.store.reset(fuzz::small_shard::init_seed);
   shard.store.adjust(mb, weights.data(), shard.scratch);

@@ -29,9 +29,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   slice_header expect{0, 1, 4, 0, 4, 3, 0x1234};
   constexpr size_t header_bytes = 48;
   if (size >= header_bytes) {
-    slice_header claimed{static_cast<uint32_t>(get(data + 8, 4)),  static_cast<uint32_t>(get(data + 12, 4)),
-                         static_cast<uint32_t>(get(data + 16, 4)), static_cast<uint32_t>(get(data + 20, 4)),
-                         static_cast<uint32_t>(get(data + 24, 4)), get(data + 32, 8), get(data + 40, 8)};
+    slice_header claimed{static_cast<uint32_t>(get(data + 8, 4)),
+                         static_cast<uint32_t>(get(data + 12, 4)),
+                         static_cast<uint32_t>(get(data + 16, 4)),
+                         static_cast<uint32_t>(get(data + 20, 4)),
+                         static_cast<uint32_t>(get(data + 24, 4)),
+                         get(data + 32, 8),
+                         get(data + 40, 8)};
     if (claimed.width <= 64 && claimed.vocab_size <= 1024 && claimed.width * claimed.vocab_size <= 4096)
       expect = claimed;
   }

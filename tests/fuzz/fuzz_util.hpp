@@ -18,8 +18,7 @@ namespace gridvec::fuzz {
 /// (/tmp/gridvec-fuzz-PID-NAME), rewritten with every input, removed at exit.
 class input_file {
 public:
-  explicit input_file(const char* name)
-    : path_("/tmp/gridvec-fuzz-" + std::to_string(::getpid()) + "-" + name) {}
+  explicit input_file(const char* name) : path_("/tmp/gridvec-fuzz-" + std::to_string(::getpid()) + "-" + name) {}
   ~input_file() { std::remove(path_.c_str()); }
 
   /// Writes the input; returns the path to hand to the decoder.

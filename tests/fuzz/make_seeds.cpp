@@ -148,8 +148,7 @@ void checkpoint_seeds(const fs::path& tmp) {
   m.pairs = 40;
   m.training_seconds = 1.5;
   m.alpha = 0.0123f;
-  m.parts = {part_cursor{0, "/ck/work/part-0.ids", 6, 1, 20, 10},
-             part_cursor{1, "/ck/work/part 1.ids", 4, 0, 8, 0}};
+  m.parts = {part_cursor{0, "/ck/work/part-0.ids", 6, 1, 20, 10}, part_cursor{1, "/ck/work/part 1.ids", 4, 0, 8, 0}};
   m.ranges = {byte_range{0, 30}, byte_range{30, 52}};
   m.shards = {shard_file{0, "ckpt-000007/shard-0.bin", *digest}};
   m.loss_history = {{100, 4.1}, {200, 3.25}};
@@ -248,8 +247,7 @@ void config_seeds(const fs::path& source) {
         "[cluster]\r\nheartbeat-ms = 500\r\ninsecure = true\r\n[node c]\r\nhost = ::1\r\nport = 1\r\n"
         "roles = coordinator vocabulary exporter learner\r\nlearners = 1\r\nthreads = 3\r\n"
         "[node s]\r\nhost = h\r\nport = 65535\r\nroles = shard\r\nshards = 2\r\n"
-        "[node spare]\r\nhost = h\r\nport = 2\r\nroles = shard\r\nshards = 1\r\nstandby = true # spare\r\n"
-        );
+        "[node spare]\r\nhost = h\r\nport = 2\r\nroles = shard\r\nshards = 1\r\nstandby = true # spare\r\n");
   write("cluster_config", "tls-bounds.conf",
         "[cluster]\nsecret = k.key\ntls-certificate = n.pem\ntls-key = n.key\ntls-ca = ca.pem\n"
         "allow-read = /data/a, /data/b\nallow-write = /out\nmax-message-mb = 128\nmax-connections = 10\n"
