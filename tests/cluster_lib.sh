@@ -72,12 +72,29 @@ cluster_start() {
     "$CLUSTER_BIN" node --config "$CLUSTER_CONFIG" --name "$name" >> "$CLUSTER_DIR/$name.log" 2>&1 &
     CLUSTER_PID[$name]=$!
   done
+  local name port listening
   for name in "$@"; do
-    local port=${CLUSTER_PORT[$name]}
+    port=${CLUSTER_PORT[$name]}
+    listening=0
     for _ in $(seq 1 100); do
-      (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+      if (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null; then listening=1; break; fi
+      kill -0 "${CLUSTER_PID[$name]}" 2>/dev/null || break
       sleep 0.1
     done
+    if [ $listening = 0 ]; then
+      echo "FAIL: node $name does not listen on 127.0.0.1:$port; the end of its log:" >&2
+      tail -n 15 "$CLUSTER_DIR/$name.log" >&2 || true
+      return 1
+    fi
+  done
+}
+
+# Prints the end of every node's log (for a test's failure message).
+cluster_dump_logs() {
+  local name
+  for name in "${CLUSTER_NAMES[@]}"; do
+    echo "--- the end of $name.log" >&2
+    tail -n 20 "$CLUSTER_DIR/$name.log" >&2 2>/dev/null || true
   done
 }
 
@@ -91,11 +108,17 @@ cluster_kill() {
   done
 }
 
-# Waits until FILE has a line matching PATTERN (grep -E), at most SECONDS.
+# Waits until FILE has a line matching PATTERN (grep -E), at most SECONDS;
+# with a PID, gives up as soon as that process (the one writing FILE) exits.
 wait_for_line() {
-  local file=$1 pattern=$2 seconds=$3
+  local file=$1 pattern=$2 seconds=$3 writer=${4:-}
   for _ in $(seq 1 $((seconds * 10))); do
     grep -qE -- "$pattern" "$file" 2>/dev/null && return 0
+    if [ -n "$writer" ] && ! kill -0 "$writer" 2>/dev/null; then
+      grep -qE -- "$pattern" "$file" 2>/dev/null && return 0
+      echo "FAIL: no line matching '$pattern' in $file: its writer (pid $writer) exited" >&2
+      return 1
+    fi
     sleep 0.1
   done
   echo "FAIL: no line matching '$pattern' in $file after $seconds s" >&2

@@ -46,7 +46,15 @@ submit() {
   timeout 900 "$gridvec" submit --config "$work/cluster.conf" "$@" --report "$work/report.json" \
     >> "$work/submit.log" 2>&1
 }
-fail() { echo "FAIL: $*" >&2; echo "--- submit log" >&2; cat "$work/submit.log" >&2; exit 1; }
+fail() {
+  echo "FAIL: $*" >&2
+  echo "--- submit log" >&2
+  cat "$work/submit.log" >&2
+  cluster_dump_logs
+  # A submit still running would keep ctest waiting on its output.
+  [ -z "${submit_pid:-}" ] || pkill -TERM -P "$submit_pid" 2>/dev/null || true
+  exit 1
+}
 expect_line() { grep -qE -- "$1" "$work/submit.log" || fail "the log lacks '$1'"; }
 
 # A checkpoint every ~600k words: 7 or 8 in a run, several seconds apart.
@@ -56,14 +64,14 @@ submit_pid=$!
 
 case $scenario in
   shard-kill)
-    wait_for_line "$work/submit.log" "checkpoint 1 written" 300
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"
     cluster_kill shard-b
     wait $submit_pid || fail "the job failed after a shard was killed"
     expect_line "shard 1 on node shard-b is lost; restoring it on node spare"
     expect_line "recovered: shard 1 restored on node spare from checkpoint [0-9]+ in [0-9.]+ s"
     ;;
   two-shard-kill)
-    wait_for_line "$work/submit.log" "checkpoint 1 written" 300
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"
     cluster_kill shard-a shard-b
     wait $submit_pid || fail "the job failed after both shard nodes were killed"
     expect_line "shard 0 on node shard-a is lost; restoring it on node spare(-2)? from the last checkpoint"
@@ -76,13 +84,13 @@ case $scenario in
     expect_line "recovered: shard [01], [01] restored on node spare(-2)?, spare(-2)? from checkpoint [0-9]+ in ([0-9]|[1-5][0-9])\.[0-9] s"
     ;;
   learner-kill)
-    wait_for_line "$work/submit.log" "checkpoint 1 written" 300
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"
     cluster_kill learn-b
     wait $submit_pid || fail "the job failed after a learner was killed"
     expect_line "learner 1 on node learn-b is lost; part 1 \(epoch [0-9], [0-9]+% done\) goes to learner 0 on node learn-a"
     ;;
   corrupt-checkpoint)
-    wait_for_line "$work/submit.log" "checkpoint 2 written" 300
+    wait_for_line "$work/submit.log" "checkpoint 2 written" 300 $submit_pid || fail "the job wrote no checkpoint 2"
     newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
     # Same size, different bytes: only the checksum can tell.
     printf '\x00\x11\x22\x33\x44\x55\x66\x77' | dd of="$newest/shard-1.bin" bs=1 seek=4096 conv=notrunc status=none
@@ -93,7 +101,7 @@ case $scenario in
     expect_line "recovered: shard 1 restored on node spare from checkpoint [0-9]+"
     ;;
   coordinator-resume)
-    wait_for_line "$work/submit.log" "checkpoint 2 written" 300
+    wait_for_line "$work/submit.log" "checkpoint 2 written" 300 $submit_pid || fail "the job wrote no checkpoint 2"
     cluster_kill coord
     if wait $submit_pid; then fail "submit succeeded although the coordinator died"; fi
     expect_line "coordinator's node went down"
