@@ -10,15 +10,16 @@ namespace gridvec {
 std::vector<double> average_ranks(const std::vector<double>& values) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
   std::vector<double> ranks(values.size());
   for (size_t i = 0; i < order.size();) {
     size_t j = i;
-    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]])
+      ++j;
     // Positions i..j (0-based) hold ranks i+1..j+1; each gets their mean.
     const double mean_rank = (static_cast<double>(i + j) / 2.0) + 1.0;
-    for (size_t k = i; k <= j; ++k) ranks[order[k]] = mean_rank;
+    for (size_t k = i; k <= j; ++k)
+      ranks[order[k]] = mean_rank;
     i = j + 1;
   }
   return ranks;
@@ -26,7 +27,8 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
 
 double spearman_rho(const std::vector<double>& x, const std::vector<double>& y) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  if (x.size() != y.size() || x.size() < 2) return nan;
+  if (x.size() != y.size() || x.size() < 2)
+    return nan;
   const auto rx = average_ranks(x);
   const auto ry = average_ranks(y);
   const double n = static_cast<double>(rx.size());
@@ -38,8 +40,9 @@ double spearman_rho(const std::vector<double>& x, const std::vector<double>& y) 
     sxx += (rx[i] - mx) * (rx[i] - mx);
     syy += (ry[i] - my) * (ry[i] - my);
   }
-  if (sxx == 0 || syy == 0) return nan;
+  if (sxx == 0 || syy == 0)
+    return nan;
   return sxy / std::sqrt(sxx * syy);
 }
 
-}  // namespace gridvec
+} // namespace gridvec

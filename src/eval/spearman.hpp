@@ -12,4 +12,4 @@ std::vector<double> average_ranks(const std::vector<double>& values);
 // NaN when fewer than two pairs or either side is constant (as scipy).
 double spearman_rho(const std::vector<double>& x, const std::vector<double>& y);
 
-}  // namespace gridvec
+} // namespace gridvec
