@@ -12,6 +12,7 @@ const char* usage = "usage: gridvec COMMAND [options]\n\n"
                     "commands:\n"
                     "  train     train word vectors on a text corpus in this process\n"
                     "  nearest   print the nearest neighbours of words in a vectors file\n"
+                    "  eval      score a vectors file on analogies and word similarity\n"
                     "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
                     "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
                     "  shell     control a cluster and its job interactively (--config FILE)\n"
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
     return gridvec::cli_submit(args);
   if (command == "shell")
     return gridvec::cli_shell(args);
+  if (command == "eval")
+    return gridvec::cli_eval(args);
   if (command == "keygen")
     return gridvec::cli_keygen(args);
   std::fprintf(stderr, "gridvec: unknown command '%s' (try gridvec --help)\n", command.c_str());

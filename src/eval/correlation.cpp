@@ -1,4 +1,4 @@
-#include "src/eval/spearman.hpp"
+#include "src/eval/correlation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -25,24 +25,28 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
   return ranks;
 }
 
-double spearman_rho(const std::vector<double>& x, const std::vector<double>& y) {
+double pearson_r(const std::vector<double>& x, const std::vector<double>& y) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (x.size() != y.size() || x.size() < 2)
     return nan;
-  const auto rx = average_ranks(x);
-  const auto ry = average_ranks(y);
-  const double n = static_cast<double>(rx.size());
-  const double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
-  const double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
+  const double n = static_cast<double>(x.size());
+  const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
   double sxy = 0, sxx = 0, syy = 0;
-  for (size_t i = 0; i < rx.size(); ++i) {
-    sxy += (rx[i] - mx) * (ry[i] - my);
-    sxx += (rx[i] - mx) * (rx[i] - mx);
-    syy += (ry[i] - my) * (ry[i] - my);
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
   }
   if (sxx == 0 || syy == 0)
     return nan;
   return sxy / std::sqrt(sxx * syy);
+}
+
+double spearman_rho(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size() || x.size() < 2)
+    return std::numeric_limits<double>::quiet_NaN();
+  return pearson_r(average_ranks(x), average_ranks(y));
 }
 
 } // namespace gridvec
