@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "src/formats/vectors_file.hpp"
+#include "src/model/word_classes.hpp"
+#include "src/util/atomic_file.hpp"
 
 namespace gridvec {
 
@@ -18,6 +20,10 @@ struct exporter_state {
   std::vector<shard_info> shards;
   uint32_t dim = 0;
   std::optional<vectors_writer> writer;
+  // -classes K: every vector is kept, for K-means once all have arrived.
+  std::string classes_path;
+  uint32_t classes = 0;
+  std::vector<float> all; // vocabulary size x dim
   caf::typed_response_promise<uint64_t> done;
   std::vector<float> block; // block_words x dim
   static inline const char* name = "exporter";
@@ -29,11 +35,21 @@ void export_block(exporter_ptr self, uint32_t begin) {
   auto& st = self->state;
   const uint32_t vocab_size = st.vocab->size();
   if (begin >= vocab_size) {
-    if (auto s = st.writer->commit(); !s)
+    status s;
+    if (st.classes > 0) {
+      std::vector<std::string> words(vocab_size);
+      for (uint32_t w = 0; w < vocab_size; ++w)
+        words[w] = st.vocab->word(w);
+      s = write_word_classes(st.classes_path, words, word_classes(st.all.data(), vocab_size, st.dim, st.classes));
+      st.all = {};
+    } else {
+      s = st.writer->commit();
+      st.writer.reset();
+    }
+    if (!s)
       st.done.deliver(make_job_error(s.error()));
     else
       st.done.deliver(uint64_t{vocab_size});
-    st.writer.reset();
     return;
   }
   const uint32_t end = std::min(vocab_size, begin + block_words);
@@ -62,8 +78,12 @@ void export_block(exporter_ptr self, uint32_t begin) {
                         slice.width * sizeof(float));
           if (--*pending > 0)
             return;
-          for (uint32_t w = begin; w < end; ++w)
-            st.writer->add(st.vocab->word(w), st.block.data() + size_t{w - begin} * st.dim);
+          if (st.classes > 0)
+            std::copy(st.block.begin(), st.block.begin() + size_t{end - begin} * st.dim,
+                      st.all.begin() + size_t{begin} * st.dim);
+          else
+            for (uint32_t w = begin; w < end; ++w)
+              st.writer->add(st.vocab->word(w), st.block.data() + size_t{w - begin} * st.dim);
           export_block(self, end);
         },
         [=](caf::error& err) {
@@ -82,12 +102,20 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
   self->state.shards = std::move(shards);
   self->state.dim = dim;
   return {
-    [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
+    [self](export_atom, const std::string& path, bool binary, uint32_t classes) -> caf::result<uint64_t> {
       auto& st = self->state;
-      auto writer = vectors_writer::create(path, binary, st.vocab->size(), st.dim);
-      if (!writer)
-        return make_job_error(writer.error());
-      st.writer.emplace(std::move(*writer));
+      st.classes = classes;
+      if (classes > 0) {
+        if (auto s = atomic_file::check_writable(path); !s)
+          return make_job_error(s.error());
+        st.classes_path = path;
+        st.all.assign(size_t{st.vocab->size()} * st.dim, 0.0f);
+      } else {
+        auto writer = vectors_writer::create(path, binary, st.vocab->size(), st.dim);
+        if (!writer)
+          return make_job_error(writer.error());
+        st.writer.emplace(std::move(*writer));
+      }
       st.done = self->make_response_promise<uint64_t>();
       export_block(self, 0);
       return st.done;

@@ -20,15 +20,18 @@ namespace gridvec {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, count_table& x) {
-  return f(caf::meta::type_name("count_table"), x.words, x.counts, x.total);
+  return f(caf::meta::type_name("count_table"), x.words, x.counts, x.firsts, x.total, x.lines);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, train_options& x) {
+  // Every field: an option left out here is silently back at its default
+  // on the cluster (tests/actors.test.cpp sends them all).
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
-           x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.max_vocab, x.shards, x.minibatch, x.in_flight,
-           x.coalesce, x.seed, x.fused, x.shared_negatives, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
-           x.checkpoint_seconds, x.checkpoint_words, x.stop_cluster, x.resume);
+           x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
+           x.save_vocab, x.read_vocab, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed, x.fused,
+           x.shared_negatives, x.interleave, x.damping, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
+           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.stop_cluster, x.resume);
 }
 
 template <class Inspector>

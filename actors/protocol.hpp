@@ -132,7 +132,8 @@ using count_worker_actor =
 /// Errors: empty corpus, empty vocabulary, unwritable file -> runtime_error.
 using vocabulary_actor =
   caf::typed_actor<caf::replies_to<merge_atom, count_table>::with<uint64_t>,
-                   caf::replies_to<build_atom, uint64_t, uint64_t, std::string>::with<vocabulary_info>>;
+                   caf::replies_to<load_atom, std::string>::with<uint64_t>,
+                   caf::replies_to<build_atom, uint64_t, uint64_t, std::string, std::string>::with<vocabulary_info>>;
 
 /// A learner (seed 000 Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.
@@ -162,7 +163,9 @@ using learner_actor = caf::typed_actor<
 /// The exporter: (path, binary) -> rows written. Streams the shards'
 /// column slices back in vocabulary order into one vectors file, which
 /// appears only when complete.
-using exporter_actor = caf::typed_actor<caf::replies_to<export_atom, std::string, bool>::with<uint64_t>>;
+/// export: (path, binary, classes): the vectors, or with classes > 0 their
+/// K-means classes (-classes).
+using exporter_actor = caf::typed_actor<caf::replies_to<export_atom, std::string, bool, uint32_t>::with<uint64_t>>;
 
 /// What can be asked of a job, by the coordinator that runs it and by the
 /// controller that forwards to its current job (both described below).

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "src/corpus/text_corpus.hpp"
+#include "src/corpus/word2vec_vocab.hpp"
 
 namespace gridvec {
 
@@ -14,10 +15,11 @@ namespace {
 count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self) {
   return {
     [](count_atom, const std::string& path, uint64_t begin, uint64_t end) -> caf::result<count_table> {
-      word_counts counts;
+      // Numbered from the part's first byte: see word_counts.
+      word_counts counts{begin};
       corpus_scanner scanner{path};
       auto s = scanner.scan(
-        {begin, end}, [&](std::string_view w) { counts.add(w); }, [] {});
+        {begin, end}, [&](std::string_view w) { counts.add(w); }, [&] { counts.add_line_end(); });
       if (!s)
         return make_job_error(s.error());
       return counts.to_table();
@@ -36,13 +38,26 @@ vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_p
       self->state.merged.merge(part);
       return self->state.merged.distinct();
     },
-    [self](build_atom, uint64_t min_count, uint64_t max_size, const std::string& path) -> caf::result<vocabulary_info> {
+    // -read-vocab: the counts come from a file instead of the corpus.
+    [self](load_atom, const std::string& word2vec_vocab) -> caf::result<uint64_t> {
+      auto table = read_word2vec_vocab(word2vec_vocab);
+      if (!table)
+        return make_job_error(table.error());
+      self->state.merged.merge(*table);
+      return self->state.merged.distinct();
+    },
+    [self](build_atom, uint64_t min_count, uint64_t max_size, const std::string& path,
+           const std::string& word2vec_vocab) -> caf::result<vocabulary_info> {
       auto& merged = self->state.merged;
       auto v = vocabulary::build(merged, min_count, max_size);
       if (!v)
         return make_job_error(v.error());
       if (auto s = v->save(path); !s)
         return make_job_error(s.error());
+      // -save-vocab: the same vocabulary in word2vec.c's format.
+      if (!word2vec_vocab.empty())
+        if (auto s = save_word2vec_vocab(*v, merged.lines(), word2vec_vocab); !s)
+          return make_job_error(s.error());
       vocabulary_info info{path, v->size(), v->train_words(), merged.total(), merged.distinct()};
       merged = word_counts{}; // the counts are not needed again
       return info;

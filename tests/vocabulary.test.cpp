@@ -19,7 +19,7 @@ void add_n(word_counts& c, const std::string& w, uint64_t n) {
 
 uint64_t count_of(const word_counts& c, const std::string& w) {
   auto it = c.map().find(w);
-  return it == c.map().end() ? 0 : it->second;
+  return it == c.map().end() ? 0 : it->second.count;
 }
 
 } // namespace
@@ -51,8 +51,10 @@ TEST_CASE("word_counts: counting and merging", "[vocabulary]") {
   word_counts other = b;
   other.merge(a);
   CHECK(other.total() == merged.total());
-  for (const auto& [w, n] : merged.map())
-    CHECK(count_of(other, w) == n);
+  for (const auto& [w, seen] : merged.map()) {
+    CHECK(count_of(other, w) == seen.count);
+    CHECK(other.map().at(w).first == seen.first);
+  }
 
   // Merging an empty count changes nothing.
   merged.merge(word_counts{});
@@ -72,7 +74,7 @@ TEST_CASE("word_counts: words are byte strings", "[vocabulary]") {
   CHECK(word_key("") == 0xcbf29ce484222325ull); // FNV-1a offset basis
 }
 
-TEST_CASE("vocabulary: build orders by count, then bytewise", "[vocabulary]") {
+TEST_CASE("vocabulary: build orders by count, then by first appearance", "[vocabulary]") {
   word_counts c;
   add_n(c, "b", 3);
   add_n(c, "a", 3);
@@ -86,7 +88,8 @@ TEST_CASE("vocabulary: build orders by count, then bytewise", "[vocabulary]") {
 
   auto v = vocabulary::build(c, 1, 0);
   REQUIRE(v);
-  const std::vector<std::string> expect{"top", "mid", "Z", "a", "ab", "b", "z", "\xc3\xa9t\xc3\xa9", "rare"};
+  // As word2vec.c (a stable sort of the words in the order they came).
+  const std::vector<std::string> expect{"top", "mid", "b", "a", "ab", "Z", "\xc3\xa9t\xc3\xa9", "z", "rare"};
   REQUIRE(v->size() == expect.size());
   for (uint32_t i = 0; i < v->size(); ++i) {
     CHECK(v->word(i) == expect[i]);
@@ -126,7 +129,7 @@ TEST_CASE("vocabulary: min_count and max_size", "[vocabulary]") {
     auto v = vocabulary::build(c, 1, 3);
     REQUIRE(v);
     REQUIRE(v->size() == 3u);
-    CHECK(v->word(2) == "w5a"); // tie with w5b broken bytewise
+    CHECK(v->word(2) == "w5a"); // tie with w5b: w5a came first
     CHECK(v->id_of("w5b") == vocabulary::npos);
     CHECK(v->train_words() == 22u);
   }
@@ -229,4 +232,24 @@ TEST_CASE("subsampler: sample 0 keeps everything", "[vocabulary]") {
     // Any 32-bit random number is below the threshold.
     CHECK(s.threshold(id) > 0xFFFFFFFFull);
   }
+}
+
+TEST_CASE("word_counts: parts counted apart order words as one pass would", "[vocabulary]") {
+  // Part 2 starts at byte 100; "late" comes first in part 2 but, merged,
+  // "early" (part 1) is still the first seen of equal counts.
+  word_counts part1{0}, part2{100};
+  part2.add("late");
+  part2.add("early");
+  part1.add("early");
+  part1.add("late");
+  part1.add_line_end();
+  part2.add_line_end();
+  word_counts merged;
+  merged.merge(part2.to_table()); // in the order the parts finish
+  merged.merge(part1.to_table());
+  CHECK(merged.lines() == 2);
+  auto v = vocabulary::build(merged, 1, 0);
+  REQUIRE(v);
+  CHECK(v->word(0) == "early");
+  CHECK(v->word(1) == "late");
 }

@@ -197,7 +197,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       self->request(node.handle, placement_timeout, new_export_atom::value, st.vocab.path, st.shards, st.opt.size)
         .then(
           [self, rp, path, binary](exporter_actor exporter) mutable {
-            self->request(exporter, long_phase, export_atom::value, path, binary)
+            self->request(exporter, long_phase, export_atom::value, path, binary, uint32_t{0})
               .then(
                 [self, rp, exporter, path](uint64_t rows) mutable {
                   self->send_exit(exporter, caf::exit_reason::user_shutdown);

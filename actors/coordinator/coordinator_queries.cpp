@@ -85,7 +85,7 @@ void print_progress(coordinator_ptr self, bool final_line, bool to_log) {
                 st.alpha, st.last_loss);
   if (st.sink) // the last one as an event: every listener shows it
     st.sink(final_line ? std::string{line} : progress_prefix + std::string{line});
-  if (!to_log)
+  if (!to_log || st.opt.debug < 2) // -debug 0 and 1 print no progress
     return;
   if (st.tty) {
     std::fprintf(stderr, "\r%s", line);

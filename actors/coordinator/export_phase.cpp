@@ -10,7 +10,11 @@ namespace gridvec {
 void run_export(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::exporting;
-  say(self, "exporting " + std::to_string(st.vocab.size) + " vectors to " + st.opt.output);
+  if (st.opt.classes > 0)
+    say(self, "exporting " + std::to_string(st.opt.classes) + " k-means classes of " + std::to_string(st.vocab.size) +
+                " vectors to " + st.opt.output);
+  else
+    say(self, "exporting " + std::to_string(st.vocab.size) + " vectors to " + st.opt.output);
   auto& node = st.nodes[node_with(st, &job_node::exporter)];
   const uint64_t attempt = ++st.checkpoint_attempt; // a recovery meanwhile voids this export
   self->request(node.handle, placement_timeout, new_export_atom::value, st.vocab.path, st.shards, st.opt.size)
@@ -18,7 +22,7 @@ void run_export(coordinator_ptr self) {
       [self, attempt](exporter_actor exporter) {
         auto& st = self->state;
         track(self, exporter);
-        self->request(exporter, long_phase, export_atom::value, st.opt.output, st.opt.binary)
+        self->request(exporter, long_phase, export_atom::value, st.opt.output, st.opt.binary, st.opt.classes)
           .then(
             [self, attempt](uint64_t) {
               if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)

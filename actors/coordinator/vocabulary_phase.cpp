@@ -16,7 +16,9 @@ void build_vocabulary(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::vocabulary;
   auto path = st.store ? st.store->vocabulary_path() : st.work_dir + "/vocabulary.txt";
-  self->request(st.vocab_actor, long_phase, build_atom::value, st.opt.min_count, st.opt.max_vocab, path)
+  self
+    ->request(st.vocab_actor, long_phase, build_atom::value, st.opt.min_count, st.opt.max_vocab, path,
+              st.opt.save_vocab)
     .then(
       [self](const vocabulary_info& info) {
         auto& st = self->state;
@@ -24,9 +26,15 @@ void build_vocabulary(coordinator_ptr self) {
         use_vocabulary(self, info);
         if (st.finished)
           return;
-        say(self, "vocabulary: " + std::to_string(info.size) + " words (" + std::to_string(info.distinct_words) +
-                    " distinct, " + std::to_string(info.raw_words) + " tokens; " + std::to_string(info.train_words) +
-                    " in vocabulary)");
+        if (st.opt.read_vocab.empty())
+          say(self, "vocabulary: " + std::to_string(info.size) + " words (" + std::to_string(info.distinct_words) +
+                      " distinct, " + std::to_string(info.raw_words) + " tokens; " + std::to_string(info.train_words) +
+                      " in vocabulary)");
+        else
+          say(self, "vocabulary: " + std::to_string(info.size) + " words of the " +
+                      std::to_string(info.distinct_words) + " in " + st.opt.read_vocab);
+        if (!st.opt.save_vocab.empty())
+          say(self, "vocabulary saved to " + st.opt.save_vocab);
         place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
       },
       fail_with(self));
@@ -50,9 +58,17 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
 }
 
 // Map: part i is counted on the node of learner i (where its data is).
-// Reduce: every table is merged into the vocabulary actor.
+// Reduce: every table is merged into the vocabulary actor. With
+// -read-vocab, the vocabulary actor reads the counts from that file instead.
 void count_words(coordinator_ptr self) {
   auto& st = self->state;
+  if (!st.opt.read_vocab.empty()) {
+    st.phase = job_phase::counting;
+    say(self, "reading the vocabulary from " + st.opt.read_vocab);
+    self->request(st.vocab_actor, long_phase, load_atom::value, st.opt.read_vocab)
+      .then([self](uint64_t) { build_vocabulary(self); }, fail_with(self));
+    return;
+  }
   st.phase = job_phase::counting;
   say(self, "counting words of " + st.opt.train + " in " + std::to_string(st.ranges.size()) + " parts");
   auto pending = std::make_shared<size_t>(st.ranges.size());

@@ -13,6 +13,7 @@
 
 #include "apps/cli/cli.hpp"
 #include "apps/cli/staged_corpus.hpp"
+#include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
 #include "apps/shell/progress_lines.hpp"
 #include "src/config/cluster_config.hpp"
 #include "src/util/atomic_file.hpp"
@@ -46,7 +47,11 @@ expected<job_summary> run_job(caf::actor_system& sys, const cluster_config& clus
                         std::fflush(stderr);
                       },
                       ::isatty(STDERR_FILENO) == 1, log_time_stamp};
-  auto summary = client.submit(opt, [&show](const std::string& line) { show(line); });
+  const bool progress = opt.debug >= 2; // -debug 0 and 1: no progress lines
+  auto summary = client.submit(opt, [&show, progress](const std::string& line) {
+    if (progress || line.rfind(progress_prefix, 0) != 0)
+      show(line);
+  });
   show.close();
   signal(SIGINT, SIG_DFL);
   if (!summary && interrupted.load()) {
@@ -114,6 +119,8 @@ int cli_submit(const std::vector<std::string>& args) {
     }
   }
   setup_logging();
+  if (opt->debug == 0)
+    spdlog::set_level(spdlog::level::warn);
   // Several files, a directory, .gz or stdin: staged into --work-dir, which
   // the nodes share, before the job is submitted.
   auto staged = staged_corpus::prepare(*opt, true);

@@ -49,6 +49,8 @@ int cli_train(const std::vector<std::string>& args) {
     return 1;
   }
   setup_logging();
+  if (opt->debug == 0) // as word2vec.c's -debug 0: nothing but trouble
+    spdlog::set_level(spdlog::level::warn);
   auto staged = staged_corpus::prepare(*opt, false);
   if (!staged) {
     std::fprintf(stderr, "gridvec train: %s\n", staged.error().c_str());
@@ -65,9 +67,13 @@ int cli_train(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec train: %s\n", result.error().c_str());
     return 1;
   }
-  spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written, peak RSS {}", result->seconds,
-               human_count(result->words_per_second()), result->vocab_size, result->dim,
-               human_bytes(result->peak_rss_bytes));
+  if (opt->classes > 0)
+    spdlog::info("done in {:.1f} s: {} words/s, the classes of {} words written, peak RSS {}", result->seconds,
+                 human_count(result->words_per_second()), result->vocab_size, human_bytes(result->peak_rss_bytes));
+  else
+    spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written, peak RSS {}", result->seconds,
+                 human_count(result->words_per_second()), result->vocab_size, result->dim,
+                 human_bytes(result->peak_rss_bytes));
   return 0;
 }
 

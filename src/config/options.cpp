@@ -143,9 +143,20 @@ const std::vector<option_spec>& specs() {
     {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)",
      number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
     {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
-    {"cbow", "0|1", "0", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
+    {"cbow", "0|1", "0 (word2vec.c: 1)", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
+    {"hs", "0", "0", "hierarchical softmax; gridvec has only negative sampling, so only 0",
+     flag(&train_options::hs, "hs")},
     {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words",
      number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
+    {"classes", "K", "0 (vectors)",
+     "write K k-means classes of the vectors (\"word class\" lines) instead of the vectors",
+     number<uint32_t>(&train_options::classes, 0, 1000000, "classes")},
+    {"debug", "N", "2", "0: errors and warnings only, 1: what happens, 2: progress too",
+     number<uint32_t>(&train_options::debug, 0, 1000, "debug")},
+    {"save-vocab", "FILE", "(none)", "write the vocabulary as word2vec.c does (\"word count\" lines)",
+     text(&train_options::save_vocab)},
+    {"read-vocab", "FILE", "(none)", "take the vocabulary from FILE (word2vec.c's format) instead of counting",
+     text(&train_options::read_vocab)},
     {"shards", "S", "1; a cluster: the config's", "column partitions of the vectors (shard actors)",
      number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
     {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)",
@@ -190,11 +201,17 @@ status validate(train_options& o) {
     return failure{"missing -train FILE (the corpus); see gridvec train --help"};
   if (o.output.empty())
     return failure{"missing -output FILE (where vectors go); see gridvec train --help"};
+  if (o.hs)
+    return failure{"-hs 1 (hierarchical softmax) is not implemented: gridvec trains with negative sampling "
+                   "(-negative N, default 5); use -hs 0 or leave it out"};
   if (o.shards > o.size)
     return failure{"--shards " + std::to_string(o.shards) + " is more than the " + std::to_string(o.size) +
                    " columns of -size: every shard needs a column"};
   if (o.threads == 0)
     o.threads = std::max(1u, std::thread::hardware_concurrency());
+  if (!o.save_vocab.empty() && (o.save_vocab == o.output || o.save_vocab == o.read_vocab))
+    return failure{"-save-vocab " + o.save_vocab + " is also " +
+                   (o.save_vocab == o.output ? "-output" : "-read-vocab") + ": one file cannot hold both"};
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};
   return {};
@@ -272,7 +289,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
   static const std::vector<std::pair<std::string, std::vector<std::string>>> groups{
     {"As word2vec.c",
      {"train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads", "binary",
-      "cbow", "max-vocab"}},
+      "cbow", "hs", "max-vocab", "classes", "debug", "save-vocab", "read-vocab"}},
     {"How gridvec trains",
      {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "damping", "seed"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures"}},
@@ -356,7 +373,7 @@ std::string absolute_path(const std::string& path) {
 
 void make_paths_absolute(train_options& o) {
   o.train = absolute_corpus_spec(o.train); // FILE,FILE,... or "-"
-  for (auto* path : {&o.output, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
+  for (auto* path : {&o.output, &o.save_vocab, &o.read_vocab, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
     *path = absolute_path(*path);
 }
 
@@ -366,7 +383,8 @@ namespace gridvec {
 
 status check_outputs(const train_options& o) {
   namespace fs = std::filesystem;
-  for (auto [path, flag] : {std::pair{&o.output, "-output"}, std::pair{&o.report, "--report"}}) {
+  for (auto [path, flag] :
+       {std::pair{&o.output, "-output"}, std::pair{&o.save_vocab, "-save-vocab"}, std::pair{&o.report, "--report"}}) {
     if (path->empty())
       continue;
     // -train may name several files, or a directory of them.

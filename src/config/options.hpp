@@ -25,8 +25,13 @@ struct train_options {
   double alpha = 0;     // 0: 0.025 for skip-gram, 0.05 for CBOW
   uint32_t threads = 0; // 0: all cores
   bool binary = false;
-  bool cbow = false;
+  bool cbow = false;      // word2vec.c defaults to CBOW; gridvec to skip-gram (better vectors, docs/quality.md)
+  bool hs = false;        // hierarchical softmax: not implemented, only -hs 0 is accepted
   uint64_t max_vocab = 0; // 0: no limit
+  uint32_t classes = 0;   // k-means classes written instead of vectors; 0: vectors
+  uint32_t debug = 2;     // 0: errors and warnings, 1: also what happens, 2: also progress
+  std::string save_vocab; // word2vec.c's vocabulary file, written
+  std::string read_vocab; // ... or read instead of counting the corpus
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
@@ -65,8 +70,8 @@ std::vector<std::string> to_args(const train_options& o);
 /// directory; an empty path stays empty.
 std::string absolute_path(const std::string& path);
 
-/// Every path option (-train, -output, --report, --work-dir,
-/// --checkpoint-dir, --resume) made absolute: checkpoints record them, and
+/// Every path option (-train, -output, -save-vocab, -read-vocab, --report,
+/// --work-dir, --checkpoint-dir, --resume) made absolute: checkpoints record them, and
 /// cluster nodes and resumed jobs open them from other working directories.
 void make_paths_absolute(train_options& o);
 

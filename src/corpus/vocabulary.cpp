@@ -18,37 +18,42 @@ uint64_t word_key(std::string_view word) {
   return h;
 }
 
-void word_counts::merge(const word_counts& other) {
-  for (const auto& [word, n] : other.counts_) {
-    auto it = counts_.find(std::string_view{word});
-    if (it == counts_.end())
-      counts_.emplace(word, n);
-    else
-      it->second += n;
+void word_counts::add(std::string_view word, uint64_t count, uint64_t first) {
+  auto it = counts_.find(word);
+  if (it == counts_.end()) {
+    counts_.emplace(std::string{word}, seen{count, first});
+  } else {
+    it->second.count += count;
+    it->second.first = std::min(it->second.first, first);
   }
+}
+
+void word_counts::merge(const word_counts& other) {
+  for (const auto& [word, s] : other.counts_)
+    add(word, s.count, s.first);
   total_ += other.total_;
+  lines_ += other.lines_;
 }
 
 void word_counts::merge(const count_table& table) {
-  for (size_t i = 0; i < table.words.size() && i < table.counts.size(); ++i) {
-    auto it = counts_.find(std::string_view{table.words[i]});
-    if (it == counts_.end())
-      counts_.emplace(table.words[i], table.counts[i]);
-    else
-      it->second += table.counts[i];
-  }
+  for (size_t i = 0; i < table.words.size() && i < table.counts.size(); ++i)
+    add(table.words[i], table.counts[i], i < table.firsts.size() ? table.firsts[i] : UINT64_MAX);
   total_ += table.total;
+  lines_ += table.lines;
 }
 
 count_table word_counts::to_table() const {
   count_table t;
   t.words.reserve(counts_.size());
   t.counts.reserve(counts_.size());
-  for (const auto& [word, n] : counts_) {
+  t.firsts.reserve(counts_.size());
+  for (const auto& [word, s] : counts_) {
     t.words.push_back(word);
-    t.counts.push_back(n);
+    t.counts.push_back(s.count);
+    t.firsts.push_back(s.first);
   }
   t.total = total_;
+  t.lines = lines_;
   return t;
 }
 
@@ -105,15 +110,22 @@ expected<vocabulary> vocabulary::load(const std::string& path) {
 expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_count, uint64_t max_size) {
   if (counts.total() == 0)
     return failure{"the corpus contains no words"};
-  std::vector<std::pair<const std::string*, uint64_t>> kept;
-  for (const auto& [word, n] : counts.map())
-    if (n >= min_count)
-      kept.emplace_back(&word, n);
+  struct entry {
+    const std::string* word;
+    uint64_t count;
+    uint64_t first;
+  };
+  std::vector<entry> kept;
+  for (const auto& [word, s] : counts.map())
+    if (s.count >= min_count)
+      kept.push_back({&word, s.count, s.first});
   if (kept.empty())
     return failure{"the vocabulary is empty: no word occurs at least " + std::to_string(min_count) +
                    " times (-min-count " + std::to_string(min_count) + ")"};
-  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : *a.first < *b.first;
+  std::sort(kept.begin(), kept.end(), [](const entry& a, const entry& b) {
+    if (a.count != b.count)
+      return a.count > b.count;
+    return a.first != b.first ? a.first < b.first : *a.word < *b.word;
   });
   if (max_size > 0 && kept.size() > max_size)
     kept.resize(max_size);
@@ -121,8 +133,8 @@ expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_c
   v.words_.reserve(kept.size());
   v.counts_.reserve(kept.size());
   v.ids_.reserve(kept.size());
-  for (const auto& [word, n] : kept)
-    v.add_word(*word, n);
+  for (const auto& e : kept)
+    v.add_word(*e.word, e.count);
   return v;
 }
 

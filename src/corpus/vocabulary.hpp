@@ -25,31 +25,51 @@ struct string_hash {
 struct count_table {
   std::vector<std::string> words;
   std::vector<uint64_t> counts;
-  uint64_t total = 0; // tokens seen, including every repetition
+  std::vector<uint64_t> firsts; // where each word was first seen (see word_counts)
+  uint64_t total = 0;           // tokens seen, including every repetition
+  uint64_t lines = 0;           // line ends seen (word2vec.c's "</s>" tokens)
 };
 
-/// Word -> occurrences, for one corpus part or merged over many.
+/// Word -> occurrences, for one corpus part or merged over many. Each word
+/// also keeps where it was first seen, as a number that grows through the
+/// corpus (a part starting at byte B numbers its n-th token B + n, below the
+/// next part's start), so that words of equal count can be ordered by first
+/// appearance, as word2vec.c's vocabulary is.
 class word_counts {
 public:
+  explicit word_counts(uint64_t first_position = 0) : next_position_(first_position) {}
+
   void add(std::string_view word) {
     auto it = counts_.find(word);
     if (it == counts_.end())
-      counts_.emplace(std::string{word}, 1);
+      counts_.emplace(std::string{word}, seen{1, next_position_});
     else
-      ++it->second;
+      ++it->second.count;
+    ++next_position_;
     ++total_;
   }
+  void add_line_end() { ++lines_; }
+  /// Adds `count` occurrences of `word`, first seen at `first`.
+  void add(std::string_view word, uint64_t count, uint64_t first);
   void merge(const word_counts& other);
   void merge(const count_table& table);
   count_table to_table() const;
 
   uint64_t total() const { return total_; }
+  uint64_t lines() const { return lines_; }
   size_t distinct() const { return counts_.size(); }
+
+  struct seen {
+    uint64_t count = 0;
+    uint64_t first = 0;
+  };
   const auto& map() const { return counts_; }
 
 private:
-  std::unordered_map<std::string, uint64_t, string_hash, std::equal_to<>> counts_;
+  std::unordered_map<std::string, seen, string_hash, std::equal_to<>> counts_;
+  uint64_t next_position_;
   uint64_t total_ = 0;
+  uint64_t lines_ = 0;
 };
 
 class vocabulary {
@@ -57,7 +77,8 @@ public:
   static constexpr uint32_t npos = 0xFFFFFFFFu;
 
   /// Keeps words with count >= min_count, at most max_size of the most
-  /// frequent (0 = no limit), ordered by count descending, then bytewise.
+  /// frequent (0 = no limit), ordered by count descending, then by first
+  /// appearance (word2vec.c's order: its stable sort of words as they came).
   static expected<vocabulary> build(const word_counts& counts, uint64_t min_count, uint64_t max_size);
 
   uint32_t size() const { return static_cast<uint32_t>(words_.size()); }

@@ -68,9 +68,11 @@ status allowed_paths::may_write(const std::string& path, const std::string& what
 }
 
 status allowed_paths::check_job(const train_options& o) const {
-  for (auto s : {may_read(o.train, "the corpus"), may_write(o.output, "the output"), may_write(o.report, "the report"),
-                 may_write(o.work_dir, "the work directory"), may_write(o.checkpoint_dir, "the checkpoint directory"),
-                 may_read(o.resume, "the checkpoint to resume"), may_write(o.resume, "the checkpoint to resume")})
+  for (auto s :
+       {may_read(o.train, "the corpus"), may_write(o.output, "the output"), may_write(o.report, "the report"),
+        may_write(o.save_vocab, "the vocabulary (-save-vocab)"), may_read(o.read_vocab, "the vocabulary (-read-vocab)"),
+        may_write(o.work_dir, "the work directory"), may_write(o.checkpoint_dir, "the checkpoint directory"),
+        may_read(o.resume, "the checkpoint to resume"), may_write(o.resume, "the checkpoint to resume")})
     if (!s)
       return s;
   return {};

@@ -1,0 +1,74 @@
+#include "src/corpus/word2vec_vocab.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <unordered_set>
+
+#include "src/corpus/text_corpus.hpp" // max_token_bytes
+#include "src/util/atomic_file.hpp"
+
+namespace gridvec {
+
+namespace {
+
+constexpr const char* line_end_word = "</s>";
+
+} // namespace
+
+status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path) {
+  auto file = atomic_file::create(path);
+  if (!file)
+    return failure{file.error()};
+  std::FILE* f = file->stream();
+  std::fprintf(f, "%s %llu\n", line_end_word, static_cast<unsigned long long>(lines));
+  for (uint32_t id = 0; id < vocab.size(); ++id)
+    std::fprintf(f, "%s %llu\n", vocab.word(id).c_str(), static_cast<unsigned long long>(vocab.count(id)));
+  return file->commit();
+}
+
+expected<count_table> read_word2vec_vocab(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return failure{"cannot read the vocabulary " + path + " (-read-vocab)"};
+  count_table t;
+  std::unordered_set<std::string> seen;
+  std::string line;
+  for (uint64_t number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    if (line.empty())
+      continue;
+    const auto where = [&] { return path + ":" + std::to_string(number) + ": "; };
+    const auto space = line.find(' ');
+    uint64_t count = 0;
+    bool well_formed = space != std::string::npos && space > 0 && space + 1 < line.size();
+    if (well_formed) {
+      auto [end, ec] = std::from_chars(line.data() + space + 1, line.data() + line.size(), count);
+      well_formed = ec == std::errc{} && end == line.data() + line.size();
+    }
+    if (!well_formed)
+      return failure{where() + "expected 'WORD COUNT' (a word2vec vocabulary, as -save-vocab writes)"};
+    std::string word = line.substr(0, space);
+    if (word.size() > max_token_bytes)
+      return failure{where() + "a word longer than " + std::to_string(max_token_bytes) + " bytes"};
+    if (word == line_end_word) {
+      t.lines += count;
+      continue;
+    }
+    if (count == 0)
+      continue; // word2vec.c drops it too (below any -min-count)
+    if (!seen.insert(word).second)
+      return failure{where() + "'" + word + "' is listed twice"};
+    t.firsts.push_back(t.words.size());
+    t.words.push_back(std::move(word));
+    t.counts.push_back(count);
+    t.total += count;
+  }
+  if (in.bad())
+    return failure{"cannot read the vocabulary " + path + " (-read-vocab)"};
+  if (t.words.empty())
+    return failure{path + " lists no words (-read-vocab)"};
+  return t;
+}
+
+} // namespace gridvec

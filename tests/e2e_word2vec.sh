@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# End to end: gridvec train is a drop-in for word2vec.c. One command line
+# with every flag of word2vec.c's -h (but -hs 1) runs through both; their
+# -save-vocab files are equal byte for byte, and gridvec's vectors score at
+# least word2vec.c's, less the run-to-run noise. Then -read-vocab both
+# ways, -classes (word2vec.c's k-means and file format), -debug 0/1/2, and
+# -hs 1 refused with one line.
+# Usage: e2e_word2vec.sh GRIDVEC_BINARY
+set -euo pipefail
+gridvec=$1
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../../shared/data
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+w2v=$("$here/../scripts/word2vec-c.sh")
+zcat "$data/dev-corpus.txt.gz" > "$work/corpus.txt"
+fail() { echo "FAIL: $*"; exit 1; }
+
+flags=(-size 50 -window 5 -sample 1e-4 -hs 0 -negative 5 -threads 2 -iter 3 -min-count 5 -alpha 0.025
+       -classes 0 -debug 2 -binary 0 -cbow 0)
+"$w2v" -train "$work/corpus.txt" -output "$work/w2v.txt" "${flags[@]}" -save-vocab "$work/w2v.vocab" > "$work/w2v.log"
+"$gridvec" train -train "$work/corpus.txt" -output "$work/gv.txt" "${flags[@]}" -save-vocab "$work/gv.vocab" \
+  2> "$work/gv.log"
+cmp "$work/w2v.vocab" "$work/gv.vocab" || fail "the -save-vocab files differ"
+echo "ok   -save-vocab: equal to word2vec.c's, $(wc -l < "$work/gv.vocab") lines"
+
+score() { "$gridvec" eval "$1" --analogies "$data/questions-words.txt" --similarity "$data/wordsim353.tsv" --json; }
+/usr/bin/python3 - "$(score "$work/w2v.txt")" "$(score "$work/gv.txt")" <<'PY'
+import json, sys
+w2v, gv = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"     word2vec.c analogy {w2v['analogy']:.4f} wordsim {w2v['wordsim']:.4f}; "
+      f"gridvec analogy {gv['analogy']:.4f} wordsim {gv['wordsim']:.4f}")
+# The usual floor: +-0.005 analogy and +-0.03 WordSim between runs of one trainer.
+assert gv["analogy"] >= w2v["analogy"] - 0.008, "gridvec's analogy is below word2vec.c's"
+assert gv["wordsim"] >= w2v["wordsim"] - 0.04, "gridvec's WordSim-353 is below word2vec.c's"
+PY
+echo "ok   quality on the same command line"
+
+# -read-vocab, both ways: gridvec trains on word2vec.c's vocabulary (and
+# saves it unchanged), word2vec.c on gridvec's.
+"$gridvec" train -train "$work/corpus.txt" -output "$work/rv.txt" -size 20 -iter 1 -debug 0 \
+  -read-vocab "$work/w2v.vocab" -save-vocab "$work/rv.vocab"
+cmp "$work/w2v.vocab" "$work/rv.vocab" || fail "-read-vocab then -save-vocab changed the vocabulary"
+[ "$(head -1 "$work/rv.txt")" = "$(($(wc -l < "$work/w2v.vocab") - 1)) 20" ] || fail "-read-vocab: wrong vector count"
+"$w2v" -train "$work/corpus.txt" -output "$work/w2v-rv.txt" -size 20 -iter 1 -debug 0 -threads 2 \
+  -read-vocab "$work/gv.vocab" > /dev/null
+echo "ok   -read-vocab both ways"
+# A stricter -min-count applies to a read vocabulary too.
+"$gridvec" train -train "$work/corpus.txt" -output "$work/rv50.txt" -size 20 -iter 1 -debug 0 -min-count 50 \
+  -read-vocab "$work/w2v.vocab"
+want=$(awk 'NR > 1 && $2 >= 50' "$work/w2v.vocab" | wc -l)
+[ "$(head -1 "$work/rv50.txt" | cut -d' ' -f1)" = "$want" ] || fail "-read-vocab with -min-count 50"
+printf 'the 5\nbroken line\n' > "$work/bad.vocab"
+if "$gridvec" train -train "$work/corpus.txt" -output "$work/none.txt" -read-vocab "$work/bad.vocab" \
+     2> "$work/err"; then fail "a malformed -read-vocab file was accepted"; fi
+grep -q "bad.vocab:2: expected 'WORD COUNT'" "$work/err" || { cat "$work/err"; fail "-read-vocab's error"; }
+[ ! -e "$work/none.txt" ] || fail "a failed job left an output"
+echo "ok   -read-vocab errors: $(grep -v '^\[' "$work/err")"
+
+# -classes: "word class" lines for every word, as word2vec.c writes them;
+# number words end up together.
+"$gridvec" train -train "$work/corpus.txt" -output "$work/classes.txt" -size 50 -iter 3 -sample 1e-4 -debug 1 \
+  -classes 60 2> "$work/classes.log"
+/usr/bin/python3 - "$work/classes.txt" "$work/gv.vocab" <<'PY'
+import collections, sys
+rows = [line.split() for line in open(sys.argv[1])]
+vocab = [line.split()[0] for line in open(sys.argv[2])][1:]
+assert [r[0] for r in rows] == vocab, "not one line per vocabulary word, in vocabulary order"
+cls = {w: int(c) for w, c in rows}
+assert all(0 <= c < 60 for c in cls.values())
+assert len(set(cls.values())) >= 30, "most classes are empty"
+numbers = [cls[w] for w in "two three four five six seven eight nine".split()]
+top = collections.Counter(numbers).most_common(1)[0][1]
+print(f"     {len(set(cls.values()))} classes used; {top} of 8 number words in one class")
+assert top >= 5, "number words are scattered over the classes"
+PY
+echo "ok   -classes"
+
+# -debug: 2 shows progress, 1 what happens but no progress, 0 nothing.
+grep -q "alpha" "$work/gv.log" || fail "-debug 2 showed no progress"
+grep -q "vocabulary:" "$work/classes.log" || fail "-debug 1 hid the vocabulary line"
+if grep -q "alpha" "$work/classes.log"; then fail "-debug 1 showed progress"; fi
+"$gridvec" train -train "$work/corpus.txt" -output "$work/quiet.txt" -size 10 -iter 1 -debug 0 2> "$work/quiet.log"
+[ ! -s "$work/quiet.log" ] || { cat "$work/quiet.log"; fail "-debug 0 printed"; }
+echo "ok   -debug 0/1/2"
+
+if "$gridvec" train -train "$work/corpus.txt" -output "$work/none.txt" -hs 1 2> "$work/err"; then
+  fail "-hs 1 was accepted"
+fi
+[ "$(grep -c . "$work/err")" = 1 ] && grep -q "hierarchical softmax" "$work/err" || { cat "$work/err"; fail "-hs 1"; }
+echo "ok   -hs 1: $(cat "$work/err")"
+echo "gridvec takes word2vec.c's command line"
