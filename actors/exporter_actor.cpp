@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <optional>
 
+#include "src/corpus/word2vec_vocab.hpp"
+#include "src/formats/model_dir.hpp"
 #include "src/formats/vectors_file.hpp"
 #include "src/model/word_classes.hpp"
 #include "src/util/atomic_file.hpp"
@@ -19,37 +22,22 @@ struct exporter_state {
   vocabulary_ptr vocab;
   std::vector<shard_info> shards;
   uint32_t dim = 0;
-  std::optional<vectors_writer> writer;
-  // -classes K: every vector is kept, for K-means once all have arrived.
-  std::string classes_path;
-  uint32_t classes = 0;
-  std::vector<float> all; // vocabulary size x dim
-  caf::typed_response_promise<uint64_t> done;
   std::vector<float> block; // block_words x dim
   static inline const char* name = "exporter";
 };
 
 using exporter_ptr = exporter_actor::stateful_pointer<exporter_state>;
+// Rows [begin, end) of full vectors, row-major.
+using block_handler = std::function<void(uint32_t begin, uint32_t end, const float* rows)>;
+using done_handler = std::function<void(caf::error)>;
 
-void export_block(exporter_ptr self, uint32_t begin) {
+// Reads the input (or output) vectors of every word, a block of words at a
+// time from every shard, and hands each block on full width; then `done`.
+void read_blocks(exporter_ptr self, bool output, uint32_t begin, block_handler on_block, done_handler done) {
   auto& st = self->state;
   const uint32_t vocab_size = st.vocab->size();
   if (begin >= vocab_size) {
-    status s;
-    if (st.classes > 0) {
-      std::vector<std::string> words(vocab_size);
-      for (uint32_t w = 0; w < vocab_size; ++w)
-        words[w] = st.vocab->word(w);
-      s = write_word_classes(st.classes_path, words, word_classes(st.all.data(), vocab_size, st.dim, st.classes));
-      st.all = {};
-    } else {
-      s = st.writer->commit();
-      st.writer.reset();
-    }
-    if (!s)
-      st.done.deliver(make_job_error(s.error()));
-    else
-      st.done.deliver(uint64_t{vocab_size});
+    done(caf::error{});
     return;
   }
   const uint32_t end = std::min(vocab_size, begin + block_words);
@@ -58,7 +46,7 @@ void export_block(exporter_ptr self, uint32_t begin) {
   auto failed = std::make_shared<bool>(false);
   for (const auto& shard : st.shards) {
     const column_slice slice{shard.first, shard.width};
-    self->request(shard.lanes.front(), shard_timeout, rows_atom::value, begin, end)
+    self->request(shard.lanes.front(), shard_timeout, rows_atom::value, begin, end, output)
       .then(
         [=](const wire_bytes& rows) {
           auto& st = self->state;
@@ -67,8 +55,7 @@ void export_block(exporter_ptr self, uint32_t begin) {
           const size_t want = size_t{end - begin} * slice.width * sizeof(float);
           if (rows.size() != want) {
             *failed = true;
-            st.writer.reset(); // removes the temporary file
-            st.done.deliver(make_job_error("shard sent a malformed block of vectors"));
+            done(make_job_error("shard sent a malformed block of vectors"));
             return;
           }
           // Scatter the slice's columns into the full rows.
@@ -78,22 +65,67 @@ void export_block(exporter_ptr self, uint32_t begin) {
                         slice.width * sizeof(float));
           if (--*pending > 0)
             return;
-          if (st.classes > 0)
-            std::copy(st.block.begin(), st.block.begin() + size_t{end - begin} * st.dim,
-                      st.all.begin() + size_t{begin} * st.dim);
-          else
-            for (uint32_t w = begin; w < end; ++w)
-              st.writer->add(st.vocab->word(w), st.block.data() + size_t{w - begin} * st.dim);
-          export_block(self, end);
+          on_block(begin, end, st.block.data());
+          read_blocks(self, output, end, on_block, done);
         },
         [=](caf::error& err) {
           if (*failed)
             return;
           *failed = true;
-          self->state.writer.reset();
-          self->state.done.deliver(std::move(err));
+          done(std::move(err));
         });
   }
+}
+
+// One vector set into a word2vec file at `path`; `done` after the commit.
+void write_vectors(exporter_ptr self, const std::string& path, bool binary, bool output, done_handler done) {
+  auto& st = self->state;
+  auto writer = vectors_writer::create(path, binary, st.vocab->size(), st.dim);
+  if (!writer) {
+    done(make_job_error(writer.error()));
+    return;
+  }
+  auto shared = std::make_shared<vectors_writer>(std::move(*writer));
+  read_blocks(
+    self, output, 0,
+    [self, shared](uint32_t begin, uint32_t end, const float* rows) {
+      const uint32_t dim = self->state.dim;
+      for (uint32_t w = begin; w < end; ++w)
+        shared->add(self->state.vocab->word(w), rows + size_t{w - begin} * dim);
+    },
+    [shared, done](caf::error err) {
+      if (!err)
+        if (auto s = shared->commit(); !s)
+          err = make_job_error(s.error());
+      done(std::move(err)); // an uncommitted writer removes its temporary file
+    });
+}
+
+// -classes K: every input vector in memory, then the reference's K-means.
+void write_classes(exporter_ptr self, const std::string& path, uint32_t classes, done_handler done) {
+  auto& st = self->state;
+  if (auto s = atomic_file::check_writable(path); !s) {
+    done(make_job_error(s.error()));
+    return;
+  }
+  auto all = std::make_shared<std::vector<float>>(size_t{st.vocab->size()} * st.dim);
+  read_blocks(
+    self, false, 0,
+    [self, all](uint32_t begin, uint32_t end, const float* rows) {
+      std::copy(rows, rows + size_t{end - begin} * self->state.dim, all->begin() + size_t{begin} * self->state.dim);
+    },
+    [self, all, path, classes, done](caf::error err) {
+      if (!err) {
+        const auto& vocab = *self->state.vocab;
+        std::vector<std::string> words(vocab.size());
+        for (uint32_t w = 0; w < vocab.size(); ++w)
+          words[w] = vocab.word(w);
+        auto cl = word_classes(all->data(), vocab.size(), self->state.dim, classes);
+        if (auto s = write_word_classes(path, words, cl); !s)
+          err = make_job_error(s.error());
+      }
+      done(std::move(err));
+    });
 }
 
 exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab, std::vector<shard_info> shards,
@@ -103,22 +135,51 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
   self->state.dim = dim;
   return {
     [self](export_atom, const std::string& path, bool binary, uint32_t classes) -> caf::result<uint64_t> {
-      auto& st = self->state;
-      st.classes = classes;
-      if (classes > 0) {
-        if (auto s = atomic_file::check_writable(path); !s)
-          return make_job_error(s.error());
-        st.classes_path = path;
-        st.all.assign(size_t{st.vocab->size()} * st.dim, 0.0f);
-      } else {
-        auto writer = vectors_writer::create(path, binary, st.vocab->size(), st.dim);
-        if (!writer)
-          return make_job_error(writer.error());
-        st.writer.emplace(std::move(*writer));
-      }
-      st.done = self->make_response_promise<uint64_t>();
-      export_block(self, 0);
-      return st.done;
+      auto rp = self->make_response_promise<uint64_t>();
+      auto done = [self, rp](caf::error err) mutable {
+        if (err)
+          rp.deliver(std::move(err));
+        else
+          rp.deliver(uint64_t{self->state.vocab->size()});
+      };
+      if (classes > 0)
+        write_classes(self, path, classes, done);
+      else
+        write_vectors(self, path, binary, false, done);
+      return rp;
+    },
+    // --save-model: both vector sets, the counts and the options, put
+    // together beside `dir` and renamed over it once complete.
+    [self](save_model_atom, const std::string& dir, uint64_t lines,
+           const std::vector<std::string>& options) -> caf::result<uint64_t> {
+      auto partial = begin_model_dir(dir);
+      if (!partial)
+        return make_job_error(partial.error());
+      auto rp = self->make_response_promise<uint64_t>();
+      const std::string at = *partial;
+      auto fail = [rp, at](caf::error err) mutable {
+        abandon_model_dir(at);
+        rp.deliver(std::move(err));
+      };
+      write_vectors(self, model_files::input(at), true, false, [=](caf::error err) mutable {
+        if (err)
+          return fail(std::move(err));
+        write_vectors(self, model_files::output(at), true, true, [=](caf::error err) mutable {
+          if (err)
+            return fail(std::move(err));
+          const auto& vocab = *self->state.vocab;
+          model_manifest m{self->state.dim, vocab.size(), options};
+          status s = save_word2vec_vocab(vocab, lines, model_files::vocab(at));
+          if (s)
+            s = write_model_manifest(at, m);
+          if (s)
+            s = commit_model_dir(at, dir);
+          if (!s)
+            return fail(make_job_error(s.error()));
+          rp.deliver(uint64_t{vocab.size()});
+        });
+      });
+      return rp;
     },
   };
 }

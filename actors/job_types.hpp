@@ -26,11 +26,11 @@ typename Inspector::result_type inspect(Inspector& f, count_table& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   // Every field: an option left out here is silently back at its default
-  // on the cluster (tests/actors.test.cpp sends them all).
+  // on the cluster (tests/job_types.test.cpp sends them all).
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
-           x.save_vocab, x.read_vocab, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed, x.fused,
-           x.shared_negatives, x.interleave, x.damping, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
+           x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
+           x.fused, x.shared_negatives, x.interleave, x.damping, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
            x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.stop_cluster, x.resume);
 }
 
@@ -52,11 +52,13 @@ struct vocabulary_info {
   uint64_t train_words = 0;    // occurrences of vocabulary words
   uint64_t raw_words = 0;      // all tokens of the corpus
   uint64_t distinct_words = 0; // before min-count
+  uint64_t lines = 0;          // line ends of the corpus (word2vec.c's "</s>" count)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
-  return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words, x.distinct_words);
+  return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words, x.distinct_words,
+           x.lines);
 }
 
 /// How a learner trains (the job's options that concern it).

@@ -87,7 +87,7 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       if (!vocab)
         return make_job_error(vocab.error());
       auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts((*vocab)->counts()));
-      auto info = spawn_shard(self->system(), spec, **vocab, std::move(noise), self->state.setup.shard_lanes);
+      auto info = spawn_shard(self->system(), spec, *vocab, std::move(noise), self->state.setup.shard_lanes);
       if (!info)
         return make_job_error(info.error());
       for (auto& lane : info->lanes)

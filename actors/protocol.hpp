@@ -56,6 +56,7 @@ using halt_atom = caf::atom_constant<caf::atom("halt")>;
 using rollback_atom = caf::atom_constant<caf::atom("rollback")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 using save_atom = caf::atom_constant<caf::atom("save")>;
+using save_model_atom = caf::atom_constant<caf::atom("savemodel")>;
 using load_atom = caf::atom_constant<caf::atom("load")>;
 using reset_atom = caf::atom_constant<caf::atom("reset")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
@@ -92,8 +93,9 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 ///            other. A learner's whole group of minibatches in one message
 ///            each way, instead of an adjust and a dotprod per minibatch;
 ///            nothing is applied if any part is bad.
-///   rows:    (first word, end word) -> those words' input vectors, this
-///            shard's columns, row-major little-endian float32 (export)
+///   rows:    (first word, end word[, output]) -> those words' input (or
+///            output) vectors, this shard's columns, row-major
+///            little-endian float32 (export, --save-model)
 ///   sync:    -> true once every message this sender sent before is done
 ///            (messages between two actors stay in order)
 ///   save:    (file, vocabulary crc) -> the slice file written (checkpoint)
@@ -112,7 +114,8 @@ using shard_actor = caf::typed_actor<
   caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
   caf::replies_to<step_atom, std::vector<wire_bytes>, std::vector<wire_bytes>>::with<std::vector<wire_bytes>>,
-  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>, caf::replies_to<sync_atom>::with<bool>,
+  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
+  caf::replies_to<rows_atom, uint32_t, uint32_t, bool>::with<wire_bytes>, caf::replies_to<sync_atom>::with<bool>,
   caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,
   caf::replies_to<load_atom, std::string, uint64_t>::with<bool>, caf::replies_to<reset_atom>::with<bool>,
   caf::replies_to<stats_atom>::with<shard_counters>,
@@ -165,7 +168,11 @@ using learner_actor = caf::typed_actor<
 /// appears only when complete.
 /// export: (path, binary, classes): the vectors, or with classes > 0 their
 /// K-means classes (-classes).
-using exporter_actor = caf::typed_actor<caf::replies_to<export_atom, std::string, bool, uint32_t>::with<uint64_t>>;
+/// save_model: (directory, line count, options) -> words saved; the whole
+/// model (src/formats/model_dir.hpp).
+using exporter_actor =
+  caf::typed_actor<caf::replies_to<export_atom, std::string, bool, uint32_t>::with<uint64_t>,
+                   caf::replies_to<save_model_atom, std::string, uint64_t, std::vector<std::string>>::with<uint64_t>>;
 
 /// What can be asked of a job, by the coordinator that runs it and by the
 /// controller that forwards to its current job (both described below).
@@ -224,12 +231,13 @@ struct shard_spec {
   uint32_t lanes = 1;
   std::string checkpoint; // slice file to load; empty: initial vectors
   uint64_t vocab_crc = 0;
+  std::string init_model; // --init: a saved model whose rows replace the initial vectors of its words
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
-           x.vocab_crc);
+           x.vocab_crc, x.init_model);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:

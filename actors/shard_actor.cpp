@@ -6,6 +6,7 @@
 #include "actors/local_lanes.hpp"
 #include "src/sgns/drawn_targets.hpp"
 #include "src/model/similarity.hpp"
+#include "src/formats/model_dir.hpp"
 
 namespace gridvec {
 
@@ -73,6 +74,35 @@ status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts, const
   return {};
 }
 
+caf::result<wire_bytes> read_rows(const shard_store& store, uint32_t begin, uint32_t end, bool output) {
+  if (begin > end || end > store.vocab_size())
+    return make_job_error("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                          ") are outside the vocabulary");
+  wire_bytes out(size_t{end - begin} * store.slice().width * sizeof(float));
+  auto* rows = reinterpret_cast<float*>(out.data());
+  if (output)
+    store.read_output_rows(begin, end, rows);
+  else
+    store.read_input_rows(begin, end, rows);
+  return out;
+}
+
+// --init: the saved model's rows of this shard's columns, over the initial
+// vectors of the words it knows (new words keep theirs).
+status init_from_model(shard_store& store, const vocabulary& vocab, const std::string& model) {
+  const auto slice = store.slice();
+  if (auto m = read_model_manifest(model); !m)
+    return failure{m.error()};
+  else if (m->dim != store.dim())
+    return failure{"--init " + model + " holds vectors of " + std::to_string(m->dim) + " columns, this job -size " +
+                   std::to_string(store.dim())};
+  if (auto n = load_model_columns(model_files::input(model), vocab, slice.first, slice.width, store.input_data()); !n)
+    return failure{n.error()};
+  if (auto n = load_model_columns(model_files::output(model), vocab, slice.first, slice.width, store.output_data()); !n)
+    return failure{n.error()};
+  return {};
+}
+
 wire_bytes answer_dotprod(lane_state& st, const minibatch& mb) {
   st.floats.resize(mb.dot_count());
   st.core->store->dotprod(mb, st.floats.data(), st.hidden, &st.drawn.record(mb));
@@ -130,13 +160,12 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
     [self](rows_atom a, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
       if (self->state.slow)
         return self->delegate(self->state.slow, a, begin, end);
-      auto& store = *self->state.core->store;
-      if (begin > end || end > store.vocab_size())
-        return make_job_error("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
-                              ") are outside the vocabulary");
-      wire_bytes out(size_t{end - begin} * store.slice().width * sizeof(float));
-      store.read_input_rows(begin, end, reinterpret_cast<float*>(out.data()));
-      return out;
+      return read_rows(*self->state.core->store, begin, end, false);
+    },
+    [self](rows_atom a, uint32_t begin, uint32_t end, bool output) -> caf::result<wire_bytes> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, begin, end, output);
+      return read_rows(*self->state.core->store, begin, end, output);
     },
     [](sync_atom) { return true; },
     [self](save_atom a, const std::string& path, uint64_t vocab_crc) -> caf::result<file_digest> {
@@ -165,6 +194,9 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
         return self->delegate(self->state.slow, a);
       auto& core = *self->state.core;
       core.store->reset(core.init_seed);
+      if (core.init_from_model)
+        if (auto s = core.init_from_model(*core.store); !s)
+          return make_job_error(s.error());
       return true;
     },
     [self](stats_atom) {
@@ -220,8 +252,9 @@ shard_actor spawn_network_lane(caf::actor_system& sys, uint32_t index, std::shar
 
 } // namespace
 
-expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
+expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab_ptr,
                                  std::shared_ptr<const alias_sampler> noise, lane_thread where) {
+  const vocabulary& vocab = *vocab_ptr;
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
                    " for dimension " + std::to_string(spec.dim)};
@@ -230,10 +263,18 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   core->init_seed = spec.seed;
   core->header = slice_header{spec.index, spec.count, spec.dim, slice.first, slice.width, vocab.size(), spec.vocab_crc};
   core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise));
-  if (!spec.checkpoint.empty())
+  if (!spec.init_model.empty())
+    core->init_from_model = [vocab_ptr, model = spec.init_model](shard_store& store) {
+      return init_from_model(store, *vocab_ptr, model);
+    };
+  if (!spec.checkpoint.empty()) {
     if (auto s = read_slice_file(spec.checkpoint, core->header, core->store->input_data(), core->store->output_data());
         !s)
       return failure{s.error()};
+  } else if (core->init_from_model) {
+    if (auto s = core->init_from_model(*core->store); !s)
+      return failure{s.error()};
+  }
   shard_info info;
   info.index = spec.index;
   info.first = slice.first;

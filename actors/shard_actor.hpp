@@ -2,6 +2,7 @@
 // Shard actors: thin wrappers that decode a request, let shard_store do the
 // arithmetic and encode the reply. A shard is one shard_store served by
 // several lanes (actors) at once; checkpoints and queries go to any lane.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct shard_core {
   std::shared_ptr<shard_store> store;
   slice_header header; // identity of its checkpoint files
   uint64_t init_seed = 0;
+  // --init: puts the saved model's rows over the initial vectors (at the
+  // start, and again when a rollback resets the shard); empty otherwise.
+  std::function<status(shard_store&)> init_from_model;
   std::atomic<uint64_t> requests{0};
 };
 
@@ -32,9 +36,10 @@ struct shard_core {
 enum class lane_thread { workers, network };
 
 /// Creates shard spec.index of spec.count, from its checkpoint file if
-/// spec.checkpoint is set, with spec.lanes actors on it. Fails if the
-/// checkpoint cannot be read back intact.
-expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, const vocabulary& vocab,
+/// spec.checkpoint is set (else from the model of spec.init_model, if
+/// set), with spec.lanes actors on it. Fails if the checkpoint or model
+/// cannot be read back intact.
+expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab,
                                  std::shared_ptr<const alias_sampler> noise, lane_thread where = lane_thread::workers);
 
 /// One lane over an existing shard (used by spawn_shard, and by tests).

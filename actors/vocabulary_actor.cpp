@@ -58,7 +58,7 @@ vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_p
       if (!word2vec_vocab.empty())
         if (auto s = save_word2vec_vocab(*v, merged.lines(), word2vec_vocab); !s)
           return make_job_error(s.error());
-      vocabulary_info info{path, v->size(), v->train_words(), merged.total(), merged.distinct()};
+      vocabulary_info info{path, v->size(), v->train_words(), merged.total(), merged.distinct(), merged.lines()};
       merged = word_counts{}; // the counts are not needed again
       return info;
     },

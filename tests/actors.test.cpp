@@ -72,7 +72,7 @@ shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, ui
   spec.dim = dim;
   spec.seed = seed;
   spec.lanes = lanes;
-  auto info = spawn_shard(sys, spec, vocab, std::move(noise), where);
+  auto info = spawn_shard(sys, spec, std::make_shared<const vocabulary>(vocab), std::move(noise), where);
   REQUIRE(info);
   return *info;
 }

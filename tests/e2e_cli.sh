@@ -45,7 +45,7 @@ expect_error binary-garbage "garbage.bin has" -- train -train garbage.bin -outpu
 expect_error invalid-utf8 "invalid UTF-8" -- train -train badutf.txt -output out.txt
 expect_error 100mb-line "longer than" -- train -train oneword.txt -output out.txt
 expect_error empty-vocab "min-count" -- train -train good.txt -output out.txt -min-count 100000
-expect_error unknown-flag "unknown option" -- train -train good.txt -output out.txt -hs 1
+expect_error unknown-flag "unknown option" -- train -train good.txt -output out.txt -nce 1
 expect_error bad-number "-size" -- train -train good.txt -output out.txt -size ten
 expect_error missing-value "needs a value" -- train -train good.txt -output out.txt -size
 expect_error bad-flag-value "-cbow" -- train -train good.txt -output out.txt -cbow 3

@@ -10,6 +10,9 @@
 #include <caf/all.hpp>
 #include <catch2/catch.hpp>
 
+#include <iterator>
+#include <sstream>
+
 #include "actors/job_types.hpp"
 #include "src/config/options.hpp"
 
@@ -17,78 +20,21 @@ using namespace gridvec;
 
 TEST_CASE("train_options: every option crosses the wire", "[actors]") {
   // Every option away from its default.
-  auto given = parse_train_options({"-train",
-                                    "/c.txt",
-                                    "-output",
-                                    "/v.txt",
-                                    "-size",
-                                    "64",
-                                    "-window",
-                                    "7",
-                                    "-negative",
-                                    "9",
-                                    "-sample",
-                                    "0.002",
-                                    "-min-count",
-                                    "3",
-                                    "-iter",
-                                    "4",
-                                    "-alpha",
-                                    "0.03",
-                                    "-threads",
-                                    "3",
-                                    "-binary",
-                                    "1",
-                                    "-cbow",
-                                    "1",
-                                    "-hs",
-                                    "0",
-                                    "-max-vocab",
-                                    "1000",
-                                    "-classes",
-                                    "20",
-                                    "-debug",
-                                    "1",
-                                    "-save-vocab",
-                                    "/sv.txt",
-                                    "-read-vocab",
-                                    "/rv.txt",
-                                    "--shards",
-                                    "4",
-                                    "--minibatch",
-                                    "32",
-                                    "--in-flight",
-                                    "5",
-                                    "--coalesce",
-                                    "2",
-                                    "--fused",
-                                    "0",
-                                    "--shared-negatives",
-                                    "1",
-                                    "--interleave",
-                                    "1",
-                                    "--damping",
-                                    "0",
-                                    "--seed",
-                                    "9",
-                                    "--report",
-                                    "/r.json",
-                                    "--work-dir",
-                                    "/w",
-                                    "--log-every",
-                                    "3",
-                                    "--checkpoint-dir",
-                                    "/ck",
-                                    "--checkpoint-every",
-                                    "5000w",
-                                    "--checkpoint-failures",
-                                    "warn"});
+  const std::string line = "-train /c.txt -output /v.txt -size 64 -window 7 -negative 9 -sample 0.002 "
+                           "-min-count 3 -iter 4 -alpha 0.03 -threads 3 -binary 1 -cbow 1 -hs 0 -max-vocab 1000 "
+                           "-classes 20 -debug 1 -save-vocab /sv.txt -read-vocab /rv.txt --save-model /m2 "
+                           "--init /m1 --shards 4 --minibatch 32 --in-flight 5 --coalesce 2 --fused 0 "
+                           "--shared-negatives 1 --interleave 1 --damping 0 --seed 9 --report /r.json "
+                           "--work-dir /w --log-every 3 --checkpoint-dir /ck --checkpoint-every 5000w "
+                           "--checkpoint-failures warn";
+  std::istringstream words(line);
+  auto given = parse_train_options({std::istream_iterator<std::string>(words), {}});
   REQUIRE(given);
   given->stop_cluster = true;
   // Every option of the table but -hs (whose only value is its default) is
   // in the list above: a new option makes this fail until it is added.
   const auto args = to_args(*given);
-  CHECK(args.size() == 2 * 32);
+  CHECK(args.size() == 2 * 34);
 
   std::vector<char> buf;
   caf::binary_serializer sink{nullptr, buf};

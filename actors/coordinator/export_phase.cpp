@@ -24,9 +24,27 @@ void run_export(coordinator_ptr self) {
         track(self, exporter);
         self->request(exporter, long_phase, export_atom::value, st.opt.output, st.opt.binary, st.opt.classes)
           .then(
-            [self, attempt](uint64_t) {
-              if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)
+            [self, attempt, exporter](uint64_t) {
+              auto& st = self->state;
+              if (st.checkpoint_attempt != attempt || st.phase != job_phase::exporting)
+                return;
+              if (st.opt.save_model.empty()) {
                 finish(self);
+                return;
+              }
+              say(self, "saving the model to " + st.opt.save_model);
+              self
+                ->request(exporter, long_phase, save_model_atom::value, st.opt.save_model, st.vocab.lines,
+                          to_args(st.opt))
+                .then(
+                  [self, attempt](uint64_t) {
+                    if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)
+                      finish(self);
+                  },
+                  [self, attempt](caf::error& err) {
+                    if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)
+                      fail(self, err);
+                  });
             },
             [self, attempt](caf::error& err) {
               if (self->state.checkpoint_attempt == attempt && self->state.phase == job_phase::exporting)

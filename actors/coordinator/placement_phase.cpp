@@ -89,6 +89,7 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.seed = st.opt.seed;
   spec.lanes = std::max<uint32_t>(1, static_cast<uint32_t>(st.learner_node.size()));
   spec.vocab_crc = st.vocab_crc;
+  spec.init_model = st.opt.init;
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
       [self, s, n, then](shard_info info) {

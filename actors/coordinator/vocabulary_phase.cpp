@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/vocabulary_actor.hpp"
+#include "src/formats/model_dir.hpp"
 
 namespace gridvec {
 
@@ -40,6 +41,34 @@ void build_vocabulary(coordinator_ptr self) {
       fail_with(self));
 }
 
+// --init: the saved model's words and counts join the corpus's, so that
+// every word the model knows keeps its row and its counts add up (as
+// gensim's build_vocab(update=True)).
+void after_counting(coordinator_ptr self) {
+  auto& st = self->state;
+  if (st.opt.init.empty()) {
+    build_vocabulary(self);
+    return;
+  }
+  auto model = read_model_manifest(st.opt.init);
+  if (!model) {
+    fail(self, make_job_error(model.error()));
+    return;
+  }
+  if (model->dim != st.opt.size) {
+    fail(self, make_job_error("--init " + st.opt.init + " holds vectors of " + std::to_string(model->dim) +
+                              " columns; give -size " + std::to_string(model->dim) + " to continue it"));
+    return;
+  }
+  self->request(st.vocab_actor, long_phase, load_atom::value, model_files::vocab(st.opt.init))
+    .then(
+      [self](uint64_t) {
+        say(self, "continuing the model in " + self->state.opt.init);
+        build_vocabulary(self);
+      },
+      fail_with(self));
+}
+
 } // namespace
 
 void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
@@ -66,7 +95,7 @@ void count_words(coordinator_ptr self) {
     st.phase = job_phase::counting;
     say(self, "reading the vocabulary from " + st.opt.read_vocab);
     self->request(st.vocab_actor, long_phase, load_atom::value, st.opt.read_vocab)
-      .then([self](uint64_t) { build_vocabulary(self); }, fail_with(self));
+      .then([self](uint64_t) { after_counting(self); }, fail_with(self));
     return;
   }
   st.phase = job_phase::counting;
@@ -88,7 +117,7 @@ void count_words(coordinator_ptr self) {
                   .then(
                     [self, pending](uint64_t) {
                       if (--*pending == 0)
-                        build_vocabulary(self);
+                        after_counting(self);
                     },
                     fail_with(self));
               },

@@ -13,6 +13,7 @@ const char* usage = "usage: gridvec COMMAND [options]\n\n"
                     "  train     train word vectors on a text corpus in this process\n"
                     "  nearest   print the nearest neighbours of words in a vectors file\n"
                     "  eval      score a vectors file on analogies and word similarity\n"
+                    "  export    write the vectors of a saved model (--save-model) as a file\n"
                     "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
                     "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
                     "  shell     control a cluster and its job interactively (--config FILE)\n"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
     return gridvec::cli_submit(args);
   if (command == "shell")
     return gridvec::cli_shell(args);
+  if (command == "export")
+    return gridvec::cli_export(args);
   if (command == "eval")
     return gridvec::cli_eval(args);
   if (command == "keygen")

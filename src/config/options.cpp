@@ -1,6 +1,7 @@
 #include "src/config/options.hpp"
 
 #include "src/corpus/corpus_inputs.hpp"
+#include "src/formats/model_dir.hpp"
 #include "src/util/atomic_file.hpp"
 
 #include <cctype>
@@ -177,6 +178,10 @@ const std::vector<option_spec>& specs() {
      flag(&train_options::damping, "damping")},
     {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)",
      number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
+    {"save-model", "DIR", "(none)", "also save the whole model in DIR: both vector sets and the counts (docs/model.md)",
+     text(&train_options::save_model)},
+    {"init", "DIR", "(none)", "start from the model saved in DIR: its words keep their vectors, new words are added",
+     text(&train_options::init)},
     {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},
     {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run",
      text(&train_options::work_dir)},
@@ -212,6 +217,9 @@ status validate(train_options& o) {
   if (!o.save_vocab.empty() && (o.save_vocab == o.output || o.save_vocab == o.read_vocab))
     return failure{"-save-vocab " + o.save_vocab + " is also " +
                    (o.save_vocab == o.output ? "-output" : "-read-vocab") + ": one file cannot hold both"};
+  if (!o.save_model.empty() && o.save_model == o.init)
+    return failure{"--save-model and --init name the same directory " + o.init +
+                   ": the new model would replace the one it starts from while it is read (save it elsewhere)"};
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};
   return {};
@@ -292,6 +300,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
       "cbow", "hs", "max-vocab", "classes", "debug", "save-vocab", "read-vocab"}},
     {"How gridvec trains",
      {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "damping", "seed"}},
+    {"Models", {"save-model", "init"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},
   };
@@ -373,7 +382,8 @@ std::string absolute_path(const std::string& path) {
 
 void make_paths_absolute(train_options& o) {
   o.train = absolute_corpus_spec(o.train); // FILE,FILE,... or "-"
-  for (auto* path : {&o.output, &o.save_vocab, &o.read_vocab, &o.report, &o.work_dir, &o.checkpoint_dir, &o.resume})
+  for (auto* path : {&o.output, &o.save_vocab, &o.read_vocab, &o.save_model, &o.init, &o.report, &o.work_dir,
+                     &o.checkpoint_dir, &o.resume})
     *path = absolute_path(*path);
 }
 
@@ -401,6 +411,18 @@ status check_outputs(const train_options& o) {
     }
     if (auto s = atomic_file::check_writable(*path); !s)
       return failure{s.error() + " (" + flag + ")"};
+  }
+  // --save-model replaces a model, or makes a new directory; never a file
+  // or a directory of something else (checked here, before the training).
+  if (!o.save_model.empty()) {
+    std::error_code ec;
+    const std::string& dir = o.save_model;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+      return failure{"--save-model " + dir + " is a file, not a model directory"};
+    if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec) && !fs::exists(model_files::manifest(dir), ec))
+      return failure{"--save-model " + dir + " holds something other than a gridvec model; not replacing it"};
+    if (auto s = atomic_file::check_writable(partial_model_dir(dir)); !s)
+      return failure{s.error() + " (--save-model)"};
   }
   return {};
 }

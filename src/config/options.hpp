@@ -32,6 +32,8 @@ struct train_options {
   uint32_t debug = 2;     // 0: errors and warnings, 1: also what happens, 2: also progress
   std::string save_vocab; // word2vec.c's vocabulary file, written
   std::string read_vocab; // ... or read instead of counting the corpus
+  std::string save_model; // the whole model (both vector sets, counts), docs/model.md
+  std::string init;       // a saved model to continue training from
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
@@ -70,8 +72,9 @@ std::vector<std::string> to_args(const train_options& o);
 /// directory; an empty path stays empty.
 std::string absolute_path(const std::string& path);
 
-/// Every path option (-train, -output, -save-vocab, -read-vocab, --report,
-/// --work-dir, --checkpoint-dir, --resume) made absolute: checkpoints record them, and
+/// Every path option (-train, -output, -save-vocab, -read-vocab,
+/// --save-model, --init, --report, --work-dir, --checkpoint-dir, --resume)
+/// made absolute: checkpoints record them, and
 /// cluster nodes and resumed jobs open them from other working directories.
 void make_paths_absolute(train_options& o);
 

@@ -218,4 +218,8 @@ void shard_store::read_input_rows(uint32_t begin, uint32_t end, float* out) cons
   std::memcpy(out, input_row(begin), size_t{end - begin} * slice_.width * sizeof(float));
 }
 
+void shard_store::read_output_rows(uint32_t begin, uint32_t end, float* out) const {
+  std::memcpy(out, output_row(begin), size_t{end - begin} * slice_.width * sizeof(float));
+}
+
 } // namespace gridvec

@@ -87,6 +87,8 @@ public:
 
   /// Copies the slice of input vectors of words [begin, end), row-major.
   void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
+  /// ... and of output vectors (a saved model keeps both).
+  void read_output_rows(uint32_t begin, uint32_t end, float* out) const;
 
   float* input_row(uint32_t w) { return u_.get() + size_t{w} * slice_.width; }
   float* output_row(uint32_t w) { return v_.get() + size_t{w} * slice_.width; }

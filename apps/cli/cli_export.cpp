@@ -1,0 +1,95 @@
+// gridvec export: the vectors of a saved model (--save-model DIR) as a file
+// other tools load: word2vec text (also fastText's .vec) or binary.
+#include <cstdio>
+
+#include "apps/cli/cli.hpp"
+#include "src/formats/model_dir.hpp"
+#include "src/formats/vectors_file.hpp"
+
+namespace gridvec {
+
+namespace {
+
+const char* usage = "usage: gridvec export MODEL_DIR -output FILE [-binary 0|1] [--vectors input|output]\n"
+                    "Writes the vectors of a model saved with --save-model:\n"
+                    "  -output FILE          where to write them\n"
+                    "  -binary 0|1           word2vec binary format; 0: text, which is also\n"
+                    "                        fastText's .vec format [0]\n"
+                    "  --vectors input|output  the input vectors (what -output of train holds)\n"
+                    "                        or the output (context) vectors [input]\n";
+
+int usage_error(const std::string& why) {
+  std::fprintf(stderr, "gridvec export: %s (gridvec export --help)\n", why.c_str());
+  return 2;
+}
+
+} // namespace
+
+int cli_export(const std::vector<std::string>& args) {
+  std::string dir, output, which = "input";
+  bool binary = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    if (a.rfind("--", 0) == 0)
+      a = a.substr(1);
+    const bool takes_value = a == "-output" || a == "-binary" || a == "-vectors";
+    if (takes_value && i + 1 >= args.size())
+      return usage_error(a + " needs a value");
+    if (a == "-output") {
+      output = args[++i];
+    } else if (a == "-binary") {
+      const std::string& v = args[++i];
+      if (v != "0" && v != "1")
+        return usage_error("-binary expects 0 or 1, got '" + v + "'");
+      binary = v == "1";
+    } else if (a == "-vectors") {
+      which = args[++i];
+      if (which != "input" && which != "output")
+        return usage_error("--vectors expects input or output, got '" + which + "'");
+    } else if (!a.empty() && a[0] == '-') {
+      return usage_error("unknown option " + args[i]);
+    } else if (dir.empty()) {
+      dir = a;
+    } else {
+      return usage_error("one model at a time ('" + a + "' is a second)");
+    }
+  }
+  if (dir.empty())
+    return usage_error("which model directory?");
+  if (output.empty())
+    return usage_error("missing -output FILE");
+  auto model = read_model_manifest(dir);
+  if (!model) {
+    std::fprintf(stderr, "gridvec export: %s\n", model.error().c_str());
+    return 1;
+  }
+  auto table = read_vectors(which == "input" ? model_files::input(dir) : model_files::output(dir));
+  if (!table) {
+    std::fprintf(stderr, "gridvec export: %s\n", table.error().c_str());
+    return 1;
+  }
+  if (table->dim != model->dim || table->words.size() != model->words) {
+    std::fprintf(stderr, "gridvec export: %s does not match its MODEL file (damaged model?)\n", dir.c_str());
+    return 1;
+  }
+  auto writer = vectors_writer::create(output, binary, table->words.size(), table->dim);
+  if (!writer) {
+    std::fprintf(stderr, "gridvec export: %s\n", writer.error().c_str());
+    return 1;
+  }
+  for (size_t i = 0; i < table->words.size(); ++i)
+    writer->add(table->words[i], table->row(i));
+  if (auto s = writer->commit(); !s) {
+    std::fprintf(stderr, "gridvec export: %s\n", s.error().c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "gridvec export: %zu %s vectors of %u written to %s\n", table->words.size(), which.c_str(),
+               table->dim, output.c_str());
+  return 0;
+}
+
+} // namespace gridvec

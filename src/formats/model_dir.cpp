@@ -1,0 +1,112 @@
+#include "src/formats/model_dir.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "src/corpus/vocabulary.hpp"
+#include "src/formats/vectors_file.hpp"
+#include "src/util/atomic_file.hpp"
+
+namespace gridvec {
+
+namespace fs = std::filesystem;
+
+std::string partial_model_dir(const std::string& dir) { return dir + ".partial-" + std::to_string(::getpid()); }
+
+expected<std::string> begin_model_dir(const std::string& dir) {
+  const std::string partial = partial_model_dir(dir);
+  std::error_code ec;
+  fs::remove_all(partial, ec);
+  if (!fs::create_directory(partial, ec) || ec)
+    return failure{"cannot create the model directory " + partial + ": " +
+                   (ec ? ec.message() : std::string{"it exists"})};
+  return partial;
+}
+
+status write_model_manifest(const std::string& partial, const model_manifest& m) {
+  auto file = atomic_file::create(model_files::manifest(partial));
+  if (!file)
+    return failure{file.error()};
+  std::fprintf(file->stream(), "gridvec-model 1\ndim %u\nwords %llu\noptions", m.dim,
+               static_cast<unsigned long long>(m.words));
+  for (const auto& o : m.options)
+    std::fprintf(file->stream(), " %s", o.c_str());
+  std::fputc('\n', file->stream());
+  return file->commit();
+}
+
+status commit_model_dir(const std::string& partial, const std::string& dir) {
+  std::error_code ec;
+  const std::string old = dir + ".old-" + std::to_string(::getpid());
+  const bool had_one = fs::exists(dir, ec);
+  if (had_one && !fs::is_directory(dir, ec))
+    return failure{"--save-model " + dir + " is a file, not a model directory"};
+  if (had_one && !fs::exists(model_files::manifest(dir), ec) && !fs::is_empty(dir, ec))
+    return failure{"--save-model " + dir + " holds something other than a gridvec model; not replacing it"};
+  if (had_one) {
+    fs::rename(dir, old, ec);
+    if (ec)
+      return failure{"cannot move the previous model " + dir + " aside: " + ec.message()};
+  }
+  fs::rename(partial, dir, ec);
+  if (ec) {
+    std::error_code back;
+    if (had_one)
+      fs::rename(old, dir, back);
+    return failure{"cannot put the model in place at " + dir + ": " + ec.message()};
+  }
+  if (had_one)
+    fs::remove_all(old, ec);
+  return {};
+}
+
+void abandon_model_dir(const std::string& partial) {
+  std::error_code ec;
+  fs::remove_all(partial, ec);
+}
+
+expected<model_manifest> read_model_manifest(const std::string& dir) {
+  std::ifstream in(model_files::manifest(dir));
+  if (!in)
+    return failure{dir + " is not a gridvec model (no " + model_files::manifest(dir) + "; --save-model writes one)"};
+  std::string magic, key;
+  int version = 0;
+  model_manifest m;
+  if (!(in >> magic >> version) || magic != "gridvec-model" || version != 1 || !(in >> key >> m.dim) || key != "dim" ||
+      !(in >> key >> m.words) || key != "words" || m.dim == 0)
+    return failure{model_files::manifest(dir) + " is damaged (not a gridvec-model 1 header)"};
+  std::string line;
+  std::getline(in, line);
+  if (std::getline(in, line)) {
+    std::istringstream words(line);
+    words >> key;
+    for (std::string o; words >> o;)
+      m.options.push_back(o);
+  }
+  return m;
+}
+
+expected<uint64_t> load_model_columns(const std::string& vectors, const vocabulary& vocab, uint32_t first,
+                                      uint32_t width, float* rows) {
+  auto table = read_vectors(vectors);
+  if (!table)
+    return failure{table.error()};
+  if (first + width > table->dim)
+    return failure{vectors + " has vectors of " + std::to_string(table->dim) + " columns; this job's have " +
+                   std::to_string(first + width) + " or more (-size must match the model's)"};
+  uint64_t found = 0;
+  for (size_t i = 0; i < table->words.size(); ++i) {
+    const uint32_t id = vocab.id_of(table->words[i]);
+    if (id == vocabulary::npos)
+      continue;
+    std::memcpy(rows + size_t{id} * width, table->row(i) + first, width * sizeof(float));
+    ++found;
+  }
+  return found;
+}
+
+} // namespace gridvec

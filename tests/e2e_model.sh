@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# End to end: keeping a model and training it further, as gensim and
+# fastText users do. --save-model writes both vector sets and the counts
+# (docs/model.md); `gridvec export` turns it into word2vec text/binary (and
+# .vec); --init continues it on a new corpus: new words are added, words
+# the new corpus lacks keep their vectors exactly, and the continued model
+# scores at least as well as one trained on the new corpus alone. Bad
+# models and directories get one error line and replace nothing.
+# Usage: e2e_model.sh GRIDVEC_BINARY
+set -euo pipefail
+gridvec=$1
+here=$(cd "$(dirname "$0")" && pwd)
+data=$here/../../shared/data
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+zcat "$data/dev-corpus.txt.gz" > corpus.txt
+head -n 9500 corpus.txt > first.txt
+# The second half, with a word the first half never had.
+{ tail -n +9501 corpus.txt; for i in $(seq 1 40); do echo "the zqxnewword of the city and the zqxnewword"; done; } \
+  > second.txt
+flags=(-threads 2 -debug 1) # the defaults users type
+
+"$gridvec" train -train first.txt -output first.bin -binary 1 "${flags[@]}" --save-model model 2> save.log
+for f in MODEL vocab.txt input.bin output.bin; do [ -s "model/$f" ] || fail "the model lacks $f"; done
+cmp first.bin model/input.bin || fail "the model's input vectors differ from -output's"
+head -1 model/MODEL | grep -q "gridvec-model 1" || fail "MODEL header"
+echo "ok   --save-model: $(ls model | tr '\n' ' ')"
+
+"$gridvec" export model -output first.txt.vec
+"$gridvec" export model -output first-again.bin -binary 1
+cmp first-again.bin first.bin || fail "export -binary 1 differs from the saved vectors"
+"$gridvec" export model -output context.vec --vectors output
+[ "$(head -1 context.vec)" = "$(head -1 first.txt.vec)" ] || fail "the output vectors' header"
+/usr/bin/python3 "$here/../scripts/eval.py" first.txt.vec > /dev/null || fail "gensim cannot load the export"
+echo "ok   export: text (.vec) loads in gensim, binary equals the saved vectors, output vectors too"
+
+"$gridvec" train -train second.txt -output continued.bin -binary 1 "${flags[@]}" --init model 2> init.log
+grep -q "continuing the model in" init.log || fail "no word of continuing: $(cat init.log)"
+"$gridvec" train -train second.txt -output scratch.bin -binary 1 "${flags[@]}" 2> /dev/null
+/usr/bin/python3 - first.bin continued.bin second.txt <<'PY'
+import struct, sys
+def load(path):
+    with open(path, "rb") as f:
+        n, d = map(int, f.readline().split())
+        vecs = {}
+        for _ in range(n):
+            w = b""
+            while (c := f.read(1)) != b" ":
+                w += c
+            vecs[w.decode()] = struct.unpack(f"<{d}f", f.read(4 * d))
+            f.read(1)
+        return vecs
+first, cont = load(sys.argv[1]), load(sys.argv[2])
+seen = set(open(sys.argv[3]).read().split())
+assert "zqxnewword" in cont and "zqxnewword" not in first, "the new word was not added"
+missing = [w for w in first if w not in cont]
+assert not missing, f"words of the model were dropped: {missing[:5]}"
+absent = [w for w in first if w not in seen]
+assert absent, "the test needs words the second corpus lacks"
+changed = [w for w in absent if cont[w] != first[w]]
+assert not changed, f"vectors of words the new corpus lacks changed: {changed[:5]}"
+print(f"     {len(cont)} words ({len(cont) - len(first)} new); {len(absent)} words absent from the new corpus kept their vectors")
+PY
+score() { "$gridvec" eval "$1" --analogies "$data/questions-words.txt" --similarity "$data/wordsim353.tsv" --json; }
+/usr/bin/python3 - "$(score continued.bin)" "$(score scratch.bin)" <<'PY'
+import json, sys
+cont, scratch = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"     continued: analogy {cont['analogy']:.4f} wordsim {cont['wordsim']:.4f}; "
+      f"second half alone: analogy {scratch['analogy']:.4f} wordsim {scratch['wordsim']:.4f}")
+assert cont["analogy"] >= scratch["analogy"] - 0.005 and cont["wordsim"] >= scratch["wordsim"] - 0.03, \
+    "continuing the model is worse than starting over"
+assert cont["analogy"] >= 0.012 and cont["wordsim"] >= 0.25, "the continued model is below the floor"
+PY
+echo "ok   --init: new words added, the rest kept, quality at least that of the new corpus alone"
+
+# Saving over a model replaces it whole; the bad cases replace nothing.
+"$gridvec" train -train second.txt -output c2.txt "${flags[@]}" -debug 0 --init model --save-model model2
+cp -r model2 model2.before
+expect_error() { # NAME WANT ARGS...
+  local name=$1 want=$2; shift 2
+  if "$gridvec" train -train second.txt -output bad.txt "${flags[@]}" -debug 0 "$@" 2> err; then
+    fail "$name: accepted"
+  fi
+  grep -q -- "$want" err || { cat err; fail "$name: the error does not say '$want'"; }
+  [ "$(grep -vc '^\[' err)" = 1 ] || { cat err; fail "$name: not one error line"; }
+  [ ! -e bad.txt ] || fail "$name: wrote vectors"
+  echo "ok   $name: $(grep -v '^\[' err)"
+}
+expect_error "--init of no model" "is not a gridvec model" --init nowhere
+expect_error "--init of another -size" "give -size 100" --init model -size 50
+: > afile
+expect_error "--save-model over a file" "is a file" --save-model afile
+expect_error "--save-model = --init" "the same directory" --init model2 --save-model model2
+diff -r model2 model2.before > /dev/null || fail "a failed job changed the saved model"
+ls -d model2.partial-* model2.old-* 2> /dev/null && fail "a partial model was left behind"
+echo "gridvec keeps and continues models"
