@@ -5,8 +5,10 @@
 # must match seed 000's formula (7), and every process must stop. On the
 # way, the errors a user meets are checked to come in one line, within
 # seconds: a node name not in the config, a node that is not reachable, a
-# second job while one runs, Ctrl-C on submit (the job is cancelled); and
-# SIGTERM stops a node cleanly.
+# second job while one runs, Ctrl-C on submit in a terminal (the job is
+# cancelled; before, its progress line is redrawn in place); and SIGTERM
+# stops a node cleanly. The cluster also saves a model (--save-model) and
+# continues it (--init).
 # Usage: e2e_cluster.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
@@ -93,20 +95,52 @@ PY
 
 # Ctrl-C on a submit cancels its job (rather than leaving it running with
 # no one waiting), says so in one line, and the cluster takes the next job.
-"$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running \
-  > "$work/interrupted.log" 2>&1 &
-job=$!
-wait_for_line "$work/interrupted.log" "training:" 120
-kill -INT $job
-if wait $job; then fail "an interrupted submit exited 0"; fi
-grep -q "interrupted: the job was cancelled" "$work/interrupted.log" || fail "$(tail -3 "$work/interrupted.log")"
-echo "ok: $(grep -v '^\[' "$work/interrupted.log" | tail -1)"
+# Run in a terminal (tmux) as a person runs it, where the progress line
+# must also be redrawn in place, at least once a second.
+tmux_socket=gridvec-e2e-cluster-$$
+pane() { tmux -L "$tmux_socket" capture-pane -p -J -S - -t submit; }
+wait_for_pane() { # PATTERN SECONDS
+  for _ in $(seq 1 $(($2 * 10))); do pane | grep -qE -- "$1" && return 0; sleep 0.1; done
+  pane; fail "the terminal never showed '$1'"
+}
+printf '%s\n' "#!/usr/bin/env bash" \
+  "$(printf '%q ' "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running)" \
+  'echo "submit exited $?"' > "$work/submit-in-terminal.sh"
+if command -v tmux > /dev/null &&
+   tmux -L "$tmux_socket" -f /dev/null new-session -d -s submit -x 200 -y 50 \
+     "bash $work/submit-in-terminal.sh; sleep 60" 2> /dev/null; then
+  trap 'tmux -L "$tmux_socket" kill-server 2> /dev/null || true; cluster_cleanup' EXIT
+  wait_for_pane "words/s" 120
+  first=$(pane | grep "words/s")
+  sleep 1.5
+  second=$(pane | grep "words/s")
+  [ "$(grep -c . <<<"$second")" = 1 ] || { pane; fail "progress lines piled up instead of one redrawn line"; }
+  [ "$first" != "$second" ] || { pane; fail "the progress line was not redrawn within 1.5 s"; }
+  echo "ok: one progress line, redrawn: '$first' -> '$second'"
+  tmux -L "$tmux_socket" send-keys -t submit C-c
+  wait_for_pane "submit exited" 30
+  pane | grep -q "submit exited 1" || { pane; fail "an interrupted submit did not exit 1"; }
+  pane | grep -q "interrupted: the job was cancelled" || { pane; fail "Ctrl-C: no word of the cancelled job"; }
+  echo "ok: Ctrl-C in the terminal: $(pane | grep "interrupted:")"
+  tmux -L "$tmux_socket" kill-server 2> /dev/null || true
+else
+  echo "tmux cannot run here: Ctrl-C is sent as SIGINT, and the progress line is not checked"
+  "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running \
+    > "$work/interrupted.log" 2>&1 &
+  job=$!
+  wait_for_line "$work/interrupted.log" "training:" 120
+  kill -INT $job
+  if wait $job; then fail "an interrupted submit exited 0"; fi
+  grep -q "interrupted: the job was cancelled" "$work/interrupted.log" || fail "$(tail -3 "$work/interrupted.log")"
+  echo "ok: $(grep -v '^\[' "$work/interrupted.log" | tail -1)"
+fi
 # That next job's corpus comes as a plain file and a .gz: staged into the
 # --work-dir the nodes share (without one, submit says so in one line).
 n=$(wc -l < "$work/corpus.txt")
 head -n $((n / 2)) "$work/corpus.txt" > "$work/first.txt"
 tail -n +$((n / 2 + 1)) "$work/corpus.txt" | gzip -c > "$work/second.txt.gz"
-two_parts=(-train "$work/first.txt,$work/second.txt.gz" -output "$work/after.txt" -size 100 -iter 1 --keep-running)
+two_parts=(-train "$work/first.txt,$work/second.txt.gz" -output "$work/after.txt" -size 100 -iter 1 --keep-running
+           --save-model "$work/model")
 if "$gridvec" submit --config "$conf" "${two_parts[@]}" 2> "$work/nowork.err"; then
   fail "several inputs were submitted without a --work-dir"
 fi
@@ -115,6 +149,13 @@ timeout 120 "$gridvec" submit --config "$conf" "${two_parts[@]}" --work-dir "$wo
   > "$work/after.log" 2>&1 || { tail -5 "$work/after.log"; fail "the cluster took no job after a cancelled one"; }
 grep -q "vocabulary: 14620 words" "$work/after.log" || fail "the staged corpus gave another vocabulary"
 [ -s "$work/stage/corpus.txt" ] || fail "the corpus was not staged in --work-dir"
+# That job saved its model; the cluster continues it on the first half.
+[ -s "$work/model/output.bin" ] || fail "the cluster saved no model"
+timeout 120 "$gridvec" submit --config "$conf" -train "$work/first.txt" -output "$work/continued.txt" -iter 1 \
+  --init "$work/model" --keep-running > "$work/continued.log" 2>&1 || { tail -5 "$work/continued.log"; fail "--init"; }
+grep -q "continuing the model in" "$work/continued.log" || fail "no word of --init: $(tail -3 "$work/continued.log")"
+[ "$(head -1 "$work/continued.txt")" = "14620 100" ] || fail "--init lost words: $(head -1 "$work/continued.txt")"
+echo "ok: the cluster saved a model and continued it"
 
 # The nodes were kept running: SIGTERM stops each one cleanly.
 for name in coord shard-a shard-b learn-a learn-b; do
