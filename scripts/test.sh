@@ -10,6 +10,6 @@ cd build && ctest --output-on-failure -j2 --timeout 600
 # its seed corpus (2 to 3 minutes on 2 cores, the build included). From the
 # repository root: the line above ends in build/.
 cd .. && scripts/fuzz --seconds 5
-# The unit and actor tests again, built with ASan and UBSan (about 5 minutes
+# The unit and actor tests again, built with ASan and UBSan (about 4 minutes
 # on 2 cores, most of it the build).
 scripts/sanitize
