@@ -30,10 +30,35 @@ cluster_cleanup() {
   [ -n "${CLUSTER_KEEP_DIR:-}" ] || rm -rf "$CLUSTER_DIR"
 }
 
+# A port no one listens on, below the kernel's ephemeral range (where
+# outgoing connections take their local ports, so none can take it between
+# this choice and the node's bind), and not handed out before in this test.
 cluster_free_port() {
-  /usr/bin/python3 -c "
-import socket
-s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"
+  local taken=${CLUSTER_DIR:+$CLUSTER_DIR/ports.taken}
+  /usr/bin/python3 - "$taken" <<'PY'
+import os, random, socket, sys
+taken_file = sys.argv[1]
+taken = set(open(taken_file).read().split()) if taken_file and os.path.exists(taken_file) else set()
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    port = random.randint(max(1024, low - 12000), low - 1)
+    if str(port) in taken:
+        continue
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    if taken_file and os.path.isdir(os.path.dirname(taken_file)):
+        with open(taken_file, "a") as f:
+            f.write(f"{port}\n")
+    print(port)
+    break
+else:
+    sys.exit("cluster_free_port: no free port found")
+PY
 }
 
 cluster_node() {
