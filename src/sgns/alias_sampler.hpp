@@ -56,6 +56,8 @@ public:
   uint32_t size() const { return words_; }
   /// Entries of its table: the runs of equal weight.
   uint32_t runs() const { return static_cast<uint32_t>(table_.size()); }
+  /// Memory of its table.
+  uint64_t bytes() const { return table_.size() * sizeof(entry); }
 
   /// The probability the table assigns to word i (for tests).
   double probability(uint32_t i) const;
