@@ -415,12 +415,9 @@ status check_outputs(const train_options& o) {
   // --save-model replaces a model, or makes a new directory; never a file
   // or a directory of something else (checked here, before the training).
   if (!o.save_model.empty()) {
-    std::error_code ec;
     const std::string& dir = o.save_model;
-    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-      return failure{"--save-model " + dir + " is a file, not a model directory"};
-    if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec) && !fs::exists(model_files::manifest(dir), ec))
-      return failure{"--save-model " + dir + " holds something other than a gridvec model; not replacing it"};
+    if (auto s = check_model_target(dir); !s)
+      return s;
     if (auto s = atomic_file::check_writable(partial_model_dir(dir)); !s)
       return failure{s.error() + " (--save-model)"};
   }

@@ -39,14 +39,21 @@ status write_model_manifest(const std::string& partial, const model_manifest& m)
   return file->commit();
 }
 
+status check_model_target(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return failure{"--save-model " + dir + " is a file, not a model directory"};
+  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec) && !fs::exists(model_files::manifest(dir), ec))
+    return failure{"--save-model " + dir + " holds something other than a gridvec model; not replacing it"};
+  return {};
+}
+
 status commit_model_dir(const std::string& partial, const std::string& dir) {
+  if (auto s = check_model_target(dir); !s)
+    return s;
   std::error_code ec;
   const std::string old = dir + ".old-" + std::to_string(::getpid());
   const bool had_one = fs::exists(dir, ec);
-  if (had_one && !fs::is_directory(dir, ec))
-    return failure{"--save-model " + dir + " is a file, not a model directory"};
-  if (had_one && !fs::exists(model_files::manifest(dir), ec) && !fs::is_empty(dir, ec))
-    return failure{"--save-model " + dir + " holds something other than a gridvec model; not replacing it"};
   if (had_one) {
     fs::rename(dir, old, ec);
     if (ec)

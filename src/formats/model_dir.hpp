@@ -40,6 +40,9 @@ std::string partial_model_dir(const std::string& dir);
 /// written.
 expected<std::string> begin_model_dir(const std::string& dir);
 status write_model_manifest(const std::string& partial, const model_manifest& m);
+/// Fails if `dir` may not receive a model: a file, or a directory holding
+/// something other than a model (a missing or empty directory is fine).
+status check_model_target(const std::string& dir);
 /// Renames the partial directory over `dir` (the previous model, if any,
 /// goes only once the new one is in place).
 status commit_model_dir(const std::string& partial, const std::string& dir);
