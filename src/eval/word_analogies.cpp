@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "src/model/similarity.hpp"
 #include "src/sgns/vector_math.hpp"
 
 namespace gridvec {
@@ -23,7 +24,11 @@ struct question {
 // is not one of the question's words; 5 is part of what makes its numbers.
 constexpr size_t candidates = 5;
 
-bool answered_right(const eval_vocabulary& vocab, const question& q, std::vector<float>& query) {
+// `summed` is top_cosine's layout (src/model/similarity.hpp), its squared
+// norms (one per unit row) already filled in: the same cosine top-k as
+// `gridvec nearest` and the cluster's queries.
+bool answered_right(const eval_vocabulary& vocab, const question& q, std::vector<float>& query,
+                    std::vector<float>& summed) {
   const uint32_t d = vocab.dim();
   query.assign(d, 0.0f);
   const float* a = vocab.unit_row(q.row[0]);
@@ -31,27 +36,16 @@ bool answered_right(const eval_vocabulary& vocab, const question& q, std::vector
   const float* c = vocab.unit_row(q.row[2]);
   for (uint32_t j = 0; j < d; ++j)
     query[j] = b[j] + c[j] - a[j];
+  summed[0] = dot(query.data(), query.data(), d);
+  for (uint32_t i = 0; i < vocab.size(); ++i)
+    summed[1 + i] = dot(vocab.unit_row(i), query.data(), d);
   // The best `candidates` rows other than a, b and c themselves, best first.
-  std::array<std::pair<float, uint32_t>, candidates> best;
-  size_t held = 0;
-  for (uint32_t i = 0; i < vocab.size(); ++i) {
-    if (i == q.row[0] || i == q.row[1] || i == q.row[2])
-      continue;
-    const float s = dot(vocab.unit_row(i), query.data(), d);
-    if (held == candidates && s <= best[candidates - 1].first)
-      continue;
-    size_t at = held < candidates ? held++ : candidates - 1;
-    while (at > 0 && best[at - 1].first < s) {
-      best[at] = best[at - 1];
-      --at;
-    }
-    best[at] = {s, i};
-  }
+  const auto best = top_cosine(summed, candidates, {q.row[0], q.row[1], q.row[2]});
   // The first candidate spelled unlike a, b and c is the answer; if none
   // is, gensim compares the last one it looked at.
   std::string predicted;
-  for (size_t k = 0; k < held; ++k) {
-    predicted = ascii_upper(vocab.word(best[k].second));
+  for (const auto& candidate : best) {
+    predicted = ascii_upper(vocab.word(candidate.id));
     if (predicted != q.upper[0] && predicted != q.upper[1] && predicted != q.upper[2])
       break;
   }
@@ -107,13 +101,16 @@ expected<analogy_result> evaluate_analogies(const eval_vocabulary& vocab, const 
   // Every question scans the whole vocabulary once: split them over the
   // cores.
   std::vector<char> right(asked.size(), 0);
+  std::vector<float> layout(1 + 2 * size_t{vocab.size()});
+  for (uint32_t i = 0; i < vocab.size(); ++i)
+    layout[1 + vocab.size() + i] = dot(vocab.unit_row(i), vocab.unit_row(i), vocab.dim());
   const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   std::vector<std::thread> pool;
   for (size_t t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      std::vector<float> query;
+      std::vector<float> query, summed = layout;
       for (size_t i = t; i < asked.size(); i += threads)
-        right[i] = answered_right(vocab, asked[i], query) ? 1 : 0;
+        right[i] = answered_right(vocab, asked[i], query, summed) ? 1 : 0;
     });
   for (auto& th : pool)
     th.join();
