@@ -66,6 +66,7 @@ struct learner_config {
   uint32_t id = 0;
   uint32_t window = 5;
   uint32_t negatives = 5;
+  bool hierarchical = false; // -hs 1
   uint32_t minibatch_words = 32;
   uint32_t in_flight = 10;
   uint32_t coalesce = 4; // minibatches per message to each shard
@@ -83,9 +84,9 @@ struct learner_config {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
-  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.minibatch_words, x.in_flight,
-           x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives, x.interleave,
-           x.damping, x.learners);
+  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.hierarchical, x.minibatch_words,
+           x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives,
+           x.interleave, x.damping, x.learners);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

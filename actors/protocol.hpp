@@ -231,13 +231,14 @@ struct shard_spec {
   uint32_t lanes = 1;
   std::string checkpoint; // slice file to load; empty: initial vectors
   uint64_t vocab_crc = 0;
-  std::string init_model; // --init: a saved model whose rows replace the initial vectors of its words
+  std::string init_model;    // --init: a saved model whose rows replace the initial vectors of its words
+  bool hierarchical = false; // -hs 1: the store also holds the Huffman tree's inner nodes
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
-           x.vocab_crc, x.init_model);
+           x.vocab_crc, x.init_model, x.hierarchical);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:

@@ -261,8 +261,12 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   auto slice = column_slice::of(spec.index, spec.count, spec.dim);
   auto core = std::make_shared<shard_core>();
   core->init_seed = spec.seed;
-  core->header = slice_header{spec.index, spec.count, spec.dim, slice.first, slice.width, vocab.size(), spec.vocab_crc};
-  core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise));
+  std::shared_ptr<const huffman_tree> tree;
+  if (spec.hierarchical)
+    tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(vocab.counts()));
+  core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
+  core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
+                              slice.width, vocab.size(), spec.vocab_crc, core->store->node_rows()};
   if (!spec.init_model.empty())
     core->init_from_model = [vocab_ptr, model = spec.init_model](shard_store& store) {
       return init_from_model(store, *vocab_ptr, model);

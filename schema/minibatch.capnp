@@ -9,6 +9,9 @@
 # Per positive pair the float layout of dot products and weights is
 #   [positive, negative_1, ..., negative_n]                 (n + 1 floats)
 # and pairs follow the order of examples, then of outputs within an example.
+# With hierarchical softmax (-hs 1) a pair's floats begin with one per inner
+# node on its output word's Huffman path, which both sides know from the
+# vocabulary's counts; with n = 0 they are all it has.
 # No vector crosses the wire here: only word ids, one seed, and n + 1 floats
 # per pair and shard (seed 000, section 5.2).
 @0xd29466dac5fb6589;
@@ -23,6 +26,7 @@ struct Minibatch {
   inputCounts @4 :List(UInt32);  # inputs per example; empty = one each
   outputs @5 :List(UInt32);  # output word ids, examples concatenated
   outputCounts @6 :List(UInt32); # outputs per example; empty = one each
+  hierarchical @7 :Bool;     # -hs 1: the Huffman path's nodes are targets too
 }
 
 # learner -> every shard

@@ -106,6 +106,19 @@ TEST_CASE("checkpoint: a slice file round-trips and names what is wrong with a d
     REQUIRE_FALSE(s);
     CHECK(contains(s.error(), "truncated or damaged"));
   }
+  SECTION("-hs 1's node rows follow the words' output rows") {
+    auto hs = h;
+    hs.node_rows = h.vocab_size - 1;
+    const std::string hs_path = dir.file("shard-hs.bin");
+    auto v_nodes = pattern((h.vocab_size + hs.node_rows) * h.width, 5.0f);
+    REQUIRE(write_slice_file(hs_path, hs, u.data(), v_nodes.data()));
+    std::vector<float> v3(v_nodes.size());
+    REQUIRE(read_slice_file(hs_path, hs, u2.data(), v3.data()));
+    CHECK(v3 == v_nodes);
+    // A slice file without nodes is not one with them, and back.
+    CHECK_FALSE(read_slice_file(path, hs, u2.data(), v3.data()));
+    CHECK_FALSE(read_slice_file(hs_path, h, u2.data(), v2.data()));
+  }
   SECTION("a flipped byte in the data fails the checksum") {
     flip_byte(path, 60);
     auto s = read_slice_file(path, h, u2.data(), v2.data());

@@ -170,7 +170,7 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->max_vocab == 0u);
   CHECK(o->shards == 0u); // unset: 1 in gridvec train, the total of the config in a cluster
   CHECK(o->minibatch == 64u);
-  CHECK(o->in_flight == 10u);
+  CHECK(o->in_flight_window() == 10u);
   CHECK(o->coalesce == 4u);
   CHECK(o->fused);
   CHECK_FALSE(o->shared_negatives);
@@ -187,10 +187,28 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(c->start_alpha() == 0.05f); // CBOW's default learning rate
 }
 
+TEST_CASE("options: -hs 1 with or without negative sampling, as word2vec.c", "[options]") {
+  auto both = parse_train_options(with_required({"-hs", "1"}));
+  REQUIRE(both);
+  CHECK(both->hs);
+  CHECK(both->negative == 5u);
+  auto hs_only = parse_train_options(with_required({"-hs", "1", "-negative", "0"}));
+  REQUIRE(hs_only);
+  CHECK(hs_only->negative == 0u);
+  CHECK(hs_only->in_flight_window() == 1u); // its root is in every pair
+  auto wide = parse_train_options(with_required({"-hs", "1", "--in-flight", "6"}));
+  REQUIRE(wide);
+  CHECK(wide->in_flight_window() == 6u);
+  // Nothing to train without either.
+  expect_failure(with_required({"-hs", "0", "-negative", "0"}), "-negative 0");
+  // The node vectors belong to one Huffman tree: no model to continue.
+  expect_failure(with_required({"-hs", "1", "--save-model", "m"}), "--save-model");
+  expect_failure(with_required({"-hs", "1", "--init", "m"}), "--init");
+}
+
 TEST_CASE("options: failures name the option in one line", "[options]") {
   SECTION("unknown option") {
     expect_failure(with_required({"-sizee", "10"}), "sizee");
-    expect_failure(with_required({"--hs", "1"}), "hs");
     expect_failure(with_required({"--", "1"}), "--");
   }
   SECTION("stray argument") {
@@ -228,6 +246,7 @@ TEST_CASE("options: failures name the option in one line", "[options]") {
     expect_failure(with_required({"-size", "10001"}), "size");
     expect_failure(with_required({"-window", "0"}), "window");
     expect_failure(with_required({"-negative", "0"}), "negative");
+    expect_failure(with_required({"-negative", "1001"}), "negative");
     expect_failure(with_required({"-sample", "1.5"}), "sample");
     expect_failure(with_required({"-sample", "-0.001"}), "sample");
     expect_failure(with_required({"-sample", "inf"}), "sample");

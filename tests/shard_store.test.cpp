@@ -632,9 +632,10 @@ TEST_CASE("shard_store: validate rejects malformed minibatches", "[shard_store]"
   plain.inputs = {1, 2};
   plain.outputs = {3, 4};
   REQUIRE(st.validate(plain));
-  REQUIRE(st.validate(minibatch{}));
+  minibatch empty;
+  REQUIRE(st.validate(empty));
 
-  auto expect_failure = [&](const minibatch& mb, const char* needle) {
+  auto expect_failure = [&](minibatch mb, const char* needle) {
     auto s = st.validate(mb);
     REQUIRE_FALSE(s);
     INFO(s.error());

@@ -145,19 +145,19 @@ TEST_CASE("a dot product past any sane size is divergence, not only NaN", "[sgns
 }
 
 TEST_CASE("loss_watch: a loss far above its start is divergence", "[sgns]") {
-  loss_watch ok{5}; // start: 6 log 2 = 4.16 per pair
+  loss_watch ok{6}; // 6 targets per pair (-negative 5): start 6 log 2 = 4.16
   CHECK(ok.start() == Approx(4.1589).epsilon(0.001));
   for (int i = 0; i < 200; ++i)
     REQUIRE(ok.add(2.4 * 1000, 1000)); // a healthy run
   for (int i = 0; i < 200; ++i)
     REQUIRE(ok.add(30.0 * 1000, 1000)); // high, below 10x the start
-  loss_watch bad{5};
+  loss_watch bad{6};
   bool alive = true;
   for (int i = 0; i < 500 && alive; ++i)
     alive = bad.add(100.0 * 1000, 1000);
   CHECK_FALSE(alive);
   CHECK(bad.recent() > 41.0);
-  loss_watch nan{5};
+  loss_watch nan{6};
   CHECK_FALSE(nan.add(std::nan(""), 10));
   CHECK(nan.add(0.0, 0)); // nothing to count
 }

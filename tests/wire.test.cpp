@@ -54,6 +54,7 @@ void check_same(const minibatch& a, const minibatch& b) {
   CHECK(a.seed == b.seed);
   CHECK(a.negatives == b.negatives);
   CHECK(a.mean_inputs == b.mean_inputs);
+  CHECK(a.hierarchical == b.hierarchical);
   CHECK(a.inputs == b.inputs);
   CHECK(a.input_counts == b.input_counts);
   CHECK(a.outputs == b.outputs);
@@ -96,7 +97,9 @@ int decode_all(const wire_bytes& b) {
 } // namespace
 
 TEST_CASE("wire: dotprod request round trip", "[wire]") {
-  for (const auto& mb : {sample_batch(false), sample_batch(true), minibatch{}, big_batch(5000)}) {
+  auto hierarchical = sample_batch(true);
+  hierarchical.hierarchical = true; // -hs 1: a flag; each side has the tree
+  for (const auto& mb : {sample_batch(false), sample_batch(true), hierarchical, minibatch{}, big_batch(5000)}) {
     auto bytes = encode_dotprod_request(mb);
     CHECK(bytes.size() % 8 == 0u);
     minibatch out = sample_batch(true); // decoding replaces whatever was there
@@ -111,6 +114,7 @@ TEST_CASE("wire: dotprod request round trip", "[wire]") {
     CHECK(batch.getSeed() == mb.seed);
     CHECK(batch.getNegatives() == mb.negatives);
     CHECK(batch.getMeanInputs() == mb.mean_inputs);
+    CHECK(batch.getHierarchical() == mb.hierarchical);
     CHECK(list_of(batch.getInputs()) == mb.inputs);
     CHECK(list_of(batch.getInputCounts()) == mb.input_counts);
     CHECK(list_of(batch.getOutputs()) == mb.outputs);

@@ -15,8 +15,9 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.id = id;
   lc.window = opt.window;
   lc.negatives = opt.negative;
+  lc.hierarchical = opt.hs;
   lc.minibatch_words = opt.minibatch;
-  lc.in_flight = opt.in_flight;
+  lc.in_flight = opt.in_flight_window();
   lc.coalesce = opt.coalesce;
   lc.iterations = opt.iter;
   lc.cbow = opt.cbow;
@@ -90,6 +91,7 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.lanes = std::max<uint32_t>(1, static_cast<uint32_t>(st.learner_node.size()));
   spec.vocab_crc = st.vocab_crc;
   spec.init_model = st.opt.init;
+  spec.hierarchical = st.opt.hs;
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
       [self, s, n, then](shard_info info) {

@@ -53,7 +53,7 @@ void start_training(coordinator_ptr self) {
   st.learner_idle.assign(st.learners.size(), false);
   say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
               " shards of " + std::to_string(st.shards.front().width) + " columns, minibatch " +
-              std::to_string(st.opt.minibatch) + ", " + std::to_string(st.opt.in_flight) + " in flight, " +
+              std::to_string(st.opt.minibatch) + ", " + std::to_string(st.opt.in_flight_window()) + " in flight, " +
               std::to_string(st.opt.coalesce) + " per message");
   for (size_t i = 0; i < st.learners.size(); ++i) {
     std::vector<part_cursor> mine;

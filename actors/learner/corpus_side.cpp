@@ -94,6 +94,8 @@ void fill(learner_state& st, batch_state& b, status& error) {
   mb.seed = st.random->next();
   mb.negatives = st.cfg.negatives;
   mb.mean_inputs = st.cfg.cbow;
+  mb.hierarchical = st.tree != nullptr;
+  mb.tree = st.tree.get();
   while (mb.examples() < st.cfg.minibatch_words) {
     if (!st.mid_sentence()) {
       if (st.state == mode::pausing)

@@ -108,7 +108,9 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
   st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
-  st.losses = loss_watch{cfg.negatives};
+  if (cfg.hierarchical)
+    st.tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(st.vocab->counts()));
+  st.losses = loss_watch{(cfg.negatives > 0 ? cfg.negatives + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
            const std::string& ids_path) -> caf::result<uint64_t> {

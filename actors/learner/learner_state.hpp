@@ -60,6 +60,7 @@ struct learner_state {
   std::unique_ptr<part_walker> walker;
   std::unique_ptr<rng> random;
   std::unique_ptr<example_builder> builder;
+  std::shared_ptr<const huffman_tree> tree; // -hs 1
 
   std::vector<uint32_t> raw_sentence;
   std::vector<uint32_t> sentence; // after subsampling
@@ -78,6 +79,7 @@ struct learner_state {
   learner_progress unreported;
   bool reported_idle = false;
   std::vector<float> weights;
+  std::vector<uint8_t> labels; // of a minibatch's targets
   uint64_t trained_total = 0;
   // Corpus words read (before subsampling) since training began: words/s
   // as the coordinator's status counts it (processed words).

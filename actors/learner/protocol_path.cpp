@@ -98,7 +98,9 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
   for (const auto& b : g->batches) {
     const float alpha = alpha_for(st, *b);
     st.weights.resize(b->sum.size());
-    auto w = compute_weights(b->sum.data(), b->mb.pairs(), b->mb.negatives, alpha, st.weights.data());
+    b->mb.labels(st.labels);
+    auto w = target_weights(b->sum.data(), st.labels.data(), b->sum.size(), alpha, st.weights.data());
+    w.pairs = b->mb.pairs();
     if (!count_weights(self, w, alpha))
       return;
     // The shards damp the weights of pairs that repeat beyond what the

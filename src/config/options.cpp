@@ -132,8 +132,8 @@ const std::vector<option_spec>& specs() {
     {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
     {"window", "N", "5", "maximum distance between a word and its context words",
      number<uint32_t>(&train_options::window, 1, 1000, "window")},
-    {"negative", "N", "5", "noise words per positive pair (negative sampling)",
-     number<uint32_t>(&train_options::negative, 1, 1000, "negative")},
+    {"negative", "N", "5", "noise words per positive pair (negative sampling); 0: none",
+     number<uint32_t>(&train_options::negative, 0, 1000, "negative")},
     {"sample", "T", "1e-3", "subsampling threshold of frequent words; 0 turns it off",
      number<double>(&train_options::sample, 0.0, 1.0, "sample")},
     {"min-count", "N", "5", "drop words that occur fewer than N times",
@@ -145,8 +145,7 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
     {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
     {"cbow", "0|1", "0 (word2vec.c: 1)", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
-    {"hs", "0", "0", "hierarchical softmax; gridvec has only negative sampling, so only 0",
-     flag(&train_options::hs, "hs")},
+    {"hs", "0|1", "0", "hierarchical softmax over a Huffman tree, as word2vec.c", flag(&train_options::hs, "hs")},
     {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words",
      number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
     {"classes", "K", "0 (vectors)",
@@ -162,7 +161,7 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
     {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)",
      number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
-    {"in-flight", "K", "10", "minibatches each learner keeps in flight (protocol path)",
+    {"in-flight", "K", "10 (-hs 1: 1)", "minibatches each learner keeps in flight (protocol path)",
      number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
     {"coalesce", "G", "4", "minibatches per message to a shard (protocol path); each is still applied on its own",
      number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
@@ -206,9 +205,12 @@ status validate(train_options& o) {
     return failure{"missing -train FILE (the corpus); see gridvec train --help"};
   if (o.output.empty())
     return failure{"missing -output FILE (where vectors go); see gridvec train --help"};
-  if (o.hs)
-    return failure{"-hs 1 (hierarchical softmax) is not implemented: gridvec trains with negative sampling "
-                   "(-negative N, default 5); use -hs 0 or leave it out"};
+  if (o.negative == 0 && !o.hs)
+    return failure{"-negative 0 without -hs 1 trains nothing: give -negative N or -hs 1"};
+  if (o.hs && (!o.save_model.empty() || !o.init.empty()))
+    return failure{std::string{o.init.empty() ? "--save-model" : "--init"} +
+                   " keeps negative-sampling models only: the node vectors of -hs 1 belong to one vocabulary's "
+                   "Huffman tree and do not carry over to continued training"};
   if (o.shards > o.size)
     return failure{"--shards " + std::to_string(o.shards) + " is more than the " + std::to_string(o.size) +
                    " columns of -size: every shard needs a column"};
@@ -342,8 +344,9 @@ std::string help_entry(const std::string& name, const std::string& value, const 
 std::string train_help() {
   std::string out = "usage: gridvec train -train CORPUS -output VECTORS [options]\n"
                     "       gridvec train --resume CHECKPOINT_DIR [-output FILE] [--report FILE]\n\n"
-                    "Trains word2vec embeddings (skip-gram or CBOW with negative sampling) in one\n"
-                    "process, with the same actors and wire protocol as a gridvec cluster.\n"
+                    "Trains word2vec embeddings (skip-gram or CBOW; negative sampling or\n"
+                    "hierarchical softmax) in one process, with the same actors and wire\n"
+                    "protocol as a gridvec cluster.\n"
                     "Options take one or two dashes, -name value or --name=value; [defaults].\n";
   std::vector<bool> listed(specs().size(), false);
   auto entry = [&](size_t i) {

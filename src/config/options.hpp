@@ -26,7 +26,7 @@ struct train_options {
   uint32_t threads = 0; // 0: all cores
   bool binary = false;
   bool cbow = false;      // word2vec.c defaults to CBOW; gridvec to skip-gram (better vectors, docs/quality.md)
-  bool hs = false;        // hierarchical softmax: not implemented, only -hs 0 is accepted
+  bool hs = false;        // hierarchical softmax (word2vec.c's -hs 1)
   uint64_t max_vocab = 0; // 0: no limit
   uint32_t classes = 0;   // k-means classes written instead of vectors; 0: vectors
   uint32_t debug = 2;     // 0: errors and warnings, 1: also what happens, 2: also progress
@@ -37,7 +37,7 @@ struct train_options {
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
-  uint32_t in_flight = 10; // minibatches in flight per learner
+  uint32_t in_flight = 0;  // minibatches in flight per learner; 0: in_flight_window()
   uint32_t coalesce = 4;   // minibatches per message to each shard
   uint64_t seed = 1;
   bool fused = true;                     // learners train on shards of their own process directly
@@ -56,6 +56,11 @@ struct train_options {
   std::string resume;        // continue from the checkpoint directory instead of starting
 
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
+  /// Minibatches a learner keeps in flight on the protocol path: 10 by
+  /// default, 1 with -hs 1, whose root node is a target of every pair: the
+  /// updates in flight beside a minibatch all move it, and at 10 they cost
+  /// half the analogy accuracy (docs/quality.md).
+  uint32_t in_flight_window() const { return in_flight > 0 ? in_flight : (hs ? 1 : 10); }
 };
 
 /// Parses `args` (without the program and subcommand names). Fails with one

@@ -53,7 +53,7 @@ void encode_header(const slice_header& h, unsigned char* out) {
   put32(out + 16, h.dim);
   put32(out + 20, h.first);
   put32(out + 24, h.width);
-  put32(out + 28, 0);
+  put32(out + 28, h.node_rows);
   put64(out + 32, h.vocab_size);
   put64(out + 40, h.vocab_crc);
 }
@@ -61,7 +61,7 @@ void encode_header(const slice_header& h, unsigned char* out) {
 std::string describe(const slice_header& h) {
   return "shard " + std::to_string(h.shard) + "/" + std::to_string(h.shards) + ", columns " + std::to_string(h.first) +
          "+" + std::to_string(h.width) + " of " + std::to_string(h.dim) + ", " + std::to_string(h.vocab_size) +
-         " words";
+         " words" + (h.node_rows ? " and " + std::to_string(h.node_rows) + " Huffman nodes" : "");
 }
 
 template <class T>
@@ -151,8 +151,10 @@ expected<file_digest> write_slice_file(const std::string& path, const slice_head
   encode_header(h, head);
   uint32_t crc = crc32(head, sizeof head);
   std::fwrite(head, 1, sizeof head, file->stream());
-  const size_t floats = static_cast<size_t>(h.vocab_size) * h.width;
+  const size_t u_floats = static_cast<size_t>(h.vocab_size) * h.width;
+  const size_t v_floats = (static_cast<size_t>(h.vocab_size) + h.node_rows) * h.width;
   for (const float* block : {u, v}) {
+    const size_t floats = block == u ? u_floats : v_floats;
     // Checksum and write in pieces so the data is read from memory once.
     constexpr size_t piece = 1 << 18;
     for (size_t at = 0; at < floats; at += piece) {
@@ -166,7 +168,7 @@ expected<file_digest> write_slice_file(const std::string& path, const slice_head
   std::fwrite(tail, 1, 4, file->stream());
   if (auto s = file->commit(); !s)
     return failure{s.error()};
-  return file_digest{slice_header_bytes + 2 * floats * sizeof(float) + 4, crc};
+  return file_digest{slice_header_bytes + (u_floats + v_floats) * sizeof(float) + 4, crc};
 }
 
 status read_slice_file(const std::string& path, const slice_header& expect, float* u, float* v) {
@@ -177,8 +179,9 @@ status read_slice_file(const std::string& path, const slice_header& expect, floa
     std::FILE* f;
     ~closer() { std::fclose(f); }
   } guard{f};
-  const size_t floats = static_cast<size_t>(expect.vocab_size) * expect.width;
-  const uint64_t want_bytes = slice_header_bytes + 2 * floats * sizeof(float) + 4;
+  const size_t u_floats = static_cast<size_t>(expect.vocab_size) * expect.width;
+  const size_t v_floats = (static_cast<size_t>(expect.vocab_size) + expect.node_rows) * expect.width;
+  const uint64_t want_bytes = slice_header_bytes + (u_floats + v_floats) * sizeof(float) + 4;
   std::fseek(f, 0, SEEK_END);
   const long size = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);
@@ -189,14 +192,15 @@ status read_slice_file(const std::string& path, const slice_header& expect, floa
   if (std::fread(head, 1, sizeof head, f) != sizeof head || std::memcmp(head, slice_magic, 8) != 0)
     return failure{"checkpoint file " + path + " is not a gridvec slice file"};
   slice_header got{get32(head + 8),  get32(head + 12), get32(head + 16), get32(head + 20),
-                   get32(head + 24), get64(head + 32), get64(head + 40)};
+                   get32(head + 24), get64(head + 32), get64(head + 40), get32(head + 28)};
   if (got.shard != expect.shard || got.shards != expect.shards || got.dim != expect.dim || got.first != expect.first ||
-      got.width != expect.width || got.vocab_size != expect.vocab_size)
+      got.width != expect.width || got.vocab_size != expect.vocab_size || got.node_rows != expect.node_rows)
     return failure{"checkpoint file " + path + " holds " + describe(got) + ", expected " + describe(expect)};
   if (got.vocab_crc != expect.vocab_crc)
     return failure{"checkpoint file " + path + " was written for another vocabulary"};
   uint32_t crc = crc32(head, sizeof head);
   for (float* block : {u, v}) {
+    const size_t floats = block == u ? u_floats : v_floats;
     if (std::fread(block, sizeof(float), floats, f) != floats)
       return failure{"cannot read checkpoint file " + path};
     crc = crc32(block, floats * sizeof(float), crc);

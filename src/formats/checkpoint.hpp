@@ -16,9 +16,9 @@
 // Slice file (little-endian):
 //   "GVSLICE1"                                      8 bytes
 //   shard, shards, dim, first, width                5 x uint32
-//   reserved                                        uint32 (0)
+//   node_rows                                       uint32 (-hs 1: V - 1, else 0)
 //   vocab_size, vocab_crc                           2 x uint64
-//   u rows, then v rows                             2 x vocab_size x width float32
+//   u rows, then v rows        (vocab_size, then vocab_size + node_rows) x width float32
 //   crc32 of every byte before it                   uint32
 //
 // MANIFEST (text, one record per line, fields separated by one space; the
@@ -61,6 +61,7 @@ struct slice_header {
   uint32_t width = 0;
   uint64_t vocab_size = 0;
   uint64_t vocab_crc = 0;
+  uint32_t node_rows = 0; // output rows of Huffman inner nodes after the words' (-hs 1)
 };
 
 struct file_digest {
@@ -68,7 +69,8 @@ struct file_digest {
   uint32_t crc = 0;
 };
 
-/// Writes the slice atomically; u and v hold vocab_size x width floats each.
+/// Writes the slice atomically; u holds vocab_size x width floats, v
+/// (vocab_size + node_rows) x width.
 expected<file_digest> write_slice_file(const std::string& path, const slice_header& header, const float* u,
                                        const float* v);
 

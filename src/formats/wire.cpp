@@ -26,6 +26,7 @@ void fill_batch(wire::Minibatch::Builder b, const minibatch& mb) {
   b.setSeed(mb.seed);
   b.setNegatives(mb.negatives);
   b.setMeanInputs(mb.mean_inputs);
+  b.setHierarchical(mb.hierarchical);
   set_list(b.initInputs(static_cast<unsigned>(mb.inputs.size())), mb.inputs);
   set_list(b.initInputCounts(static_cast<unsigned>(mb.input_counts.size())), mb.input_counts);
   set_list(b.initOutputs(static_cast<unsigned>(mb.outputs.size())), mb.outputs);
@@ -43,6 +44,8 @@ void read_batch(wire::Minibatch::Reader b, minibatch& mb) {
   mb.seed = b.getSeed();
   mb.negatives = b.getNegatives();
   mb.mean_inputs = b.getMeanInputs();
+  mb.hierarchical = b.getHierarchical();
+  mb.tree = nullptr; // the receiver attaches its own (shard_store::validate)
   get_list(b.getInputs(), mb.inputs);
   get_list(b.getInputCounts(), mb.input_counts);
   get_list(b.getOutputs(), mb.outputs);

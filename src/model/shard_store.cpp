@@ -13,9 +13,9 @@ constexpr uint32_t max_negatives = 1000;
 }
 
 shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
-                         std::shared_ptr<const alias_sampler> noise)
-  : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
-    u_(allocate_floats(size_t{vocab_size} * slice.width)), v_(allocate_floats(size_t{vocab_size} * slice.width)) {
+                         std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree)
+  : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)), tree_(std::move(tree)),
+    u_(allocate_floats(size_t{vocab_size} * slice.width)), v_(allocate_floats(size_t{output_rows()} * slice.width)) {
   reset(init_seed);
 }
 
@@ -29,10 +29,14 @@ void shard_store::reset(uint64_t init_seed) {
       row[j] = (uniform - 0.5f) * scale;
     }
   }
-  std::fill(v_.get(), v_.get() + size_t{vocab_size_} * slice_.width, 0.0f);
+  std::fill(v_.get(), v_.get() + size_t{output_rows()} * slice_.width, 0.0f);
 }
 
-status shard_store::validate(const minibatch& mb) const {
+status shard_store::validate(minibatch& mb) const {
+  if (mb.hierarchical != (tree_ != nullptr))
+    return failure{mb.hierarchical ? "minibatch asks for hierarchical softmax (-hs 1), which this job does not train"
+                                   : "minibatch lacks hierarchical softmax (-hs 1), which this job trains"};
+  mb.tree = tree_.get();
   if (mb.negatives > max_negatives)
     return failure{"minibatch asks for " + std::to_string(mb.negatives) + " negatives (at most " +
                    std::to_string(max_negatives) + ")"};
@@ -84,7 +88,7 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   constexpr uint32_t cached_table_entries = 1u << 17;
   rng r(mb.seed);
   rng ahead(mb.seed);
-  const size_t draws = mb.outputs.size() * size_t{mb.negatives};
+  const size_t draws = mb.sampled_targets() > 0 ? mb.outputs.size() * size_t{mb.negatives} : 0;
   size_t prefetched = 0, drawn = 0;
   auto prefetch_until = [&](size_t n) {
     for (n = std::min(n, draws); prefetched < n; ++prefetched)
@@ -93,8 +97,16 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   // A table that stays in the caches gains nothing from it: it would only
   // draw twice.
   const bool look_ahead = noise_->runs() > cached_table_entries;
-  targets.reserve(targets.size() + draws + mb.outputs.size());
+  targets.reserve(targets.size() + mb.dot_count());
+  const bool sampled = mb.sampled_targets() > 0;
   for (uint32_t output : mb.outputs) {
+    if (mb.hierarchical) {
+      const uint32_t* node = tree_->points(output);
+      for (uint32_t d = 0; d < tree_->length(output); ++d)
+        targets.push_back(vocab_size_ + node[d]);
+    }
+    if (!sampled)
+      continue;
     targets.push_back(output);
     for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {
       if (look_ahead)
@@ -137,14 +149,18 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
   const size_t first = targets.size();
   draw_targets(mb, targets);
   const uint32_t* t = targets.data() + first;
-  const size_t n = 1 + size_t{mb.negatives}, count = mb.dot_count();
+  const size_t count = targets.size() - first;
+  // Prefetch distance in targets: two pairs' worth (their number varies
+  // along Huffman paths).
+  const size_t n = std::max<size_t>(1, count / std::max<size_t>(1, mb.pairs()));
   for (size_t i = 0; i < std::min(count, 2 * n); ++i)
     prefetch_row(output_row(t[i]), width);
   size_t k = 0;
-  for_each_pair(mb, hidden, [&](const float* h, size_t, size_t, uint32_t, uint32_t) {
-    for (size_t i = k + 2 * n; i < std::min(count, k + 3 * n); ++i)
+  for_each_pair(mb, hidden, [&](const float* h, size_t, size_t, uint32_t, uint32_t output) {
+    const size_t pair_targets = mb.targets_of(output);
+    for (size_t i = k + 2 * n; i < std::min(count, k + 2 * n + pair_targets); ++i)
       prefetch_row(output_row(t[i]), width);
-    for (size_t i = 0; i < n; ++i, ++k)
+    for (size_t i = 0; i < pair_targets; ++i, ++k)
       dots[k] = dot(h, output_row(t[k]), width);
   });
 }
@@ -162,7 +178,6 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
                          const std::vector<uint32_t>* drawn) {
   const uint32_t width = slice_.width;
   const size_t examples = mb.examples();
-  const size_t per_pair = size_t{mb.negatives} + 1;
   if (!drawn) {
     s.targets.clear();
     draw_targets(mb, s.targets);
@@ -175,15 +190,17 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     s.inputs.resize(examples * width);
 
   // Pass 1. For CBOW the mean input row of each example is kept for pass 2.
+  const size_t ahead = std::max<size_t>(1, targets.size() / std::max<size_t>(1, mb.pairs())); // about a pair
   size_t k = 0;
-  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t, uint32_t, uint32_t) {
+  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t, uint32_t, uint32_t output) {
     if (mb.mean_inputs)
       std::copy(h, h + width, s.inputs.data() + e * width);
     float* err = s.errors.data() + e * width;
+    const size_t pair_targets = mb.targets_of(output);
     // Fetch the next pair's rows while this one is summed.
-    for (size_t i = k + per_pair; i < std::min(k + 2 * per_pair, targets.size()); ++i)
+    for (size_t i = k + pair_targets; i < std::min(k + pair_targets + ahead, targets.size()); ++i)
       prefetch_row(output_row(targets[i]), width);
-    for (size_t i = 0; i < per_pair; ++i, ++k)
+    for (size_t i = 0; i < pair_targets; ++i, ++k)
       sgns::pair_error(weights[k], output_row(targets[k]), err, width);
   });
 
@@ -191,17 +208,19 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
   // during pass 1 (a minibatch touches about 2,000): fetching them a few
   // pairs ahead took a tenth off adjust in build/gridvec_shard_kernel.
   k = 0;
-  size_t in = 0;
+  size_t in = 0, out = 0;
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     const float* h = mb.mean_inputs ? s.inputs.data() + e * width : input_row(mb.inputs[in]);
-    for (size_t j = 0; j < n_out * per_pair; ++j, ++k) {
-      if (k + 2 * per_pair < targets.size())
-        prefetch_row(output_row(targets[k + 2 * per_pair]), width);
+    const size_t example_targets = mb.targets_of_outputs(out, n_out);
+    for (size_t j = 0; j < example_targets; ++j, ++k) {
+      if (k + 2 * ahead < targets.size())
+        prefetch_row(output_row(targets[k + 2 * ahead]), width);
       sgns::pair_output(weights[k], h, output_row(targets[k]), width);
     }
     in += n_in;
+    out += n_out;
   }
 
   // Pass 3. CBOW adds the whole error to every context word, as word2vec.c.

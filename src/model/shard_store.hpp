@@ -7,6 +7,9 @@
 //            every noise word, noise words drawn from the request's seed;
 //   adjust:  regenerates the same noise words and adds the weighted partial
 //            vectors, all updates of the call applied at its end.
+// With -hs 1 it also holds the output vectors of the Huffman tree's V - 1
+// inner nodes (word2vec.c's syn1), as output rows V .. 2V-2: a pair's
+// targets are then its output word's path (src/sgns/minibatch.hpp).
 // Several callers may run dotprod/adjust at once without locks (Hogwild),
 // each with its own adjust_scratch. A learner in the same process may also
 // train on the store directly (src/sgns/local_trainer.hpp).
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/huffman_tree.hpp"
 #include "src/util/expected.hpp"
 #include "src/util/huge_buffer.hpp"
 #include "src/sgns/minibatch.hpp"
@@ -49,17 +53,24 @@ class shard_store {
 public:
   /// u is initialised as word2vec.c does, (uniform - 0.5) / dim, from a hash
   /// of (seed, word, global column), so every sharding gets the same start;
-  /// v starts at zero.
+  /// v starts at zero. `tree`: the job's Huffman tree if it trains with
+  /// hierarchical softmax.
   shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
-              std::shared_ptr<const alias_sampler> noise);
+              std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree = nullptr);
 
   column_slice slice() const { return slice_; }
   uint32_t vocab_size() const { return vocab_size_; }
   uint32_t dim() const { return dim_; }
-  uint64_t bytes() const { return 2ull * vocab_size_ * slice_.width * sizeof(float); }
+  /// Output rows: one per word, then one per inner node with -hs 1.
+  uint32_t output_rows() const { return vocab_size_ + node_rows(); }
+  uint32_t node_rows() const { return tree_ ? tree_->inner_nodes() : 0; }
+  const huffman_tree* tree() const { return tree_.get(); }
+  uint64_t bytes() const { return (uint64_t{vocab_size_} + output_rows()) * slice_.width * sizeof(float); }
 
-  /// Checks ids and shape against this store: the message came from outside.
-  status validate(const minibatch& mb) const;
+  /// Checks ids and shape against this store (the message came from
+  /// outside), and attaches the store's Huffman tree to a minibatch that
+  /// asks for hierarchical softmax.
+  status validate(minibatch& mb) const;
 
   /// Writes mb.dot_count() partial dot products to `dots`; if `drawn` is
   /// given, appends the target of every dot product to it (for adjust).
@@ -69,9 +80,9 @@ public:
   /// Applies weights (one per dot product, layout of dotprod). Every read
   /// sees the vectors as they were when the call began. If the minibatch
   /// carries a staleness (the protocol path), weights are first damped as
-  /// src/sgns/staleness_damper.hpp describes, from this shard's columns. `drawn`: the
-  /// targets dotprod recorded for this minibatch, if kept; else they are
-  /// drawn again from the seed.
+  /// src/sgns/staleness_damper.hpp describes, from this shard's columns.
+  /// `drawn`: the targets dotprod recorded for this minibatch, if kept;
+  /// else they are drawn again from the seed.
   void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch,
               const std::vector<uint32_t>* drawn = nullptr);
 
@@ -79,7 +90,8 @@ public:
   /// them (a rollback to the start of a run that has no checkpoint).
   void reset(uint64_t init_seed);
 
-  /// The whole slices, vocab_size x width floats each (checkpoints).
+  /// The whole slices, vocab_size (u) and output_rows (v) x width floats
+  /// (checkpoints).
   float* input_data() { return u_.get(); }
   float* output_data() { return v_.get(); }
   const float* input_data() const { return u_.get(); }
@@ -106,8 +118,9 @@ public:
     return w;
   }
 
-  /// Appends the output word of every dot product of `mb` to `targets`, in
-  /// the layout of dotprod: per pair the positive, then its noise words.
+  /// Appends the output row of every dot product of `mb` to `targets`, in
+  /// the layout of dotprod: per pair its Huffman path's nodes (-hs 1), then
+  /// the positive and its noise words.
   void draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const;
 
 private:
@@ -118,6 +131,7 @@ private:
   uint32_t dim_;
   uint32_t vocab_size_;
   std::shared_ptr<const alias_sampler> noise_;
+  std::shared_ptr<const huffman_tree> tree_;
   float_buffer u_, v_;
 };
 

@@ -22,23 +22,18 @@ public:
     next_ = (next_ + 1) % ring_.size();
     e.seed = mb.seed;
     e.valid = true;
+    e.outputs = mb.outputs;
     e.targets.clear();
     return e.targets;
   }
 
   /// The targets recorded for `mb`, or nullptr. An entry matches only if
-  /// seed, shape and every positive word agree.
+  /// seed, number of targets and every output word agree.
   const std::vector<uint32_t>* find(const minibatch& mb) const {
-    const size_t per_pair = size_t{mb.negatives} + 1;
-    for (const entry& e : ring_) {
-      if (!e.valid || e.seed != mb.seed || e.targets.size() != mb.pairs() * per_pair)
-        continue;
-      bool same = true;
-      for (size_t k = 0; k < mb.pairs() && same; ++k)
-        same = e.targets[k * per_pair] == mb.outputs[k];
-      if (same)
+    const size_t dots = mb.dot_count();
+    for (const entry& e : ring_)
+      if (e.valid && e.seed == mb.seed && e.targets.size() == dots && e.outputs == mb.outputs)
         return &e.targets;
-    }
     return nullptr;
   }
 
@@ -46,6 +41,7 @@ private:
   struct entry {
     uint64_t seed = 0;
     bool valid = false;
+    std::vector<uint32_t> outputs; // of the minibatch: its positive words
     std::vector<uint32_t> targets;
   };
   std::array<entry, 64> ring_{};

@@ -24,27 +24,34 @@ local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores, b
   h_.resize(stores_.size());
 }
 
-void local_trainer::prefetch_pair(size_t first) {
-  const size_t end = std::min(targets_.size(), first + dots_.size());
+void local_trainer::prefetch_targets(size_t first, size_t count) {
+  const size_t end = std::min(targets_.size(), first + count);
   for (size_t k = first; k < end; ++k)
     for (const auto& s : stores_)
       prefetch_row(s->output_row(targets_[k]), s->slice().width);
 }
 
-// Targets in the usual layout (per pair: positive, noise words), with the
-// same noise words for every pair of an example, drawn from the seed.
+// Targets in the usual layout (per pair: Huffman nodes, positive, noise
+// words), with the same noise words for every pair of an example, drawn
+// from the seed.
 void local_trainer::draw_shared_targets(const minibatch& mb) {
   const shard_store& noise = *stores_.front();
   rng r(mb.seed);
   size_t out = 0;
   uint32_t shared[1000];
-  const uint32_t n = std::min<uint32_t>(mb.negatives, 1000);
+  const uint32_t n = mb.sampled_targets() > 0 ? std::min<uint32_t>(mb.negatives, 1000) : 0;
   for (size_t e = 0; e < mb.examples(); ++e) {
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     for (uint32_t i = 0; i < n; ++i)
       shared[i] = noise.draw_negative(r, mb.outputs[out]);
     for (uint32_t o = 0; o < n_out; ++o) {
-      targets_.push_back(mb.outputs[out + o]);
+      const uint32_t output = mb.outputs[out + o];
+      if (mb.hierarchical)
+        for (uint32_t d = 0; d < mb.tree->length(output); ++d)
+          targets_.push_back(noise.vocab_size() + mb.tree->points(output)[d]);
+      if (mb.sampled_targets() == 0)
+        continue;
+      targets_.push_back(output);
       targets_.insert(targets_.end(), shared, shared + n);
     }
     out += n_out;
@@ -52,19 +59,26 @@ void local_trainer::draw_shared_targets(const minibatch& mb) {
 }
 
 weight_result local_trainer::train(const minibatch& mb, float alpha) {
-  weight_result total;
-  const size_t per_pair = size_t{mb.negatives} + 1;
+  double loss = 0;
+  bool diverged = false;
   targets_.clear();
   if (shared_negatives_)
     draw_shared_targets(mb);
   else
     stores_.front()->draw_targets(mb, targets_); // the shards' noise words
-  dots_.resize(per_pair);
-  weights_.resize(per_pair);
-  for (size_t p = 0; p < prefetch_distance; ++p)
-    prefetch_pair(p * per_pair);
+  // Labels: every target's with -hs 1; else the one layout every pair shares.
+  const size_t per_pair = mb.sampled_targets(); // without -hs 1
+  if (mb.hierarchical) {
+    mb.labels(labels_);
+  } else {
+    labels_.assign(per_pair, target_label::noise);
+    labels_[0] = target_label::positive;
+  }
+  // Prefetch distance in targets: a few pairs' worth (Huffman paths vary).
+  const size_t ahead = prefetch_distance * std::max<size_t>(1, targets_.size() / std::max<size_t>(1, mb.pairs()));
+  prefetch_targets(0, ahead);
 
-  size_t in = 0, k = 0;
+  size_t in = 0, out = 0, k = 0;
   const size_t examples = mb.examples();
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
@@ -78,34 +92,48 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
       h_[s] = sgns::example_input([&st](uint32_t w) { return st.input_row(w); }, inputs, n_in, mb.mean_inputs,
                                   hidden_.data() + st.slice().first, st.slice().width);
     }
-    for (uint32_t o = 0; o < n_out; ++o, k += per_pair) {
-      prefetch_pair(k + prefetch_distance * per_pair);
-      for (size_t t = 0; t < per_pair; ++t) {
+    for (uint32_t o = 0; o < n_out; ++o) {
+      const size_t pair_targets = mb.hierarchical ? mb.targets_of(mb.outputs[out + o]) : per_pair;
+      prefetch_targets(k + ahead, pair_targets);
+      if (pair_targets > dots_.size()) {
+        dots_.resize(pair_targets);
+        weights_.resize(pair_targets);
+      }
+      const uint32_t* pair = targets_.data() + k; // this pair's targets
+      for (size_t t = 0; t < pair_targets; ++t) {
         float f = 0;
         for (size_t s = 0; s < stores_.size(); ++s)
-          f += dot(h_[s], stores_[s]->output_row(targets_[k + t]), stores_[s]->slice().width);
+          f += dot(h_[s], stores_[s]->output_row(pair[t]), stores_[s]->slice().width);
         dots_[t] = f;
       }
-      auto w = compute_weights(dots_.data(), 1, mb.negatives, alpha, weights_.data());
-      total.loss += w.loss;
-      total.diverged |= w.diverged;
-      total.pairs += w.pairs;
-      if (shared_negatives_)
-        for (size_t t = 1; t < per_pair; ++t)
-          if (targets_[k + t] == targets_[k])
+      const uint8_t* labels = mb.hierarchical ? labels_.data() + k : labels_.data();
+      auto w = target_weights(dots_.data(), labels, pair_targets, alpha, weights_.data());
+      loss += w.loss;
+      diverged |= w.diverged;
+      if (shared_negatives_ && mb.sampled_targets() > 0) {
+        const size_t positive = pair_targets - mb.sampled_targets();
+        for (size_t t = positive + 1; t < pair_targets; ++t)
+          if (pair[t] == pair[positive])
             weights_[t] = 0; // the positive drawn as noise: skipped
+      }
       for (size_t s = 0; s < stores_.size(); ++s) {
         auto& st = *stores_[s];
         const uint32_t width = st.slice().width;
         float* err = error_.data() + st.slice().first;
-        for (size_t t = 0; t < per_pair; ++t)
-          sgns::pair_step(weights_[t], h_[s], st.output_row(targets_[k + t]), err, width);
+        for (size_t t = 0; t < pair_targets; ++t)
+          sgns::pair_step(weights_[t], h_[s], st.output_row(pair[t]), err, width);
         sgns::apply_error([&st](uint32_t w) { return st.input_row(w); }, inputs, n_in, err, width);
         std::fill(err, err + width, 0.0f);
       }
+      k += pair_targets;
     }
     in += n_in;
+    out += n_out;
   }
+  weight_result total;
+  total.loss = loss;
+  total.diverged = diverged;
+  total.pairs = mb.pairs();
   return total;
 }
 

@@ -3,7 +3,8 @@
 // a minibatch on the stores directly, one positive pair after another, the
 // way word2vec.c's threads do (Hogwild SGD):
 //   per pair (h = input row, or the mean of the inputs for CBOW):
-//     f_t = sum over shards of h_s . v_s[t]      for t = positive, noises
+//     f_t = sum over shards of h_s . v_s[t]      for t = Huffman nodes
+//                                                (-hs 1), positive, noises
 //     g_t = alpha * (label - sigmoid(f_t))       (src/sgns/sgns.hpp)
 //     e  += g_t * v[t];  v[t] += g_t * h         (one pass over each row)
 //     u[input] += e                              (every input, for CBOW)
@@ -43,7 +44,7 @@ public:
   uint32_t dim() const { return dim_; }
 
 private:
-  void prefetch_pair(size_t first_target);
+  void prefetch_targets(size_t first, size_t count);
   void draw_shared_targets(const minibatch& mb);
 
   std::vector<std::shared_ptr<shard_store>> stores_;
@@ -51,6 +52,7 @@ private:
   bool shared_negatives_ = false;
   // Scratch, reused: nothing is allocated per minibatch in steady state.
   std::vector<uint32_t> targets_;
+  std::vector<uint8_t> labels_;
   std::vector<float> dots_, weights_;
   std::vector<float> error_;  // e, all columns (shard s at its slice offset)
   std::vector<float> hidden_; // CBOW: the mean input row

@@ -4,6 +4,21 @@
 
 namespace gridvec {
 
+void minibatch::labels(std::vector<uint8_t>& out) const {
+  out.clear();
+  out.reserve(dot_count());
+  const size_t sampled = sampled_targets();
+  for (uint32_t w : outputs) {
+    if (hierarchical) {
+      const uint8_t* code = tree->codes(w);
+      for (uint32_t d = 0; d < tree->length(w); ++d)
+        out.push_back(code[d] ? target_label::node_code1 : target_label::node_code0);
+    }
+    for (size_t t = 0; t < sampled; ++t)
+      out.push_back(t == 0 ? target_label::positive : target_label::noise);
+  }
+}
+
 void minibatch::clear() {
   inputs.clear();
   input_counts.clear();

@@ -3,14 +3,30 @@
 // (input set, output set), the layout of schema/minibatch.capnp.
 //   skip-gram: one input (the centre word) and its context words as outputs
 //   CBOW:      the context words as inputs (averaged) and the centre word
-// Every (example, output) is a positive pair with `negatives` noise words.
+// Every (example, output) is a positive pair. Its dot products ("targets"),
+// in this order:
+//   hierarchical softmax (-hs 1): the inner nodes on the output word's
+//     Huffman path (src/sgns/huffman_tree.hpp), label 1 - code;
+//   negative sampling (negatives > 0): the output word itself, label 1,
+//     then `negatives` noise words drawn from the seed, label 0.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "src/sgns/huffman_tree.hpp"
 #include "src/util/rng.hpp"
 
 namespace gridvec {
+
+/// What a target is to its pair: bit 0 is the label of its logistic loss,
+/// bit 1 marks an inner node of the Huffman tree (whose update word2vec.c
+/// skips when |f| >= 6, where a noise word's is clipped).
+namespace target_label {
+constexpr uint8_t noise = 0, positive = 1;
+constexpr uint8_t node_code1 = 2, node_code0 = 3; // label 1 - code
+inline float value(uint8_t l) { return static_cast<float>(l & 1); }
+inline bool is_node(uint8_t l) { return (l & 2) != 0; }
+} // namespace target_label
 
 struct minibatch {
   uint64_t seed = 0;
@@ -25,13 +41,34 @@ struct minibatch {
   // damping, src/sgns/sgns.hpp; 0 turns it off).
   float alpha = 0;
   uint32_t staleness = 0;
+  // -hs 1. The wire carries only this flag; `tree` is the job's tree,
+  // attached on each side by whoever holds it (the learner that forms the
+  // minibatch, the shard store that admits it).
+  bool hierarchical = false;
+  const huffman_tree* tree = nullptr;
 
   size_t examples() const {
     return !input_counts.empty() ? input_counts.size()
                                  : (!output_counts.empty() ? output_counts.size() : inputs.size());
   }
   size_t pairs() const { return outputs.size(); }
-  size_t dot_count() const { return pairs() * (negatives + 1); }
+  /// Targets of a negative-sampling pair: the output word and its noise
+  /// words (none with -hs 1 -negative 0).
+  size_t sampled_targets() const { return negatives > 0 || !hierarchical ? size_t{negatives} + 1 : 0; }
+  /// Targets of the pair whose output word is `output`.
+  size_t targets_of(uint32_t output) const { return (hierarchical ? tree->length(output) : 0) + sampled_targets(); }
+  /// Targets of the `count` pairs whose outputs begin at outputs[first]
+  /// (an example's).
+  size_t targets_of_outputs(size_t first, size_t count) const {
+    size_t n = count * sampled_targets();
+    if (hierarchical)
+      for (size_t o = first; o < first + count; ++o)
+        n += tree->length(outputs[o]);
+    return n;
+  }
+  size_t dot_count() const { return targets_of_outputs(0, outputs.size()); }
+  /// The label of every target, in dot-product order.
+  void labels(std::vector<uint8_t>& out) const;
   void clear();
 };
 

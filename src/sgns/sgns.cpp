@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
+
+#include "src/sgns/minibatch.hpp"
 
 namespace gridvec {
 
@@ -75,27 +78,32 @@ bool loss_watch::add(double loss, size_t pairs) {
   return recent_ <= growth_limit * start_; // also false for NaN
 }
 
-weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha, float* weights) {
+weight_result target_weights(const float* dots, const uint8_t* labels, size_t count, float alpha, float* weights) {
   weight_result r;
-  r.pairs = pairs;
   const auto& sig = lookup().sigmoid;
-  size_t k = 0;
-  for (size_t p = 0; p < pairs; ++p) {
-    for (uint32_t n = 0; n <= negatives; ++n, ++k) {
-      const float label = n == 0 ? 1.0f : 0.0f;
-      const float f = dots[k];
-      r.diverged |= !(std::fabs(f) <= max_sane_dot); // also NaN
-      float g;
-      if (!(f < max_exp)) // also catches NaN
-        g = (label - 1) * alpha;
-      else if (!(f > -max_exp))
-        g = label * alpha;
-      else
-        g = (label - sig[table_index(f)]) * alpha;
-      weights[k] = g;
-      r.loss -= n == 0 ? log_sigmoid(f) : log_sigmoid(-f);
-    }
+  for (size_t k = 0; k < count; ++k) {
+    const float label = target_label::value(labels[k]);
+    const float f = dots[k];
+    r.diverged |= !(std::fabs(f) <= max_sane_dot); // also NaN
+    float g;
+    if (!(f < max_exp)) // also catches NaN
+      g = target_label::is_node(labels[k]) ? 0.0f : (label - 1) * alpha;
+    else if (!(f > -max_exp))
+      g = target_label::is_node(labels[k]) ? 0.0f : label * alpha;
+    else
+      g = (label - sig[table_index(f)]) * alpha;
+    weights[k] = g;
+    r.loss -= labels[k] & 1 ? log_sigmoid(f) : log_sigmoid(-f);
   }
+  return r;
+}
+
+weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha, float* weights) {
+  std::vector<uint8_t> labels(pairs * (size_t{negatives} + 1), target_label::noise);
+  for (size_t k = 0; k < labels.size(); k += size_t{negatives} + 1)
+    labels[k] = target_label::positive;
+  weight_result r = target_weights(dots, labels.data(), labels.size(), alpha, weights);
+  r.pairs = pairs;
   return r;
 }
 

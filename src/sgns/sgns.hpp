@@ -4,8 +4,9 @@
 // dot product f into the weight of its update,
 //   positive pair:  g+ = alpha * (1 - sigmoid(f))
 //   noise word:     g- = -alpha * sigmoid(f)
+//   Huffman node:   g  = alpha * (1 - code - sigmoid(f))   (-hs 1)
 // with word2vec.c's table lookup and clipping at |f| > 6. It also measures
-// the SGNS loss, -log sigmoid(f+) - sum log sigmoid(-f-).
+// the loss, -log sigmoid(f+) - sum log sigmoid(-f-) (and the nodes' terms).
 #include <cstddef>
 #include <cstdint>
 
@@ -35,7 +36,9 @@ extern const char* const diverged_text;
 /// at a few times the start with sane vectors; the limit leaves room.)
 class loss_watch {
 public:
-  explicit loss_watch(uint32_t negatives = 5) : start_((negatives + 1) * 0.69314718) {}
+  /// `targets_per_pair`: dot products per positive pair, on average
+  /// (negatives + 1, plus the mean Huffman path length with -hs 1).
+  explicit loss_watch(double targets_per_pair = 6) : start_(targets_per_pair * 0.69314718) {}
   /// Adds a minibatch's loss; returns false once the run has diverged.
   bool add(double loss, size_t pairs);
   /// The mean loss per pair lately, and at the start (for the error line).
@@ -49,7 +52,14 @@ private:
   double start_, recent_ = 0, seen_ = 0;
 };
 
-/// weights[i] for each of pairs * (negatives + 1) summed dot products.
+/// weights[i] for `count` summed dot products whose targets have labels[i]
+/// (src/sgns/minibatch.hpp): alpha * (label - sigmoid(f)), as word2vec.c,
+/// which clips a noise word's f at +-6 but skips an inner node's update
+/// there (weight 0). Counts no pairs: the caller knows them.
+weight_result target_weights(const float* dots, const uint8_t* labels, size_t count, float alpha, float* weights);
+
+/// The same for pairs * (negatives + 1) dot products of negative sampling
+/// (per pair the positive, then its noise words).
 weight_result compute_weights(const float* dots, size_t pairs, uint32_t negatives, float alpha, float* weights);
 
 /// sigmoid(x) as word2vec.c computes it (table of 1000 entries on [-6, 6]).

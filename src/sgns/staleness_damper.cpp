@@ -22,8 +22,9 @@ uint64_t output_key(uint32_t t) { return uint64_t{0xFFFFFFFFu} << 32 | t; }
 uint64_t input_key(uint32_t u) { return uint64_t{0xFFFFFFFEu} << 32 | u; }
 
 // sigma'(f) = sigma (1 - sigma), from the weight g = alpha (label - sigma).
-float slope_of(float weight, float alpha, bool positive) {
-  const float sigma = (positive ? 1.0f : 0.0f) - weight / alpha;
+// (An inner node's update skipped at |f| >= 6 has weight 0: slope 0.)
+float slope_of(float weight, float alpha, uint8_t label) {
+  const float sigma = target_label::value(label) - weight / alpha;
   return std::max(0.0f, sigma * (1.0f - sigma));
 }
 
@@ -76,7 +77,7 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
   const uint32_t width = store.slice().width;
   const float widen = static_cast<float>(store.dim()) / static_cast<float>(width);
   const size_t examples = mb.examples(), dots = targets.size();
-  const size_t per_pair = size_t{mb.negatives} + 1;
+  mb.labels(labels_);
   reset_rows(2 * dots + mb.inputs.size());
 
   // Squared norms: each example's input (CBOW: the mean of its inputs) and
@@ -84,10 +85,13 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
   h_norms_.resize(examples);
   v_norms_.resize(dots);
   pair_of_.resize(dots);
-  size_t in = 0, k = 0;
+  size_t in = 0, out = 0, k = 0;
+  example_dots_.resize(examples);
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    example_dots_[e] = mb.targets_of_outputs(out, n_out);
+    out += n_out;
     mean_.resize(width);
     const float* h = sgns::example_input([&store](uint32_t w) { return store.input_row(w); }, mb.inputs.data() + in,
                                          n_in, mb.mean_inputs, mean_.data(), width);
@@ -96,11 +100,11 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
     // of sigma'(f) over its dot products. CBOW: the first context word
     // stands for the example's set.
     const uint64_t input = mb.inputs[in];
-    for (size_t j = 0; j < n_out * per_pair; ++j, ++k) {
+    for (size_t j = 0; j < example_dots_[e]; ++j, ++k) {
       const float* v = store.output_row(targets[k]);
       v_norms_[k] = widen * dot(v, v, width);
       entry& p = at(pair_key(input, targets[k]));
-      p.slopes += slope_of(weights[k], mb.alpha, j % per_pair == 0);
+      p.slopes += slope_of(weights[k], mb.alpha, labels_[k]);
       ++p.count;
       pair_of_[k] = &p;
     }
@@ -113,8 +117,7 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
   k = 0;
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
-    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    for (size_t j = 0; j < n_out * per_pair; ++j, ++k) {
+    for (size_t j = 0; j < example_dots_[e]; ++j, ++k) {
       entry& p = *pair_of_[k];
       if (p.count < 2 || p.counted)
         continue;
@@ -132,9 +135,8 @@ const float* staleness_damper::damp(const shard_store& store, const minibatch& m
   k = 0;
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
-    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     const float input_row = slopes_at(input_key(mb.inputs[in]));
-    for (size_t j = 0; j < n_out * per_pair; ++j, ++k) {
+    for (size_t j = 0; j < example_dots_[e]; ++j, ++k) {
       const float own = pair_of_[k]->slopes * std::max(h_norms_[e], v_norms_[k]);
       const float curvature = std::max({own, input_row, slopes_at(output_key(targets[k]))});
       if (curvature > budget) {

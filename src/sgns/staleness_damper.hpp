@@ -72,10 +72,12 @@ private:
   std::vector<entry> table_;
   size_t mask_ = 0;
   uint32_t generation_ = 0;
-  std::vector<float> h_norms_;  // per example: |h|^2
-  std::vector<float> v_norms_;  // per dot product: |v_t|^2
-  std::vector<entry*> pair_of_; // per dot product
-  std::vector<float> mean_;     // CBOW's mean input
+  std::vector<uint8_t> labels_;      // per dot product (src/sgns/minibatch.hpp)
+  std::vector<size_t> example_dots_; // per example: its dot products
+  std::vector<float> h_norms_;       // per example: |h|^2
+  std::vector<float> v_norms_;       // per dot product: |v_t|^2
+  std::vector<entry*> pair_of_;      // per dot product
+  std::vector<float> mean_;          // CBOW's mean input
   std::vector<float> damped_;
   size_t scaled_ = 0;
 };
