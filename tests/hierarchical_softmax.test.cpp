@@ -17,8 +17,10 @@
 #include "src/sgns/local_trainer.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/sgns.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::max_abs_diff;
 
 namespace {
 
@@ -235,13 +237,6 @@ minibatch make_batch(uint64_t seed, uint32_t vocab, bool cbow, uint32_t negative
       b.add(sent, pos, r, mb);
   }
   return mb;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
 }
 
 } // namespace

@@ -9,8 +9,10 @@
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/sgns.hpp"
 #include "src/model/shard_store.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::max_abs_diff;
 
 namespace {
 
@@ -135,13 +137,6 @@ minibatch make_batch(uint64_t seed, uint32_t vocab, bool cbow) {
       b.add(sent, pos, r, mb);
   }
   return mb;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 
 using namespace gridvec;
 using gridvec::test::contains;
+using gridvec::test::max_abs_diff;
 
 namespace {
 
@@ -194,14 +195,6 @@ void reference_adjust(const minibatch& mb, const batch_layout& l, const std::vec
         u[j] += row[j];
     }
   }
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double d = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    d = std::max(d, std::abs(a[i] - b[i]));
-  return d;
 }
 
 minibatch skipgram_batch(uint64_t seed, uint32_t vocab, uint32_t negatives, size_t sentences) {
