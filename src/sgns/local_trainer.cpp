@@ -59,6 +59,13 @@ void local_trainer::draw_shared_targets(const minibatch& mb) {
 }
 
 weight_result local_trainer::train(const minibatch& mb, float alpha) {
+  // Two copies of the loop: without -hs 1 every pair has the same targets,
+  // and the compiler keeps that loop as tight as before -hs 1 existed.
+  return mb.hierarchical ? train_as<true>(mb, alpha) : train_as<false>(mb, alpha);
+}
+
+template <bool Hierarchical>
+weight_result local_trainer::train_as(const minibatch& mb, float alpha) {
   double loss = 0;
   bool diverged = false;
   targets_.clear();
@@ -68,7 +75,7 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
     stores_.front()->draw_targets(mb, targets_); // the shards' noise words
   // Labels: every target's with -hs 1; else the one layout every pair shares.
   const size_t per_pair = mb.sampled_targets(); // without -hs 1
-  if (mb.hierarchical) {
+  if constexpr (Hierarchical) {
     mb.labels(labels_);
   } else {
     labels_.assign(per_pair, target_label::noise);
@@ -93,7 +100,7 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
                                   hidden_.data() + st.slice().first, st.slice().width);
     }
     for (uint32_t o = 0; o < n_out; ++o) {
-      const size_t pair_targets = mb.hierarchical ? mb.targets_of(mb.outputs[out + o]) : per_pair;
+      const size_t pair_targets = Hierarchical ? mb.targets_of(mb.outputs[out + o]) : per_pair;
       prefetch_targets(k + ahead, pair_targets);
       if (pair_targets > dots_.size()) {
         dots_.resize(pair_targets);
@@ -106,7 +113,7 @@ weight_result local_trainer::train(const minibatch& mb, float alpha) {
           f += dot(h_[s], stores_[s]->output_row(pair[t]), stores_[s]->slice().width);
         dots_[t] = f;
       }
-      const uint8_t* labels = mb.hierarchical ? labels_.data() + k : labels_.data();
+      const uint8_t* labels = Hierarchical ? labels_.data() + k : labels_.data();
       auto w = target_weights(dots_.data(), labels, pair_targets, alpha, weights_.data());
       loss += w.loss;
       diverged |= w.diverged;

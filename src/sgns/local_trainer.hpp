@@ -44,6 +44,8 @@ public:
   uint32_t dim() const { return dim_; }
 
 private:
+  template <bool Hierarchical>
+  weight_result train_as(const minibatch& mb, float alpha);
   void prefetch_targets(size_t first, size_t count);
   void draw_shared_targets(const minibatch& mb);
 
