@@ -27,6 +27,10 @@ cluster_cleanup() {
   for name in "${!CLUSTER_PID[@]}"; do
     kill -9 "${CLUSTER_PID[$name]}" 2>/dev/null || true
   done
+  # Reaped here, quietly: else bash reports each one as "Killed" on exit.
+  for name in "${!CLUSTER_PID[@]}"; do
+    wait "${CLUSTER_PID[$name]}" 2>/dev/null || true
+  done
   [ -n "${CLUSTER_KEEP_DIR:-}" ] || rm -rf "$CLUSTER_DIR"
 }
 
