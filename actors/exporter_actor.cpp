@@ -8,6 +8,7 @@
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/vectors_file.hpp"
+#include "src/model/shard_store.hpp"
 #include "src/model/word_classes.hpp"
 #include "src/util/atomic_file.hpp"
 

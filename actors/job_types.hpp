@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "src/formats/checkpoint.hpp"
 #include "src/config/options.hpp"
+#include "src/formats/file_digest.hpp"
 #include "src/corpus/part_cursor.hpp"
 #include "src/formats/report.hpp"
 #include "src/corpus/vocabulary.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "actors/job_types.hpp"
-#include "src/formats/wire.hpp"
+#include "src/formats/wire_bytes.hpp"
 
 namespace gridvec {
 

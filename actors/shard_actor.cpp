@@ -3,14 +3,31 @@
 #include <caf/io/middleman.hpp>
 #include <caf/io/typed_broker.hpp>
 
+#include <atomic>
+#include <functional>
+
 #include "actors/local_lanes.hpp"
-#include "src/sgns/drawn_targets.hpp"
-#include "src/model/similarity.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "src/formats/model_dir.hpp"
+#include "src/formats/wire.hpp"
+#include "src/model/shard_store.hpp"
+#include "src/model/similarity.hpp"
+#include "src/sgns/drawn_targets.hpp"
 
 namespace gridvec {
 
 namespace {
+
+// What the lanes of one shard share.
+struct shard_core {
+  std::shared_ptr<shard_store> store;
+  slice_header header; // identity of its checkpoint files
+  uint64_t init_seed = 0;
+  // --init: puts the saved model's rows over the initial vectors (at the
+  // start, and again when a rollback resets the shard); empty otherwise.
+  std::function<status(shard_store&)> init_from_model;
+  std::atomic<uint64_t> requests{0};
+};
 
 struct lane_state {
   uint32_t index = 0;
@@ -229,8 +246,7 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
   };
 }
 
-} // namespace
-
+// One lane over the shard of `core`.
 shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core) {
   auto store = core->store;
   auto lane =
@@ -238,8 +254,6 @@ shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared
   register_local_lane(lane, store); // learners of this process may train on it directly
   return lane;
 }
-
-namespace {
 
 shard_actor spawn_network_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core,
                                shard_actor slow) {

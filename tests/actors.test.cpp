@@ -15,6 +15,8 @@
 #include "actors/shard_actor.hpp"
 #include "actors/train_job.hpp"
 #include "src/formats/vectors_file.hpp"
+#include "src/formats/wire.hpp"
+#include "src/model/shard_store.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -7,6 +7,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "src/formats/wire.hpp"
+
 namespace gridvec::learner {
 
 namespace {

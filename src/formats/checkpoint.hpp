@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/formats/file_digest.hpp"
 #include "src/util/expected.hpp"
 #include "src/corpus/part_cursor.hpp"
 #include "src/corpus/text_corpus.hpp"
@@ -62,11 +63,6 @@ struct slice_header {
   uint64_t vocab_size = 0;
   uint64_t vocab_crc = 0;
   uint32_t node_rows = 0; // output rows of Huffman inner nodes after the words' (-hs 1)
-};
-
-struct file_digest {
-  uint64_t bytes = 0;
-  uint32_t crc = 0;
 };
 
 /// Writes the slice atomically; u holds vocab_size x width floats, v

@@ -7,12 +7,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include "src/formats/wire_bytes.hpp"
 #include "src/sgns/minibatch.hpp"
+#include "src/util/expected.hpp"
 
 namespace gridvec {
-
-using wire_bytes = std::vector<char>;
 
 wire_bytes encode_dotprod_request(const minibatch& mb);
 status decode_dotprod_request(const wire_bytes& bytes, minibatch& out);
