@@ -30,7 +30,7 @@
 #include "actors/exporter_actor.hpp"                // spawn_exporter
 #include "actors/learner/learner_actor.hpp"         // spawn_learner
 #include "actors/node_actor.hpp"                    // spawn_node, node_setup
-#include "actors/shard_actor.hpp"                   // spawn_shard, spawn_shard_lane
+#include "actors/shard_actor.hpp"                   // spawn_shard
 #include "actors/supervisor_actor.hpp"              // spawn_supervisor
 #include "actors/vocabulary_actor.hpp"              // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
 #include "src/sgns/alias_sampler.hpp"
