@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "actors/local_lanes.hpp"
+#include "actors/vocabulary_actor.hpp"
 #include "src/formats/checkpoint.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/wire.hpp"
@@ -277,7 +278,7 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   core->init_seed = spec.seed;
   std::shared_ptr<const huffman_tree> tree;
   if (spec.hierarchical)
-    tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(vocab.counts()));
+    tree = shared_huffman_tree(vocab_ptr);
   core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
   core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
                               slice.width, vocab.size(), spec.vocab_crc, core->store->node_rows()};

@@ -7,6 +7,7 @@
 
 #include "src/corpus/text_corpus.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
+#include "src/sgns/huffman_tree.hpp"
 
 namespace gridvec {
 
@@ -89,6 +90,27 @@ expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   auto p = std::make_shared<const vocabulary>(std::move(*v));
   loaded[key] = p;
   return vocabulary_ptr{p};
+}
+
+std::shared_ptr<const huffman_tree> shared_huffman_tree(const vocabulary_ptr& vocab) {
+  static std::mutex mutex;
+  // Keyed by the vocabulary's address; the entry also remembers the
+  // vocabulary, so that a new one at a freed one's address is not taken
+  // for it.
+  struct entry {
+    std::weak_ptr<const vocabulary> vocab;
+    std::weak_ptr<const huffman_tree> tree;
+  };
+  static std::map<const vocabulary*, entry> built;
+  std::lock_guard<std::mutex> guard{mutex};
+  for (auto it = built.begin(); it != built.end();) // forget finished jobs'
+    it = it->second.vocab.expired() ? built.erase(it) : std::next(it);
+  entry& e = built[vocab.get()];
+  if (auto tree = e.tree.lock(); tree && e.vocab.lock() == vocab)
+    return tree;
+  auto tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(vocab->counts()));
+  e = {vocab, tree};
+  return tree;
 }
 
 } // namespace gridvec

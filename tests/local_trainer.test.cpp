@@ -128,14 +128,7 @@ minibatch make_batch(uint64_t seed, uint32_t vocab, bool cbow) {
   mb.seed = seed * 7919 + 1;
   mb.negatives = 5;
   mb.mean_inputs = cbow;
-  for (size_t s = 0; s < 6; ++s) {
-    std::vector<uint32_t> sent(2 + r.below(10));
-    for (auto& x : sent)
-      x = r.below(vocab);
-    sent.push_back(sent[0]); // a word twice in a sentence
-    for (size_t pos = 0; pos < sent.size(); ++pos)
-      b.add(sent, pos, r, mb);
-  }
+  gridvec::test::add_random_sentences(r, b, vocab, 6, 10, mb, true); // a word twice in a sentence
   return mb;
 }
 

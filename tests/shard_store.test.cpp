@@ -203,13 +203,7 @@ minibatch skipgram_batch(uint64_t seed, uint32_t vocab, uint32_t negatives, size
   minibatch mb;
   mb.seed = seed * 7919 + 1;
   mb.negatives = negatives;
-  for (size_t s = 0; s < sentences; ++s) {
-    std::vector<uint32_t> sent(2 + r.below(10));
-    for (auto& x : sent)
-      x = r.below(vocab);
-    for (size_t pos = 0; pos < sent.size(); ++pos)
-      b.add(sent, pos, r, mb);
-  }
+  gridvec::test::add_random_sentences(r, b, vocab, sentences, 10, mb);
   return mb;
 }
 
@@ -220,13 +214,7 @@ minibatch cbow_batch(uint64_t seed, uint32_t vocab, uint32_t negatives, size_t s
   mb.seed = seed * 104729 + 3;
   mb.negatives = negatives;
   mb.mean_inputs = true;
-  for (size_t s = 0; s < sentences; ++s) {
-    std::vector<uint32_t> sent(2 + r.below(10));
-    for (auto& x : sent)
-      x = r.below(vocab);
-    for (size_t pos = 0; pos < sent.size(); ++pos)
-      b.add(sent, pos, r, mb);
-  }
+  gridvec::test::add_random_sentences(r, b, vocab, sentences, 10, mb);
   return mb;
 }
 

@@ -13,9 +13,27 @@
 #include <vector>
 
 #include "src/corpus/id_stream.hpp"
+#include "src/sgns/minibatch.hpp"
 #include "src/util/rng.hpp"
 
 namespace gridvec::test {
+
+/// Appends to `mb` the examples of `sentences` random sentences of
+/// 2 + r.below(spread) words below `vocab` (with `repeat_first`, the first
+/// word again at the end: a word twice in a sentence); words, sentence
+/// lengths and windows all come from `r`, in that order.
+inline void add_random_sentences(rng& r, const example_builder& b, uint32_t vocab, size_t sentences, uint32_t spread,
+                                 minibatch& mb, bool repeat_first = false) {
+  for (size_t s = 0; s < sentences; ++s) {
+    std::vector<uint32_t> sent(2 + r.below(spread));
+    for (auto& x : sent)
+      x = r.below(vocab);
+    if (repeat_first)
+      sent.push_back(sent[0]);
+    for (size_t pos = 0; pos < sent.size(); ++pos)
+      b.add(sent, pos, r, mb);
+  }
+}
 
 /// The largest |a[i] - b[i]|: how far a trained model is from a reference.
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {

@@ -7,6 +7,7 @@
 
 #include "actors/learner/learner_state.hpp"
 #include "actors/local_lanes.hpp"
+#include "actors/vocabulary_actor.hpp"
 
 namespace gridvec {
 
@@ -109,7 +110,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
   st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
   if (cfg.hierarchical)
-    st.tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(st.vocab->counts()));
+    st.tree = shared_huffman_tree(st.vocab);
   st.losses = loss_watch{(cfg.negatives > 0 ? cfg.negatives + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,

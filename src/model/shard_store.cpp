@@ -98,27 +98,18 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   // draw twice.
   const bool look_ahead = noise_->runs() > cached_table_entries;
   targets.reserve(targets.size() + mb.dot_count());
-  // A pair's positive and noise words.
-  auto sample = [&](uint32_t output) {
+  const bool sampled = mb.sampled_targets() > 0;
+  for (uint32_t output : mb.outputs) {
+    if (mb.hierarchical)
+      append_path(output, targets);
+    if (!sampled)
+      continue;
     targets.push_back(output);
     for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {
       if (look_ahead)
         prefetch_until(drawn + lookahead);
       targets.push_back(draw_negative(r, output));
     }
-  };
-  if (!mb.hierarchical) { // the common case, in a loop of its own
-    for (uint32_t output : mb.outputs)
-      sample(output);
-    return;
-  }
-  const bool sampled = mb.sampled_targets() > 0;
-  for (uint32_t output : mb.outputs) {
-    const uint32_t* node = tree_->points(output);
-    for (uint32_t d = 0; d < tree_->length(output); ++d)
-      targets.push_back(vocab_size_ + node[d]);
-    if (sampled)
-      sample(output);
   }
 }
 

@@ -118,6 +118,14 @@ public:
     return w;
   }
 
+  /// Appends the output rows of the inner nodes on `output`'s Huffman path
+  /// (-hs 1), root first.
+  void append_path(uint32_t output, std::vector<uint32_t>& targets) const {
+    const uint32_t* node = tree_->points(output);
+    for (uint32_t d = 0; d < tree_->length(output); ++d)
+      targets.push_back(vocab_size_ + node[d]);
+  }
+
   /// Appends the output row of every dot product of `mb` to `targets`, in
   /// the layout of dotprod: per pair its Huffman path's nodes (-hs 1), then
   /// the positive and its noise words.

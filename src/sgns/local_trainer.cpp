@@ -35,7 +35,7 @@ void local_trainer::prefetch_targets(size_t first, size_t count) {
 // words), with the same noise words for every pair of an example, drawn
 // from the seed.
 void local_trainer::draw_shared_targets(const minibatch& mb) {
-  const shard_store& noise = *stores_.front();
+  const shard_store& store = *stores_.front();
   rng r(mb.seed);
   size_t out = 0;
   uint32_t shared[1000];
@@ -43,12 +43,11 @@ void local_trainer::draw_shared_targets(const minibatch& mb) {
   for (size_t e = 0; e < mb.examples(); ++e) {
     const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
     for (uint32_t i = 0; i < n; ++i)
-      shared[i] = noise.draw_negative(r, mb.outputs[out]);
+      shared[i] = store.draw_negative(r, mb.outputs[out]);
     for (uint32_t o = 0; o < n_out; ++o) {
       const uint32_t output = mb.outputs[out + o];
       if (mb.hierarchical)
-        for (uint32_t d = 0; d < mb.tree->length(output); ++d)
-          targets_.push_back(noise.vocab_size() + mb.tree->points(output)[d]);
+        store.append_path(output, targets_);
       if (mb.sampled_targets() == 0)
         continue;
       targets_.push_back(output);
