@@ -30,8 +30,9 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
-           x.fused, x.shared_negatives, x.interleave, x.damping, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
-           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.stop_cluster, x.resume);
+           x.fused, x.shared_negatives, x.interleave, x.damping, x.replicated, x.sync_rounds, x.average_combiner,
+           x.report, x.work_dir, x.log_every, x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words,
+           x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster, x.resume);
 }
 
 template <class Inspector>
@@ -64,6 +65,7 @@ typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
 /// How a learner trains (the job's options that concern it).
 struct learner_config {
   uint32_t id = 0;
+  uint32_t dim = 100;
   uint32_t window = 5;
   uint32_t negatives = 5;
   bool hierarchical = false; // -hs 1
@@ -80,13 +82,18 @@ struct learner_config {
   uint32_t interleave = 64;      // stride of example order (src/corpus/passage.hpp); 1: corpus order
   bool damping = true;           // protocol path: staleness damping (src/sgns/sgns.hpp)
   uint32_t learners = 1;         // of the job: all their minibatches in flight meet the same rows
+  // --partition replicated: this learner is host `id` of `learners`, holds
+  // the whole model and synchronises sync_rounds times per epoch.
+  bool replicated = false;
+  uint32_t sync_rounds = 0;
+  bool average_combiner = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
-  return f(caf::meta::type_name("learner_config"), x.id, x.window, x.negatives, x.hierarchical, x.minibatch_words,
-           x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused, x.shared_negatives,
-           x.interleave, x.damping, x.learners);
+  return f(caf::meta::type_name("learner_config"), x.id, x.dim, x.window, x.negatives, x.hierarchical,
+           x.minibatch_words, x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused,
+           x.shared_negatives, x.interleave, x.damping, x.learners, x.replicated, x.sync_rounds, x.average_combiner);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters
@@ -98,6 +105,7 @@ struct learner_progress {
   uint64_t loss_pairs = 0;
   float alpha = 0; // current learning rate
   traffic wire;
+  uint64_t sync_rounds = 0; // --partition replicated: rounds completed
   // Not deltas:
   uint64_t generation = 0;          // reports of an older generation are stale
   std::vector<part_cursor> cursors; // safe restart points of its parts
@@ -117,13 +125,15 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, traffic& x) {
   auto& m = x.messages;
   auto& b = x.bytes;
-  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], b[0], b[1], b[2], b[3]);
+  static_assert(static_cast<int>(message_kind::count) == 7, "every message kind crosses the wire");
+  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], m[4], m[5], m[6], b[0], b[1], b[2], b[3], b[4],
+           b[5], b[6]);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_progress& x) {
   return f(caf::meta::type_name("learner_progress"), x.trained_words, x.pairs, x.loss_sum, x.loss_pairs, x.alpha,
-           x.wire, x.generation, x.cursors, x.idle, x.in_flight);
+           x.wire, x.sync_rounds, x.generation, x.cursors, x.idle, x.in_flight);
 }
 
 template <class Inspector>
@@ -135,7 +145,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
   return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words, x.pairs, x.seconds,
            x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss, x.shards, x.learners, x.dim, x.iterations,
-           x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words);
+           x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words, x.replicated, x.sync_rounds);
 }
 
 /// A job as `status` shows it.

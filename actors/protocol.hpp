@@ -74,6 +74,10 @@ using shard_lost_atom = caf::atom_constant<caf::atom("shardlost")>;
 using learner_lost_atom = caf::atom_constant<caf::atom("learnlost")>;
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
 using controller_atom = caf::atom_constant<caf::atom("controller")>;
+using hosts_atom = caf::atom_constant<caf::atom("hosts")>;
+using round_atom = caf::atom_constant<caf::atom("round")>;
+using synced_atom = caf::atom_constant<caf::atom("synced")>;
+using store_rows_atom = caf::atom_constant<caf::atom("storerows")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -108,6 +112,8 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 ///   similar: (word ids, weights as float32 bytes) -> partial similarity of
 ///            the query q = sum weight_i u(word_i) to every word, float32
 ///            bytes: [|q_s|^2, q_s.u_s(0..V-1), |u_s(0..V-1)|^2]
+///   storerows: (RowBlock bytes of this shard's columns) -> true; the
+///            rows' new values after a round of --partition replicated
 /// Errors: a malformed message, an out-of-range id, an unreadable or
 /// damaged checkpoint file -> runtime_error with one line.
 using shard_actor = caf::typed_actor<
@@ -120,7 +126,8 @@ using shard_actor = caf::typed_actor<
   caf::replies_to<load_atom, std::string, uint64_t>::with<bool>, caf::replies_to<reset_atom>::with<bool>,
   caf::replies_to<stats_atom>::with<shard_counters>,
   caf::replies_to<norms_atom, std::vector<uint32_t>>::with<wire_bytes>,
-  caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>>;
+  caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<store_rows_atom, wire_bytes>::with<bool>>;
 
 /// Counts one byte range of a corpus where the data is:
 ///   (path, begin, end) -> that range's word counts
@@ -161,7 +168,12 @@ using learner_actor = caf::typed_actor<
   caf::replies_to<rollback_atom, uint64_t, std::vector<part_cursor>, std::vector<shard_actor>>::with<bool>,
   caf::replies_to<status_atom>::with<learner_status>,
   caf::reacts_to<tick_atom>, // internal: progress reports
-  caf::reacts_to<run_atom>>; // internal: the fused path's next time slice
+  caf::reacts_to<run_atom>,  // internal: the fused path's next time slice
+  // --partition replicated (actors/learner/replicated_path.cpp): the job's
+  // learners by id, then each round's row blocks (schema/minibatch.capnp):
+  // changes host -> master, new values master -> host.
+  caf::replies_to<hosts_atom, std::vector<caf::actor>>::with<bool>, caf::reacts_to<round_atom, wire_bytes>,
+  caf::reacts_to<synced_atom, wire_bytes>>;
 
 /// The exporter: (path, binary) -> rows written. Streams the shards'
 /// column slices back in vocabulary order into one vectors file, which

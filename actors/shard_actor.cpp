@@ -1,5 +1,7 @@
 #include "actors/shard_actor.hpp"
 
+#include <cstring>
+
 #include <caf/io/middleman.hpp>
 #include <caf/io/typed_broker.hpp>
 
@@ -11,6 +13,7 @@
 #include "src/formats/checkpoint.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/wire.hpp"
+#include "src/replicated/row_block.hpp"
 #include "src/model/shard_store.hpp"
 #include "src/model/similarity.hpp"
 #include "src/sgns/drawn_targets.hpp"
@@ -93,7 +96,8 @@ status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts, const
 }
 
 caf::result<wire_bytes> read_rows(const shard_store& store, uint32_t begin, uint32_t end, bool output) {
-  if (begin > end || end > store.vocab_size())
+  // Output rows go on past the vocabulary with -hs 1 (the tree's nodes).
+  if (begin > end || end > (output ? store.output_rows() : store.vocab_size()))
     return make_job_error("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                           ") are outside the vocabulary");
   wire_bytes out(size_t{end - begin} * store.slice().width * sizeof(float));
@@ -103,6 +107,30 @@ caf::result<wire_bytes> read_rows(const shard_store& store, uint32_t begin, uint
   else
     store.read_input_rows(begin, end, rows);
   return out;
+}
+
+// --partition replicated: a master's new values of rows, this shard's
+// columns. Checked whole before anything is written.
+status store_rows(shard_store& store, const wire_bytes& bytes) {
+  row_block b;
+  if (auto s = decode_row_block(bytes, b); !s)
+    return s;
+  const auto slice = store.slice();
+  if (b.first_column != slice.first || b.width != slice.width)
+    return failure{"row block of columns [" + std::to_string(b.first_column) + ", " +
+                   std::to_string(b.first_column + b.width) + ") sent to the shard of columns [" +
+                   std::to_string(slice.first) + ", " + std::to_string(slice.first + slice.width) + ")"};
+  for (uint32_t u : b.inputs)
+    if (u >= store.vocab_size())
+      return failure{"row block: input row " + std::to_string(u) + " is outside the vocabulary"};
+  for (uint32_t v : b.outputs)
+    if (v >= store.output_rows())
+      return failure{"row block: output row " + std::to_string(v) + " is outside the model"};
+  for (size_t i = 0; i < b.inputs.size(); ++i)
+    std::memcpy(store.input_row(b.inputs[i]), b.input_value(i), b.width * sizeof(float));
+  for (size_t i = 0; i < b.outputs.size(); ++i)
+    std::memcpy(store.output_row(b.outputs[i]), b.output_value(i), b.width * sizeof(float));
+  return {};
 }
 
 // --init: the saved model's rows of this shard's columns, over the initial
@@ -184,6 +212,13 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
       if (self->state.slow)
         return self->delegate(self->state.slow, a, begin, end, output);
       return read_rows(*self->state.core->store, begin, end, output);
+    },
+    [self](store_rows_atom a, const wire_bytes& block) -> caf::result<bool> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, block);
+      if (auto s = store_rows(*self->state.core->store, block); !s)
+        return make_job_error(s.error());
+      return true;
     },
     [](sync_atom) { return true; },
     [self](save_atom a, const std::string& path, uint64_t vocab_crc) -> caf::result<file_digest> {

@@ -56,3 +56,24 @@ struct AdjustReply {
   shard @0 :UInt32;
   pairs @1 :UInt32;          # positive pairs applied, for accounting
 }
+
+# The replicated mode (--partition replicated, seed 003): every learner host
+# holds the whole model and trains its part of the corpus for one
+# synchronisation round; then each host sends the rows it changed to their
+# masters (host -> master: changes, row minus its value at the round's
+# start), each master combines them and sends the rows' new values to every
+# host (master -> host) and its columns to each shard (master -> shard), so
+# that export, checkpoints and queries read the shards as in every mode.
+# Only rows touched in the round travel (RepModel-Opt).
+struct RowBlock {
+  round @0 :UInt64;          # synchronisation rounds since training began
+  generation @1 :UInt64;     # of the learners (a rollback starts a new one)
+  host @2 :UInt32;           # the sender
+  last @3 :Bool;             # host -> master: the sender has no work left
+  width @4 :UInt32;          # floats per row
+  inputRows @5 :List(UInt32);   # input vector ids (words)
+  outputRows @6 :List(UInt32);  # output vector ids (words; -hs 1: then nodes)
+  values @7 :Data;           # (inputs + outputs) x width float32,
+                             # little-endian, inputs first
+  firstColumn @8 :UInt32;    # master -> shard: the column of values[0]
+}

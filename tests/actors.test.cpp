@@ -17,6 +17,7 @@
 #include "src/formats/vectors_file.hpp"
 #include "src/formats/wire.hpp"
 #include "src/model/shard_store.hpp"
+#include "src/replicated/row_block.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
@@ -452,4 +453,92 @@ TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", 
   std::string content;
   std::getline(in, content);
   CHECK(content == "precious");
+}
+
+TEST_CASE("the replicated mode trains in one process: one host as the fused path, three hosts together",
+          "[actors][e2e][replicated]") {
+  temp_dir dir;
+  write_topic_corpus(dir.file("corpus.txt"), 3000, 13);
+  auto train = [&](const std::string& output, uint32_t threads, bool replicated, bool average = false) {
+    train_options o = small_job(dir, output, 12, 3);
+    o.threads = threads;
+    o.replicated = replicated;
+    o.average_combiner = average;
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    auto summary = run_train_job(sys, o);
+    REQUIRE(summary);
+    return *summary;
+  };
+  auto file_text = [&](const std::string& name) {
+    std::ifstream in(dir.file(name));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // One host synchronises with no one: the same updates in the same order
+  // as the fused path of one learner, so the same vectors, bit for bit.
+  auto fused = train("fused.txt", 1, false);
+  auto alone = train("alone.txt", 1, true);
+  CHECK(file_text("fused.txt") == file_text("alone.txt"));
+  CHECK(alone.replicated);
+  // About 8 rounds per epoch: a round is a share of the words expected to
+  // survive subsampling, and sentences left with one word train none.
+  CHECK(alone.sync_rounds >= 8 * 3 * 3 / 4);
+  CHECK(alone.sync_rounds <= 8 * 3 + 2);
+
+  // Three hosts: every round's changed rows travel, and the vectors learn
+  // the two topics.
+  for (bool average : {false, true}) {
+    CAPTURE(average);
+    auto three = train("three.txt", 3, true, average);
+    CHECK(three.learners == 3);
+    CHECK(three.sync_rounds >= 24 * 3 * 3 / 4);
+    for (auto k : {message_kind::round_changes, message_kind::round_values, message_kind::round_store})
+      CHECK(three.wire.bytes[static_cast<size_t>(k)] > 0);
+    CHECK(three.wire.messages[static_cast<size_t>(message_kind::dotprod_request)] == 0);
+    CHECK(three.trained_words > 0);
+    auto table = read_vectors(dir.file("three.txt"));
+    REQUIRE(table);
+    CHECK(table->words.size() == 40);
+  }
+  CHECK(fused.trained_words == alone.trained_words);
+}
+
+TEST_CASE("shard lanes take a round's rows of their columns and refuse others", "[actors][replicated]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto vocab = small_vocab(8);
+  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto handle = make_shard(sys, 1, 2, 4, vocab, 5, noise, 1); // columns [2, 4)
+  auto lane = handle.lanes[0];
+  row_block b;
+  b.width = 2;
+  b.first_column = 2;
+  b.inputs = {3};
+  b.outputs = {6};
+  b.values = {1.5f, -2.0f, 0.25f, 0.5f};
+  CHECK(request_value(self, lane, bool{}, caf::make_message(store_rows_atom::value, encode_row_block(b))));
+  auto u = request_value(self, lane, wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{4}));
+  auto v = request_value(self, lane, wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{6}, uint32_t{7}, true));
+  REQUIRE(u.size() == 2 * sizeof(float));
+  REQUIRE(v.size() == 2 * sizeof(float));
+  CHECK(reinterpret_cast<const float*>(u.data())[1] == -2.0f);
+  CHECK(reinterpret_cast<const float*>(v.data())[0] == 0.25f);
+
+  std::string error;
+  b.first_column = 0; // another shard's columns
+  request_value(self, lane, bool{}, caf::make_message(store_rows_atom::value, encode_row_block(b)), &error);
+  CHECK(error.find("columns [0, 2)") != std::string::npos);
+  b.first_column = 2;
+  b.inputs = {100};
+  error.clear();
+  request_value(self, lane, bool{}, caf::make_message(store_rows_atom::value, encode_row_block(b)), &error);
+  CHECK(error.find("outside the vocabulary") != std::string::npos);
+  error.clear();
+  request_value(self, lane, bool{}, caf::make_message(store_rows_atom::value, wire_bytes(24, '\x01')), &error);
+  CHECK(error.find("malformed") != std::string::npos);
+  // Nothing of the refused blocks was written.
+  u = request_value(self, lane, wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{4}));
+  CHECK(reinterpret_cast<const float*>(u.data())[1] == -2.0f);
+  self->send_exit(lane, caf::exit_reason::user_shutdown);
 }

@@ -26,7 +26,8 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
                            "--init /m1 --shards 4 --minibatch 32 --in-flight 5 --coalesce 2 --fused 0 "
                            "--shared-negatives 1 --interleave 1 --damping 0 --seed 9 --report /r.json "
                            "--work-dir /w --log-every 3 --checkpoint-dir /ck --checkpoint-every 5000w "
-                           "--checkpoint-failures warn";
+                           "--checkpoint-failures warn --checkpoint-keep 5 --partition replicated "
+                           "--sync-rounds 12 --combiner avg";
   std::istringstream words(line);
   auto given = parse_train_options({std::istream_iterator<std::string>(words), {}});
   REQUIRE(given);
@@ -34,7 +35,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
   // Every option of the table but -hs (whose only value is its default) is
   // in the list above: a new option makes this fail until it is added.
   const auto args = to_args(*given);
-  CHECK(args.size() == 2 * 34);
+  CHECK(args.size() == 2 * 38);
 
   std::vector<char> buf;
   caf::binary_serializer sink{nullptr, buf};

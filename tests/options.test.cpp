@@ -206,6 +206,37 @@ TEST_CASE("options: -hs 1 with or without negative sampling, as word2vec.c", "[o
   expect_failure(with_required({"-hs", "1", "--init", "m"}), "--init");
 }
 
+TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[options]") {
+  auto columns = parse_train_options(with_required({}));
+  REQUIRE(columns);
+  CHECK_FALSE(columns->replicated);
+  auto rep = parse_train_options(with_required({"--partition", "replicated"}));
+  REQUIRE(rep);
+  CHECK(rep->replicated);
+  CHECK_FALSE(rep->average_combiner);
+  CHECK(rep->sync_rounds_per_epoch(1) == 8u); // auto: 8 per host
+  CHECK(rep->sync_rounds_per_epoch(4) == 32u);
+  auto set = parse_train_options(with_required({"--partition=replicated", "--sync-rounds", "12", "--combiner", "avg"}));
+  REQUIRE(set);
+  CHECK(set->sync_rounds_per_epoch(4) == 12u);
+  CHECK(set->average_combiner);
+  // Through a checkpoint's manifest and back.
+  auto again = parse_train_options(to_args(*set));
+  REQUIRE(again);
+  CHECK(again->replicated);
+  CHECK(again->sync_rounds == 12u);
+  CHECK(again->average_combiner);
+  auto back_to_auto = parse_train_options(with_required({"--partition", "replicated", "--sync-rounds", "auto"}));
+  REQUIRE(back_to_auto);
+  CHECK(back_to_auto->sync_rounds == 0u);
+  expect_failure(with_required({"--partition", "rows"}), "--partition");
+  expect_failure(with_required({"--partition", "replicated", "--combiner", "sum"}), "--combiner");
+  expect_failure(with_required({"--partition", "replicated", "--sync-rounds", "0"}), "sync-rounds");
+  // Flags of the replicated mode mean nothing without it.
+  expect_failure(with_required({"--combiner", "avg"}), "--combiner");
+  expect_failure(with_required({"--sync-rounds", "4"}), "--sync-rounds");
+}
+
 TEST_CASE("options: failures name the option in one line", "[options]") {
   SECTION("unknown option") {
     expect_failure(with_required({"-sizee", "10"}), "sizee");

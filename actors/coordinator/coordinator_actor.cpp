@@ -67,6 +67,7 @@ void take_totals(coordinator_state& st) {
   st.summary.trained_words = st.totals.trained_words;
   st.summary.pairs = st.totals.pairs;
   st.summary.wire = st.totals.wire;
+  st.summary.replicated = st.opt.replicated;
 }
 
 void finish(coordinator_ptr self) {
@@ -235,6 +236,9 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
         return;
       st.totals.merge_counters(p);
       st.learner_wire[id].merge(p.wire);
+      // Every live host of --partition replicated takes part in every round.
+      st.learner_rounds[id] += p.sync_rounds;
+      st.summary.sync_rounds = std::max(st.summary.sync_rounds, st.learner_rounds[id]);
       if (p.alpha > 0)
         st.alpha = p.alpha;
       st.recent_loss += p.loss_sum;

@@ -116,7 +116,7 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
             abort_checkpoint(self, w.error(), before, true);
             return;
           }
-          if (auto c = st.store->commit(sequence); !c) {
+          if (auto c = st.store->commit(sequence, st.opt.checkpoint_keep); !c) {
             abort_checkpoint(self, c.error(), before, true);
             return;
           }
@@ -242,6 +242,9 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
       for (size_t p = 0; p < st.cursors.size(); ++p)
         if (st.owner[p] == l)
           mine.push_back(st.cursors[p]);
+      if (st.opt.replicated) // the hosts left, before the rollback reloads the model
+        self->request(st.learners[l], learner_timeout, hosts_atom::value, live_hosts(st))
+          .then([](bool) {}, [](caf::error&) {});
       self->request(st.learners[l], learner_timeout, rollback_atom::value, generation, mine, lanes_for(st, l))
         .then([done](bool) { done(true); }, [done](caf::error&) { done(false); });
     },
@@ -257,6 +260,10 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
       if (st.resuming) {
         what = "resumed from " + from + " in " + seconds_text(since(st.recovery_started));
         st.resuming = false;
+      } else if (restored.empty()) { // a replicated job's host
+        ++st.summary.recoveries;
+        what = "recovered: " + st.lost_learner + "; the other hosts restarted from " + from + " in " +
+               seconds_text(since(st.recovery_started)) + "; " + std::to_string(redone) + " words to train again";
       } else {
         std::string shards, where;
         for (uint32_t s : restored) {
@@ -288,6 +295,10 @@ void place_lost_shards(coordinator_ptr self, std::map<uint32_t, uint32_t> lost) 
   for (const auto& [s, node] : lost)
     if (std::find(st.restoring.begin(), st.restoring.end(), s) == st.restoring.end())
       st.restoring.push_back(s);
+  if (lost.empty()) { // a replicated job's host was lost: only a rollback
+    restore_latest(self);
+    return;
+  }
   auto pending = std::make_shared<size_t>(lost.size());
   for (const auto& [s, node] : lost)
     place_shard(self, s, node, [self, pending] {
@@ -507,9 +518,9 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
     fail(self, make_job_error(why));
     return;
   }
+  const std::string node = st.nodes[st.learner_node[learner]].name;
   st.learner_alive[learner] = false;
   st.learner_idle[learner] = true;
-  const std::string node = st.nodes[st.learner_node[learner]].name;
   // A lost learner counts as having answered whatever round waits for it.
   for (auto round : std::vector(st.rounds))
     if (round->waiting.erase(learner) && round->waiting.empty()) {
@@ -532,6 +543,16 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
   }
   if (st.phase == job_phase::recovering)
     return; // the rollback hands its parts out
+  if (st.opt.replicated) {
+    // Every host takes part in every round, and the lost one's changes
+    // since the last round are gone: every host starts again from the last
+    // checkpoint (the shards hold it), with the lost one's parts shared out.
+    warn(self, "learner " + std::to_string(learner) + " on node " + node +
+                 " is lost; the other hosts start again from the last checkpoint without it");
+    st.lost_learner = "learner " + std::to_string(learner) + " on node " + node + " lost";
+    begin_recovery(self);
+    return;
+  }
   auto moved = rebalance_parts(st);
   for (uint32_t l = 0; l < moved.size(); ++l) {
     if (moved[l].empty())

@@ -67,7 +67,8 @@ struct coordinator_state {
   std::vector<size_t> learner_node;
   std::vector<bool> learner_alive;
   std::vector<bool> learner_idle;
-  std::vector<traffic> learner_wire; // each learner's training traffic
+  std::vector<traffic> learner_wire;    // each learner's training traffic
+  std::vector<uint64_t> learner_rounds; // --partition replicated: rounds each learner took part in
   supervisor_actor supervisor;
   std::vector<caf::actor> spawned; // everything to stop at the end
 
@@ -103,6 +104,7 @@ struct coordinator_state {
   std::map<uint32_t, uint32_t> lost_shards; // shard -> node to restore it on
   std::map<uint32_t, uint32_t> halting_for; // lost shards of the halt under way
   bool learners_halted = false;             // by this recovery, not resumed since
+  std::string lost_learner;                 // --partition replicated: whose loss began the recovery
   std::vector<uint32_t> restoring;          // shards placed anew in this recovery
   bool resuming = false;                    // restoring for --resume, not after a loss
   uint64_t resumed_words = 0;               // words done before --resume
@@ -165,6 +167,8 @@ void track(coordinator_ptr self, const Handle& h) {
 }
 /// Lane i % lanes of every shard: the shards as learner i talks to them.
 std::vector<shard_actor> lanes_for(const coordinator_state& st, uint32_t learner);
+/// --partition replicated: the learners still alive, the job's hosts.
+std::vector<caf::actor> live_hosts(const coordinator_state& st);
 /// Hands out the parts whose owner is lost to live learners (fewest parts
 /// first); returns the parts that moved, by new owner.
 std::vector<std::vector<part_cursor>> rebalance_parts(coordinator_state& st);

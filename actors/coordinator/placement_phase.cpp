@@ -13,6 +13,7 @@ namespace {
 learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_t learners) {
   learner_config lc;
   lc.id = id;
+  lc.dim = opt.size;
   lc.window = opt.window;
   lc.negatives = opt.negative;
   lc.hierarchical = opt.hs;
@@ -29,6 +30,9 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.interleave = opt.interleave;
   lc.damping = opt.damping;
   lc.learners = learners;
+  lc.replicated = opt.replicated;
+  lc.sync_rounds = opt.sync_rounds_per_epoch(learners);
+  lc.average_combiner = opt.average_combiner;
   return lc;
 }
 
@@ -41,6 +45,7 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   st.learner_alive.assign(count, true);
   st.learner_idle.assign(count, false);
   st.learner_wire.assign(count, traffic{});
+  st.learner_rounds.assign(count, 0);
   auto pending = std::make_shared<size_t>(count);
   for (uint32_t i = 0; i < count; ++i) {
     auto& node = st.nodes[st.learner_node[i]];

@@ -4,6 +4,8 @@
 // the end and rebalances the parts of a lost learner.
 #include "actors/coordinator/phases.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace gridvec {
@@ -11,30 +13,43 @@ namespace gridvec {
 namespace {
 
 // Bytes each node sent and received during training, by message kind.
-// Learners count their own messages; every shard gets the same requests
-// and sends equal-sized replies, so a shard's share is 1/S of the total.
+// Learners count the messages they send. Every shard gets the same requests
+// and sends equal-sized replies, so a shard's share is 1/S of the total;
+// in the replicated mode every host sends and receives alike, so a host
+// receives 1/L of the round messages between hosts, and a shard 1/S of the
+// rows stored.
 void account_nodes(coordinator_state& st) {
   std::vector<node_traffic> per_node(st.nodes.size());
   for (size_t n = 0; n < st.nodes.size(); ++n)
     per_node[n].node = st.nodes[n].name;
-  auto is_request = [](size_t k) {
-    return k == static_cast<size_t>(message_kind::dotprod_request) ||
-           k == static_cast<size_t>(message_kind::adjust_request);
+  auto kind = [](message_kind k) { return static_cast<size_t>(k); };
+  auto learner_sends = [&](size_t k) {
+    return k != kind(message_kind::dotprod_reply) && k != kind(message_kind::adjust_reply);
+  };
+  auto between_hosts = [&](size_t k) {
+    return k == kind(message_kind::round_changes) || k == kind(message_kind::round_values);
   };
   const traffic& total = st.totals.wire;
+  const uint64_t learners = std::max<size_t>(1, st.learner_wire.size());
   for (size_t i = 0; i < st.learner_wire.size(); ++i) {
     auto& node = per_node[st.learner_node[i]];
     for (size_t k = 0; k < total.bytes.size(); ++k) {
-      traffic& t = is_request(k) ? node.sent : node.received;
+      traffic& t = learner_sends(k) ? node.sent : node.received;
       t.bytes[k] += st.learner_wire[i].bytes[k];
       t.messages[k] += st.learner_wire[i].messages[k];
+      if (between_hosts(k)) {
+        node.received.bytes[k] += total.bytes[k] / learners;
+        node.received.messages[k] += total.messages[k] / learners;
+      }
     }
   }
   const uint64_t shards = st.shard_node.size();
   for (size_t s = 0; s < shards; ++s) {
     auto& node = per_node[st.shard_node[s]];
     for (size_t k = 0; k < total.bytes.size(); ++k) {
-      traffic& t = is_request(k) ? node.received : node.sent;
+      if (between_hosts(k))
+        continue;
+      traffic& t = learner_sends(k) ? node.received : node.sent;
       t.bytes[k] += total.bytes[k] / shards;
       t.messages[k] += total.messages[k] / shards;
     }
@@ -51,10 +66,26 @@ void start_training(coordinator_ptr self) {
     coordinator_clock::now();
   st.words_at_last_checkpoint = st.words_at_start = st.processed_words();
   st.learner_idle.assign(st.learners.size(), false);
+  // (The replicated mode's learners train on their own copies: nothing in
+  // flight, no messages per minibatch.)
   say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
               " shards of " + std::to_string(st.shards.front().width) + " columns, minibatch " +
-              std::to_string(st.opt.minibatch) + ", " + std::to_string(st.opt.in_flight_window()) + " in flight, " +
-              std::to_string(st.opt.coalesce) + " per message");
+              std::to_string(st.opt.minibatch) +
+              (st.opt.replicated ? std::string{}
+                                 : ", " + std::to_string(st.opt.in_flight_window()) + " in flight, " +
+                                     std::to_string(st.opt.coalesce) + " per message"));
+  if (st.opt.replicated) {
+    // Every host learns the others before its first work (messages from
+    // here to one learner stay in order).
+    const auto hosts = live_hosts(st);
+    for (const auto& l : st.learners)
+      self->request(l, placement_timeout, hosts_atom::value, hosts).then([](bool) {}, fail_with(self));
+    const auto learners = static_cast<uint32_t>(st.learners.size());
+    say(self, "replicated: " + std::to_string(learners) + " learners hold the whole model each, " +
+                std::to_string(st.opt.sync_rounds_per_epoch(learners)) + " synchronisation rounds per epoch" +
+                (st.opt.sync_rounds == 0 ? " (auto: 8 per learner)" : "") + ", combiner " +
+                (st.opt.average_combiner ? "avg" : "mc"));
+  }
   for (size_t i = 0; i < st.learners.size(); ++i) {
     std::vector<part_cursor> mine;
     for (size_t p = 0; p < st.cursors.size(); ++p)
@@ -62,6 +93,14 @@ void start_training(coordinator_ptr self) {
         mine.push_back(st.cursors[p]);
     self->request(st.learners[i], placement_timeout, assign_atom::value, mine).then([](bool) {}, fail_with(self));
   }
+}
+
+std::vector<caf::actor> live_hosts(const coordinator_state& st) {
+  std::vector<caf::actor> hosts;
+  for (size_t l = 0; l < st.learners.size(); ++l)
+    if (st.learner_alive[l])
+      hosts.push_back(caf::actor_cast<caf::actor>(st.learners[l]));
+  return hosts;
 }
 
 std::vector<shard_actor> lanes_for(const coordinator_state& st, uint32_t learner) {

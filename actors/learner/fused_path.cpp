@@ -7,6 +7,45 @@
 
 namespace gridvec::learner {
 
+// Fills the next minibatch and trains it on `trainer`. `trained` says
+// whether there was one (none where a part ended or a pause point came).
+// False if the job failed.
+bool train_next(learner_ptr self, local_trainer& trainer, bool& trained) {
+  auto& st = self->state;
+  batch_state& b = st.fused_batch;
+  b.has_start = false;
+  b.trained = 0;
+  status error;
+  fill(st, b, error);
+  if (!error) {
+    fail(self, error.error());
+    return false;
+  }
+  trained = b.mb.examples() > 0 || b.has_start;
+  if (!trained)
+    return true;
+  const float alpha = alpha_for(st, b);
+  if (!count_weights(self, trainer.train(b.mb, alpha), alpha))
+    return false;
+  count_trained(st, b);
+  return true;
+}
+
+bool slice_over(learner_ptr self, clock::time_point until) {
+  if (clock::now() < until)
+    return false;
+  // The next slice comes through the clock, not a message to itself: with a
+  // self-message always waiting, a scheduler without a max-throughput
+  // (CAF's default) would never give this worker to another actor, and the
+  // coordinator would starve.
+  auto& st = self->state;
+  if (!st.fused_scheduled) {
+    st.fused_scheduled = true;
+    self->delayed_send(self, std::chrono::microseconds(1), run_atom::value);
+  }
+  return true;
+}
+
 // Trains minibatches on the local stores for one time slice; the same
 // minibatches, seeds, noise words and weights as the protocol, but nothing
 // is in flight, so a pause settles at the end of the current sentence.
@@ -16,32 +55,11 @@ void fused_pump(learner_ptr self) {
   while (st.state == mode::running || st.state == mode::pausing) {
     if (!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work()))
       break;
-    batch_state& b = st.fused_batch;
-    b.has_start = false;
-    b.trained = 0;
-    status error;
-    fill(st, b, error);
-    if (!error) {
-      fail(self, error.error());
+    bool trained = false;
+    if (!train_next(self, *st.fused, trained))
       return;
-    }
-    if (b.mb.examples() == 0 && !b.has_start)
-      continue; // a part ended or the pause point was reached
-    const float alpha = alpha_for(st, b);
-    if (!count_weights(self, st.fused->train(b.mb, alpha), alpha))
+    if (trained && slice_over(self, until))
       return;
-    count_trained(st, b);
-    if (clock::now() >= until) {
-      // The next slice comes through the clock, not a message to itself:
-      // with a self-message always waiting, a scheduler without a
-      // max-throughput (CAF's default) would never give this worker to
-      // another actor, and the coordinator would starve.
-      if (!st.fused_scheduled) {
-        st.fused_scheduled = true;
-        self->delayed_send(self, std::chrono::microseconds(1), run_atom::value);
-      }
-      return;
-    }
   }
   settle_pause(self);
   if (st.idle() && !st.reported_idle)

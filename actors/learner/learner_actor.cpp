@@ -4,6 +4,7 @@
 #include "actors/learner/learner_actor.hpp"
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include "actors/learner/learner_state.hpp"
 #include "actors/local_lanes.hpp"
@@ -71,7 +72,9 @@ bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
 }
 
 void pump(learner_ptr self) {
-  if (self->state.fused)
+  if (self->state.replicated)
+    replicated_pump(self);
+  else if (self->state.fused)
     fused_pump(self);
   else
     protocol_pump(self);
@@ -84,7 +87,7 @@ namespace {
 // cluster of one role per node).
 void choose_path(learner_state& st) {
   st.fused.reset();
-  if (st.cfg.fused) {
+  if (st.cfg.fused && !st.cfg.replicated) {
     auto stores = find_local_stores(st.shards);
     if (!stores.empty())
       st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
@@ -132,6 +135,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         st.state = mode::running;
         choose_path(st);
         self->send(self, tick_atom::value);
+        if (st.cfg.replicated)
+          start_replicated(self); // loads the model, then pumps
       }
       pump(self);
       return true;
@@ -164,6 +169,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       st.generation = generation;
       st.in_flight.clear();
       st.current.clear();
+      forget_round(st);
       st.state = mode::paused;
       for (auto& rp : st.pause_waiters)
         rp.deliver(make_job_error("the pause was overtaken by a shard failure"));
@@ -208,6 +214,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       st.reported_idle = false;
       if (auto s = st.walker->reset(parts); !s)
         return make_job_error(s.error());
+      if (st.cfg.replicated)
+        start_replicated(self); // the model as the shards were restored
       if (!st.ticking) {
         st.ticking = true;
         self->send(self, tick_atom::value);
@@ -241,6 +249,21 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       self->state.fused_scheduled = false;
       pump(self);
     },
+    [self](hosts_atom, const std::vector<caf::actor>& hosts) -> caf::result<bool> {
+      auto& st = self->state;
+      auto me = std::find(hosts.begin(), hosts.end(), caf::actor_cast<caf::actor>(self));
+      if (!st.cfg.replicated || me == hosts.end())
+        return make_job_error("learner " + std::to_string(st.cfg.id) + " is not one of these " +
+                              std::to_string(hosts.size()) + " hosts of a replicated job");
+      st.host_index = static_cast<uint32_t>(me - hosts.begin());
+      st.hosts.clear();
+      for (const auto& h : hosts)
+        st.hosts.push_back(caf::actor_cast<learner_actor>(h));
+      pump(self);
+      return true;
+    },
+    [self](round_atom, const wire_bytes& changes) { on_round_changes(self, changes); },
+    [self](synced_atom, const wire_bytes& values) { on_round_values(self, values); },
   };
 }
 

@@ -9,8 +9,12 @@
 //                       step messages) and back
 //   fused_path.cpp      minibatches trained on the shards' stores directly,
 //                       when every lane is in this process
+//   replicated_path.cpp --partition replicated: minibatches trained on this
+//                       learner's own copy of the model, synchronised with
+//                       the other learners every round
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@
 #include "src/corpus/part_walker.hpp"
 #include "src/corpus/passage.hpp"
 #include "src/corpus/text_corpus.hpp"
+#include "src/replicated/replica.hpp"
 #include "src/sgns/local_trainer.hpp"
 #include "src/sgns/sgns.hpp"
 
@@ -46,6 +51,27 @@ struct batch_state {
   uint64_t trained = 0; // input words it trains
 };
 using batch_ptr = std::shared_ptr<batch_state>;
+
+/// A learner of --partition replicated, a host of seed 003: its copy of the
+/// model and where it stands in the current synchronisation round.
+struct replicated_host {
+  //   loading --rows from the shards--> training --round's words done, a
+  //   pause, or no work--> syncing --every master's values--> training
+  //   (or finished, once every host had no work left)
+  enum class phase { loading, training, syncing, finished };
+  std::unique_ptr<replica> model;
+  std::unique_ptr<local_trainer> trainer; // on model->store()
+  phase at = phase::loading;
+  uint64_t round = 0;
+  uint64_t round_words = 1;   // words trained per round (after subsampling)
+  uint64_t round_started = 0; // trained_total when the round began
+  // As master: the changes received, by round (a fast host's next round
+  // may come in before this one has ended).
+  std::map<uint64_t, std::vector<row_block>> changes;
+  uint32_t masters_heard = 0; // this round's new values received
+  bool finishing = false;     // a master said every host is out of work
+  uint32_t loads_pending = 0;
+};
 
 //   running --pause--> pausing --(passage done, nothing in flight)--> paused
 //   running --shard error--> stalled --halt--> paused --rollback/resume--> running
@@ -94,8 +120,17 @@ struct learner_state {
   batch_state fused_batch;
   bool fused_scheduled = false; // a `run` message is on its way
 
+  // --partition replicated (replicated_path.cpp): set on the first assign;
+  // `hosts`, the job's learners by id, come from the coordinator.
+  std::unique_ptr<replicated_host> replicated;
+  std::vector<learner_actor> hosts; // the job's live learners
+  uint32_t host_index = 0;          // this learner's place among them
+
   bool mid_sentence() const { return current.pending(); }
-  bool idle() const { return !walker->has_work() && !mid_sentence() && in_flight.empty(); }
+  bool idle() const {
+    return !walker->has_work() && !mid_sentence() && in_flight.empty() &&
+           (!replicated || replicated->at == replicated_host::phase::finished);
+  }
   static inline const char* name = "learner";
 };
 
@@ -135,5 +170,25 @@ void protocol_pump(learner_ptr self);
 // fused_path.cpp
 /// Trains minibatches on the local stores for one time slice.
 void fused_pump(learner_ptr self);
+/// Fills and trains the next minibatch on `trainer` (the fused path's and
+/// the replicated mode's); `trained`: whether there was one. False if the
+/// job failed.
+bool train_next(learner_ptr self, local_trainer& trainer, bool& trained);
+/// True once a time slice that began with `until` ahead is over; the next
+/// one is then on its way.
+bool slice_over(learner_ptr self, clock::time_point until);
+
+// replicated_path.cpp
+/// Makes this learner a host of the replicated mode (on its first work or
+/// after a rollback): its model is loaded from the shards, then it trains.
+void start_replicated(learner_ptr self);
+/// Trains this round's minibatches on the host's own model, one time slice.
+void replicated_pump(learner_ptr self);
+/// A round's changes of rows this host is master of (from any host).
+void on_round_changes(learner_ptr self, const wire_bytes& bytes);
+/// A master's new values of its rows.
+void on_round_values(learner_ptr self, const wire_bytes& bytes);
+/// A halt: forgets the round in progress.
+void forget_round(learner_state& st);
 
 } // namespace gridvec::learner

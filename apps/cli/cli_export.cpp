@@ -1,17 +1,25 @@
-// gridvec export: the vectors of a saved model (--save-model DIR) as a file
-// other tools load: word2vec text (also fastText's .vec) or binary.
+// gridvec export: the vectors of a saved model (--save-model DIR) or of one
+// checkpoint of a run (DIR/ckpt-000007) as a file other tools load:
+// word2vec text (also fastText's .vec) or binary.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "apps/cli/cli.hpp"
+#include "src/config/options.hpp"
+#include "src/corpus/vocabulary.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/vectors_file.hpp"
+#include "src/model/shard_store.hpp"
 
 namespace gridvec {
 
 namespace {
 
-const char* usage = "usage: gridvec export MODEL_DIR -output FILE [-binary 0|1] [--vectors input|output]\n"
-                    "Writes the vectors of a model saved with --save-model:\n"
+const char* usage = "usage: gridvec export MODEL_DIR|CHECKPOINT -output FILE [-binary 0|1] [--vectors input|output]\n"
+                    "Writes the vectors of a model saved with --save-model, or of one checkpoint\n"
+                    "of a run (CHECKPOINT_DIR/ckpt-000007, --checkpoint-dir):\n"
                     "  -output FILE          where to write them\n"
                     "  -binary 0|1           word2vec binary format; 0: text, which is also\n"
                     "                        fastText's .vec format [0]\n"
@@ -21,6 +29,54 @@ const char* usage = "usage: gridvec export MODEL_DIR -output FILE [-binary 0|1] 
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "gridvec export: %s (gridvec export --help)\n", why.c_str());
   return 2;
+}
+
+// The vectors of one checkpoint: its shards' column slices side by side.
+expected<embedding_table> checkpoint_vectors(const std::string& dir, bool outputs) {
+  namespace fs = std::filesystem;
+  auto m = read_manifest(dir + "/MANIFEST");
+  if (!m)
+    return failure{m.error()};
+  const std::string root = fs::path(dir).lexically_normal().parent_path().string();
+  const std::string vocab_path = root + "/" + m->vocabulary_file;
+  auto crc = file_crc32(vocab_path);
+  if (!crc)
+    return failure{crc.error()};
+  if (*crc != m->vocab_crc)
+    return failure{vocab_path + " is not the vocabulary of " + dir + " (its checksum differs)"};
+  auto vocab = vocabulary::load(vocab_path);
+  if (!vocab)
+    return failure{vocab.error()};
+  auto opt = parse_train_options(m->options);
+  if (!opt)
+    return failure{"the checkpoint's options do not parse: " + opt.error()};
+  embedding_table table;
+  table.dim = opt->size;
+  const auto words = static_cast<uint32_t>(vocab->size());
+  for (uint32_t w = 0; w < words; ++w)
+    table.words.push_back(vocab->word(w));
+  table.data.assign(size_t{words} * table.dim, 0.0f);
+  const auto shards = static_cast<uint32_t>(m->shards.size());
+  for (uint32_t s = 0; s < shards; ++s) {
+    slice_header expect;
+    const auto slice = column_slice::of(s, shards, table.dim);
+    expect.shard = s;
+    expect.shards = shards;
+    expect.dim = table.dim;
+    expect.first = slice.first;
+    expect.width = slice.width;
+    expect.vocab_size = words;
+    expect.vocab_crc = m->vocab_crc;
+    expect.node_rows = opt->hs && words > 1 ? words - 1 : 0;
+    std::vector<float> u(size_t{words} * slice.width), v(size_t{words + expect.node_rows} * slice.width);
+    if (auto r = read_slice_file(dir + "/" + m->shards[s].file, expect, u.data(), v.data()); !r)
+      return failure{r.error()};
+    const auto& from = outputs ? v : u;
+    for (uint32_t w = 0; w < words; ++w)
+      std::copy_n(from.data() + size_t{w} * slice.width, slice.width,
+                  table.data.data() + size_t{w} * table.dim + slice.first);
+  }
+  return table;
 }
 
 } // namespace
@@ -62,18 +118,23 @@ int cli_export(const std::vector<std::string>& args) {
     return usage_error("which model directory?");
   if (output.empty())
     return usage_error("missing -output FILE");
-  auto model = read_model_manifest(dir);
-  if (!model) {
-    std::fprintf(stderr, "gridvec export: %s\n", model.error().c_str());
-    return 1;
+  expected<embedding_table> table = failure{""};
+  if (std::filesystem::exists(dir + "/MANIFEST")) {
+    table = checkpoint_vectors(dir, which == "output");
+  } else {
+    auto model = read_model_manifest(dir);
+    if (!model) {
+      std::fprintf(stderr, "gridvec export: %s\n", model.error().c_str());
+      return 1;
+    }
+    table = read_vectors(which == "input" ? model_files::input(dir) : model_files::output(dir));
+    if (table && (table->dim != model->dim || table->words.size() != model->words)) {
+      std::fprintf(stderr, "gridvec export: %s does not match its MODEL file (damaged model?)\n", dir.c_str());
+      return 1;
+    }
   }
-  auto table = read_vectors(which == "input" ? model_files::input(dir) : model_files::output(dir));
   if (!table) {
     std::fprintf(stderr, "gridvec export: %s\n", table.error().c_str());
-    return 1;
-  }
-  if (table->dim != model->dim || table->words.size() != model->words) {
-    std::fprintf(stderr, "gridvec export: %s does not match its MODEL file (damaged model?)\n", dir.c_str());
     return 1;
   }
   auto writer = vectors_writer::create(output, binary, table->words.size(), table->dim);

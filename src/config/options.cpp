@@ -123,6 +123,38 @@ accessor checkpoint_interval() {
     }};
 }
 
+accessor partition() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "columns" && text != "replicated")
+              return failure{"option --partition expects columns or replicated, got '" + text + "'"};
+            o.replicated = text == "replicated";
+            return {};
+          },
+          [](const train_options& o) { return std::string{o.replicated ? "replicated" : "columns"}; }};
+}
+
+accessor sync_rounds() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text == "auto") {
+              o.sync_rounds = 0;
+              return {};
+            }
+            return parse_number<uint32_t>("sync-rounds", text, 1, 1000000, o.sync_rounds);
+          },
+          [](const train_options& o) { return o.sync_rounds == 0 ? std::string{"auto"} : number_text(o.sync_rounds); }};
+}
+
+accessor combiner_choice() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "mc" && text != "avg")
+              return failure{"option --combiner expects mc (the model combiner) or avg (averaging), got '" + text +
+                             "'"};
+            o.average_combiner = text == "avg";
+            return {};
+          },
+          [](const train_options& o) { return std::string{o.average_combiner ? "avg" : "mc"}; }};
+}
+
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> table = {
     {"train", "FILE", "(required)",
@@ -175,6 +207,13 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
     {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand",
      flag(&train_options::damping, "damping")},
+    {"partition", "columns|replicated", "columns",
+     "columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole model "
+     "and synchronises the rows it changed (docs/replicated.md)",
+     partition()},
+    {"sync-rounds", "R|auto", "auto (8 per learner)", "replicated: synchronisation rounds per epoch", sync_rounds()},
+    {"combiner", "mc|avg", "mc", "replicated: merge the learners' changes of a row by the model combiner or average",
+     combiner_choice()},
     {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)",
      number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
     {"save-model", "DIR", "(none)", "also save the whole model in DIR: both vector sets and the counts (docs/model.md)",
@@ -192,6 +231,9 @@ const std::vector<option_spec>& specs() {
      "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)", checkpoint_interval()},
     {"checkpoint-failures", "stop|warn", "stop", "a checkpoint that cannot be written stops the job, or only warns",
      checkpoint_failures()},
+    {"checkpoint-keep", "N", "2",
+     "newest checkpoints kept (2: a damaged newest one leaves one to fall back to); gridvec export reads any",
+     number<uint32_t>(&train_options::checkpoint_keep, 2, 100000, "checkpoint-keep")},
   };
   return table;
 }
@@ -222,6 +264,9 @@ status validate(train_options& o) {
   if (!o.save_model.empty() && o.save_model == o.init)
     return failure{"--save-model and --init name the same directory " + o.init +
                    ": the new model would replace the one it starts from while it is read (save it elsewhere)"};
+  if (!o.replicated && (o.sync_rounds > 0 || o.average_combiner))
+    return failure{std::string{o.sync_rounds > 0 ? "--sync-rounds" : "--combiner"} +
+                   " applies to --partition replicated only"};
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};
   return {};
@@ -301,9 +346,10 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
      {"train", "output", "size", "window", "negative", "sample", "min-count", "iter", "alpha", "threads", "binary",
       "cbow", "hs", "max-vocab", "classes", "debug", "save-vocab", "read-vocab"}},
     {"How gridvec trains",
-     {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "damping", "seed"}},
+     {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "damping", "partition",
+      "sync-rounds", "combiner", "seed"}},
     {"Models", {"save-model", "init"}},
-    {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures"}},
+    {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures", "checkpoint-keep"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},
   };
   return groups;

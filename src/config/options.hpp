@@ -40,10 +40,15 @@ struct train_options {
   uint32_t in_flight = 0;  // minibatches in flight per learner; 0: in_flight_window()
   uint32_t coalesce = 4;   // minibatches per message to each shard
   uint64_t seed = 1;
-  bool fused = true;                     // learners train on shards of their own process directly
-  bool shared_negatives = false;         // fused path: one draw of noise words per example
-  uint32_t interleave = 64;              // stride of example order; 1: corpus order
-  bool damping = true;                   // protocol path: staleness damping of repeated pairs
+  bool fused = true;             // learners train on shards of their own process directly
+  bool shared_negatives = false; // fused path: one draw of noise words per example
+  uint32_t interleave = 64;      // stride of example order; 1: corpus order
+  bool damping = true;           // protocol path: staleness damping of repeated pairs
+  // --partition replicated (seed 003): every learner holds the whole model
+  // and synchronises the rows it changed sync_rounds times per epoch.
+  bool replicated = false;
+  uint32_t sync_rounds = 0;              // per epoch; 0: auto (sync_rounds_per_epoch())
+  bool average_combiner = false;         // --combiner avg; else the model combiner (mc)
   std::string report;                    // JSON summary path
   std::string work_dir;                  // preprocessed corpus; default: a temp dir
   double log_every = 0;                  // seconds between progress lines; 0: auto
@@ -51,6 +56,7 @@ struct train_options {
   double checkpoint_seconds = 0;         // checkpoint interval in time; 0: none
   uint64_t checkpoint_words = 0;         // ... or in words read; 0: none
   bool checkpoint_failures_warn = false; // a checkpoint that cannot be written: warn and go on (else stop)
+  uint32_t checkpoint_keep = 2;          // newest complete checkpoints kept
   // Not training options proper: how this job is run.
   bool stop_cluster = false; // gridvec submit: stop every node once the job is done
   std::string resume;        // continue from the checkpoint directory instead of starting
@@ -61,6 +67,13 @@ struct train_options {
   /// updates in flight beside a minibatch all move it, and at 10 they cost
   /// half the analogy accuracy (docs/quality.md).
   uint32_t in_flight_window() const { return in_flight > 0 ? in_flight : (hs ? 1 : 10); }
+  /// Synchronisation rounds per epoch of the replicated mode with `hosts`
+  /// learners: --sync-rounds, or by the seed's rule of thumb, more rounds
+  /// as hosts are added (GraphWord2Vec doubles them with the hosts):
+  /// 8 per host (docs/replicated.md measures the choice).
+  uint32_t sync_rounds_per_epoch(uint32_t hosts) const {
+    return sync_rounds > 0 ? sync_rounds : 8 * (hosts > 0 ? hosts : 1);
+  }
 };
 
 /// Parses `args` (without the program and subcommand names). Fails with one

@@ -16,6 +16,9 @@ const char* message_kind_name(message_kind k) {
     case message_kind::dotprod_reply: return "dotprod_reply";
     case message_kind::adjust_request: return "adjust_request";
     case message_kind::adjust_reply: return "adjust_reply";
+    case message_kind::round_changes: return "round_changes";
+    case message_kind::round_values: return "round_values";
+    case message_kind::round_store: return "round_store";
     default: return "unknown";
   }
 }
@@ -64,6 +67,14 @@ std::string to_json(const job_summary& s) {
   field("checkpoints", "%u", s.checkpoints);
   field("recoveries", "%u", s.recoveries);
   field("redone_words", "%llu", static_cast<unsigned long long>(s.redone_words));
+  out += std::string{"  \"partition\": \""} + (s.replicated ? "replicated" : "columns") + "\",\n";
+  if (s.replicated) {
+    uint64_t round_bytes = 0;
+    for (auto k : {message_kind::round_changes, message_kind::round_values, message_kind::round_store})
+      round_bytes += s.wire.bytes[static_cast<size_t>(k)];
+    field("sync_rounds", "%llu", static_cast<unsigned long long>(s.sync_rounds));
+    field("bytes_per_round", "%.0f", s.sync_rounds > 0 ? static_cast<double>(round_bytes) / s.sync_rounds : 0.0);
+  }
   out += "  \"messages\": {\n";
   for (size_t i = 0; i < s.wire.messages.size(); ++i) {
     const double trained = s.trained_words > 0 ? static_cast<double>(s.trained_words) : 1.0;

@@ -12,7 +12,19 @@
 
 namespace gridvec {
 
-enum class message_kind : int { dotprod_request, dotprod_reply, adjust_request, adjust_reply, count };
+// The replicated mode's round messages (src/replicated/row_block.hpp):
+// round_changes host -> master, round_values master -> host, round_store
+// master -> shard.
+enum class message_kind : int {
+  dotprod_request,
+  dotprod_reply,
+  adjust_request,
+  adjust_reply,
+  round_changes,
+  round_values,
+  round_store,
+  count
+};
 
 const char* message_kind_name(message_kind k);
 
@@ -63,6 +75,8 @@ struct job_summary {
   uint64_t redone_words = 0;       // words trained again after rollbacks
   uint32_t checkpoints = 0;        // checkpoints written
   uint64_t resumed_words = 0;      // words already done by the checkpoint a job resumed from
+  bool replicated = false;         // --partition replicated
+  uint64_t sync_rounds = 0;        // ... synchronisation rounds done
 
   /// Corpus words per second over the whole run, as peers count them:
   /// raw_words * iterations / seconds (of a resumed job: only the share of

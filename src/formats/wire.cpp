@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "schema/minibatch.capnp.h"
+#include "src/replicated/row_block.hpp"
 
 namespace gridvec {
 
@@ -180,6 +181,46 @@ status decode_adjust_reply(const wire_bytes& bytes, uint32_t& shard, uint32_t& p
   return with_reader<wire::AdjustReply>(bytes, "adjust reply", [&](auto r) -> status {
     shard = r.getShard();
     pairs = r.getPairs();
+    return {};
+  });
+}
+
+// --- replicated mode (src/replicated/row_block.hpp) ---
+
+wire_bytes encode_row_block(const row_block& b) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + b.rows() / 2 + b.values.size() / 2 + 8));
+  auto r = builder.initRoot<wire::RowBlock>();
+  r.setRound(b.round);
+  r.setGeneration(b.generation);
+  r.setHost(b.host);
+  r.setLast(b.last);
+  r.setWidth(b.width);
+  r.setFirstColumn(b.first_column);
+  set_list(r.initInputRows(static_cast<unsigned>(b.inputs.size())), b.inputs);
+  set_list(r.initOutputRows(static_cast<unsigned>(b.outputs.size())), b.outputs);
+  // Whole rows of floats: one copy, not one call per float (gridvec runs on
+  // little-endian machines only, as the vectors files assume).
+  auto values = r.initValues(static_cast<unsigned>(b.values.size() * sizeof(float)));
+  std::memcpy(values.begin(), b.values.data(), values.size());
+  return to_bytes(builder);
+}
+
+status decode_row_block(const wire_bytes& bytes, row_block& out) {
+  return with_reader<wire::RowBlock>(bytes, "row block", [&](wire::RowBlock::Reader r) -> status {
+    out.round = r.getRound();
+    out.generation = r.getGeneration();
+    out.host = r.getHost();
+    out.last = r.getLast();
+    out.width = r.getWidth();
+    out.first_column = r.getFirstColumn();
+    get_list(r.getInputRows(), out.inputs);
+    get_list(r.getOutputRows(), out.outputs);
+    auto values = r.getValues();
+    if (uint64_t{values.size()} != uint64_t{out.rows()} * out.width * sizeof(float))
+      return failure{"malformed row block: " + std::to_string(values.size()) + " bytes of values for " +
+                     std::to_string(out.rows()) + " rows of " + std::to_string(out.width) + " floats"};
+    out.values.resize(values.size() / sizeof(float));
+    std::memcpy(out.values.data(), values.begin(), values.size());
     return {};
   });
 }

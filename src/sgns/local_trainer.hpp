@@ -42,6 +42,9 @@ public:
   weight_result train(const minibatch& mb, float alpha);
 
   uint32_t dim() const { return dim_; }
+  /// The targets of the last minibatch trained (dotprod layout): the
+  /// output rows it touched (the replicated mode tracks them).
+  const std::vector<uint32_t>& last_targets() const { return targets_; }
 
 private:
   template <bool Hierarchical>

@@ -1,0 +1,325 @@
+// The replicated mode (--partition replicated; seed 003, GraphWord2Vec's
+// RepModel-Opt): this learner is one host. It holds the whole model
+// (src/replicated/replica.hpp), trains its corpus parts on it with the fused
+// kernel for one synchronisation round, then
+//   1. sends each master the rows it changed that the master owns
+//      (round_changes; only touched rows travel);
+//   2. as master of its own rows, once every host's changes of the round
+//      are in, combines them (src/replicated/model_combiner.hpp), writes
+//      the new values to the shards (store_rows; export, checkpoints and
+//      queries read the shards as in every mode) and, once they have them,
+//      sends them to every host (round_values);
+//   3. once every master's values are in, starts the next round.
+// A pause ends the round early, so that a checkpoint finds the shards and
+// every cursor at the same synchronised state. A host out of work keeps
+// taking part with empty rounds until every host is.
+#include "actors/learner/learner_state.hpp"
+
+#include <spdlog/spdlog.h>
+#include <algorithm>
+
+#include "src/formats/wire.hpp"
+
+namespace gridvec::learner {
+
+namespace {
+
+using phase = replicated_host::phase;
+
+// Rows per `rows` request while loading the model: about 4 MiB of floats
+// at most, well under any frame limit.
+uint32_t rows_per_request(uint32_t width) { return std::max<uint32_t>(1, (4u << 20) / (width * sizeof(float))); }
+
+column_slice slice_of(const learner_state& st, size_t shard) {
+  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(st.shards.size()), st.cfg.dim);
+}
+
+uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.size()); }
+
+void end_round(learner_ptr self);
+void round_complete(learner_ptr self);
+
+// Loads the whole model from the shards into the host's copy (its start,
+// which --init may have set, or what a rollback restored).
+void load_from_shards(learner_ptr self) {
+  auto& st = self->state;
+  auto& r = *st.replicated;
+  r.at = phase::loading;
+  r.loads_pending = 1; // until every request is out
+  const uint32_t rows[2] = {r.model->store()->vocab_size(), r.model->store()->output_rows()};
+  for (size_t s = 0; s < st.shards.size(); ++s) {
+    const column_slice slice = slice_of(st, s);
+    const uint32_t step = rows_per_request(slice.width);
+    for (bool output : {false, true})
+      for (uint32_t begin = 0; begin < rows[output]; begin += step) {
+        const uint32_t end = std::min(rows[output], begin + step);
+        ++r.loads_pending;
+        self->request(st.shards[s], sync_timeout, rows_atom::value, begin, end, output)
+          .then(
+            [self, slice, output, begin, end, generation = st.generation](const wire_bytes& bytes) {
+              auto& st = self->state;
+              if (generation != st.generation || !st.replicated)
+                return;
+              auto& r = *st.replicated;
+              if (bytes.size() != size_t{end - begin} * slice.width * sizeof(float)) {
+                fail(self, "a shard sent " + std::to_string(bytes.size()) + " bytes for rows [" +
+                             std::to_string(begin) + ", " + std::to_string(end) + ")");
+                return;
+              }
+              r.model->load(output, begin, end - begin, slice.first, slice.width,
+                            reinterpret_cast<const float*>(bytes.data()));
+              if (--r.loads_pending == 0) {
+                r.at = phase::training;
+                pump(self);
+              }
+            },
+            [self](caf::error& err) { fail(self, "cannot load the model from a shard: " + error_text(err)); });
+      }
+  }
+  if (--r.loads_pending == 0) {
+    r.at = phase::training;
+    pump(self);
+  }
+}
+
+// A row block as its master encodes it for shard `s`: its columns only.
+row_block columns_of(const row_block& whole, column_slice slice) {
+  row_block part = whole;
+  part.width = slice.width;
+  part.first_column = slice.first;
+  part.values.resize(whole.rows() * slice.width);
+  for (size_t i = 0; i < whole.rows(); ++i)
+    std::copy_n(whole.values.data() + i * whole.width + slice.first, slice.width, part.values.data() + i * slice.width);
+  return part;
+}
+
+// As master: sends a round's new values to every other host and counts
+// its own as heard.
+void broadcast_values(learner_ptr self, const row_block& values) {
+  auto& st = self->state;
+  auto& r = *st.replicated;
+  const wire_bytes bytes = encode_row_block(values);
+  for (uint32_t h = 0; h < hosts(st); ++h)
+    if (h != st.host_index) {
+      st.unreported.wire.add(message_kind::round_values, bytes.size());
+      self->send(st.hosts[h], synced_atom::value, bytes);
+    }
+  r.finishing |= values.last;
+  ++r.masters_heard;
+  round_complete(self);
+}
+
+// As master: once every host's changes of `round` are in, combines them,
+// writes the new values to the shards and, once they hold them (a
+// checkpoint may read them as soon as any host moves on), to every host.
+void combine_round(learner_ptr self, uint64_t round) {
+  auto& st = self->state;
+  auto& r = *st.replicated;
+  auto it = r.changes.find(round);
+  if (it == r.changes.end() || it->second.size() < hosts(st) || r.round != round || r.at != phase::syncing)
+    return;
+  std::vector<row_block> changes = std::move(it->second);
+  r.changes.erase(it);
+  const bool every_host_done = std::all_of(changes.begin(), changes.end(), [](const row_block& b) { return b.last; });
+  auto combined = r.model->combine(changes, st.cfg.average_combiner ? combiner::average : combiner::model_combiner,
+                                   st.host_index, hosts(st));
+  if (!combined) {
+    fail(self, combined.error());
+    return;
+  }
+  auto values = std::make_shared<row_block>(std::move(*combined));
+  values->round = round;
+  values->generation = st.generation;
+  values->host = st.host_index;
+  values->last = every_host_done;
+  auto pending = std::make_shared<size_t>(1);
+  auto stored = [self, values, pending, generation = st.generation] {
+    if (--*pending > 0 || generation != self->state.generation)
+      return;
+    broadcast_values(self, *values);
+  };
+  if (values->rows() > 0)
+    for (size_t s = 0; s < st.shards.size(); ++s) {
+      ++*pending;
+      const wire_bytes bytes = encode_row_block(columns_of(*values, slice_of(st, s)));
+      st.unreported.wire.add(message_kind::round_store, bytes.size());
+      self->request(st.shards[s], sync_timeout, store_rows_atom::value, bytes)
+        .then([stored](bool) { stored(); },
+              [self, s](caf::error& err) {
+                fail(self, "shard " + std::to_string(s) + " did not take a round's rows: " + error_text(err));
+              });
+    }
+  stored();
+}
+
+// A host's changes of rows this host is master of.
+void take_changes(learner_ptr self, row_block changes) {
+  auto& st = self->state;
+  if (changes.generation != st.generation || changes.host >= hosts(st))
+    return; // from before a rollback
+  const uint64_t round = changes.round;
+  auto& r = *st.replicated;
+  r.changes[round].push_back(std::move(changes));
+  // A paused host still takes part, with no changes: a pause settles only at
+  // a sentence end, which the other hosts may reach rounds later.
+  if (st.state == mode::paused && r.at == phase::training && round == r.round) {
+    end_round(self); // takes part with no changes, and combines
+    return;
+  }
+  combine_round(self, round);
+}
+
+// The end of this host's round: its changes to every master.
+void end_round(learner_ptr self) {
+  auto& st = self->state;
+  auto& r = *st.replicated;
+  r.at = phase::syncing;
+  const bool out_of_work = !st.walker->has_work() && !st.mid_sentence();
+  auto blocks = r.model->changes(hosts(st));
+  for (uint32_t m = 0; m < hosts(st); ++m) {
+    row_block& changes = blocks[m];
+    changes.round = r.round;
+    changes.generation = st.generation;
+    changes.host = st.host_index;
+    changes.last = out_of_work;
+    if (m == st.host_index) {
+      take_changes(self, std::move(changes));
+      continue;
+    }
+    const wire_bytes bytes = encode_row_block(changes);
+    st.unreported.wire.add(message_kind::round_changes, bytes.size());
+    self->send(st.hosts[m], round_atom::value, bytes);
+  }
+}
+
+// Every master's values of the round are in: the next round, or the end.
+void round_complete(learner_ptr self) {
+  auto& st = self->state;
+  auto& r = *st.replicated;
+  if (r.masters_heard < hosts(st))
+    return;
+  r.masters_heard = 0;
+  r.model->next_round();
+  ++r.round;
+  ++st.unreported.sync_rounds;
+  r.round_started = st.trained_total;
+  if (r.finishing) {
+    r.at = phase::finished;
+    settle_pause(self);
+    report(self, true);
+    return;
+  }
+  r.at = phase::training;
+  settle_pause(self);
+  pump(self);
+}
+
+} // namespace
+
+void start_replicated(learner_ptr self) {
+  auto& st = self->state;
+  if (!st.replicated) {
+    st.replicated = std::make_unique<replicated_host>();
+    auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(st.vocab->counts()));
+    st.replicated->model = std::make_unique<replica>(st.cfg.dim, static_cast<uint32_t>(st.vocab->size()),
+                                                     st.cfg.seed, std::move(noise), st.tree);
+    st.replicated->trainer =
+      std::make_unique<local_trainer>(std::vector{st.replicated->model->store()}, st.cfg.shared_negatives);
+  }
+  auto& r = *st.replicated;
+  // A round is a share of the words this host trains per epoch: its parts'
+  // words times the share subsampling keeps. (Counted in words trained, not
+  // read: a passage reads 64k words at once, far more than a round of a
+  // small corpus.)
+  double read = 0, kept = 0, corpus = 0;
+  for (const auto& p : st.walker->parts())
+    read += static_cast<double>(p.words);
+  const auto& counts = st.vocab->counts();
+  for (uint32_t w = 0; w < counts.size(); ++w) {
+    corpus += static_cast<double>(counts[w]);
+    kept += static_cast<double>(counts[w]) * st.sampler->keep_probability(w);
+  }
+  const double per_epoch = corpus > 0 ? read * kept / corpus : read;
+  r.round_words = std::max<uint64_t>(1, static_cast<uint64_t>(per_epoch / std::max<uint32_t>(1, st.cfg.sync_rounds)));
+  r.round = 0;
+  r.changes.clear();
+  r.masters_heard = 0;
+  r.finishing = false;
+  r.round_started = st.trained_total;
+  load_from_shards(self);
+}
+
+void forget_round(learner_state& st) {
+  if (!st.replicated)
+    return;
+  auto& r = *st.replicated;
+  r.changes.clear();
+  r.masters_heard = 0;
+  r.finishing = false;
+  r.model->next_round();
+  r.at = phase::loading; // until a rollback reloads the model
+}
+
+void replicated_pump(learner_ptr self) {
+  auto& st = self->state;
+  auto& r = *st.replicated;
+  if (r.at == phase::finished) {
+    settle_pause(self);
+    return;
+  }
+  if (r.at != phase::training || st.hosts.empty())
+    return;
+  const auto until = clock::now() + fused_slice;
+  while (st.state == mode::running || st.state == mode::pausing) {
+    // A pause, or the end of the work, ends the round at the next sentence
+    // end; the round's words end it anywhere.
+    if ((!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work())) ||
+        st.trained_total - r.round_started >= r.round_words) {
+      end_round(self);
+      return;
+    }
+    bool trained = false;
+    if (!train_next(self, *r.trainer, trained))
+      return;
+    if (!trained)
+      continue;
+    r.model->mark(st.fused_batch.mb.inputs, r.trainer->last_targets());
+    if (slice_over(self, until))
+      return;
+  }
+}
+
+void on_round_changes(learner_ptr self, const wire_bytes& bytes) {
+  row_block changes;
+  if (auto s = decode_row_block(bytes, changes); !s) {
+    fail(self, s.error());
+    return;
+  }
+  if (self->state.replicated)
+    take_changes(self, std::move(changes));
+}
+
+void on_round_values(learner_ptr self, const wire_bytes& bytes) {
+  auto& st = self->state;
+  row_block values;
+  if (auto s = decode_row_block(bytes, values); !s) {
+    fail(self, s.error());
+    return;
+  }
+  if (!st.replicated || values.generation != st.generation)
+    return;
+  auto& r = *st.replicated;
+  if (values.round != r.round || r.at != phase::syncing) {
+    fail(self, "round " + std::to_string(values.round) + "'s values came in round " + std::to_string(r.round));
+    return;
+  }
+  if (auto s = r.model->apply(values); !s) {
+    fail(self, s.error());
+    return;
+  }
+  r.finishing |= values.last;
+  ++r.masters_heard;
+  round_complete(self);
+}
+
+} // namespace gridvec::learner

@@ -1,0 +1,192 @@
+#include "src/replicated/replica.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "src/util/rng.hpp"
+
+namespace gridvec {
+
+namespace {
+
+bool test_and_set(std::vector<uint64_t>& bits, uint32_t i) {
+  uint64_t& word = bits[i / 64];
+  const uint64_t bit = uint64_t{1} << (i % 64);
+  const bool was = word & bit;
+  word |= bit;
+  return was;
+}
+
+} // namespace
+
+uint32_t master_of(uint32_t row, uint32_t hosts) {
+  return hosts <= 1 ? 0 : static_cast<uint32_t>(mix64(row, 0x5EED6A57E2ull) % hosts);
+}
+
+replica::replica(uint32_t dim, uint32_t vocab_size, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
+                 std::shared_ptr<const huffman_tree> tree)
+  : dim_(dim),
+    store_(std::make_shared<shard_store>(column_slice{0, dim}, dim, vocab_size, init_seed, std::move(noise),
+                                         std::move(tree))) {
+  const size_t inputs = size_t{vocab_size} * dim, outputs = size_t{store_->output_rows()} * dim;
+  base_inputs_ = allocate_floats(inputs);
+  base_outputs_ = allocate_floats(outputs);
+  std::memcpy(base_inputs_.get(), store_->input_data(), inputs * sizeof(float));
+  std::memcpy(base_outputs_.get(), store_->output_data(), outputs * sizeof(float));
+  input_bits_.assign((vocab_size + 63) / 64, 0);
+  output_bits_.assign((store_->output_rows() + 63) / 64, 0);
+}
+
+float* replica::base_row(bool output, uint32_t id) const {
+  return (output ? base_outputs_.get() : base_inputs_.get()) + size_t{id} * dim_;
+}
+
+float* replica::store_row(bool output, uint32_t id) const {
+  return output ? store_->output_row(id) : store_->input_row(id);
+}
+
+void replica::mark(const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& targets) {
+  for (uint32_t u : inputs)
+    if (!test_and_set(input_bits_, u))
+      touched_inputs_.push_back(u);
+  for (uint32_t v : targets)
+    if (!test_and_set(output_bits_, v))
+      touched_outputs_.push_back(v);
+}
+
+std::vector<row_block> replica::changes(uint32_t hosts) const {
+  std::vector<row_block> blocks(std::max<uint32_t>(1, hosts));
+  for (auto& b : blocks)
+    b.width = dim_;
+  // Inputs first, as a block lays out its values.
+  for (bool output : {false, true})
+    for (uint32_t id : output ? touched_outputs_ : touched_inputs_) {
+      row_block& b = blocks[master_of(id, hosts)];
+      (output ? b.outputs : b.inputs).push_back(id);
+      const size_t at = b.values.size();
+      b.values.resize(at + dim_);
+      const float* now = store_row(output, id);
+      const float* then = base_row(output, id);
+      for (uint32_t c = 0; c < dim_; ++c)
+        b.values[at + c] = now[c] - then[c];
+    }
+  return blocks;
+}
+
+status replica::check_row(bool output, uint32_t id) const {
+  const uint32_t limit = output ? store_->output_rows() : store_->vocab_size();
+  if (id >= limit)
+    return failure{std::string{"row block: "} + (output ? "output" : "input") + " row " + std::to_string(id) +
+                   " is out of range (" + std::to_string(limit) + " rows)"};
+  return {};
+}
+
+expected<row_block> replica::combine(const std::vector<row_block>& changes, combiner kind, uint32_t self,
+                                     uint32_t hosts) {
+  // Host order, whatever order the blocks came in: the model combiner is
+  // not symmetric, and every run should combine alike.
+  std::vector<const row_block*> by_host;
+  for (const auto& b : changes)
+    by_host.push_back(&b);
+  std::sort(by_host.begin(), by_host.end(), [](auto* a, auto* b) { return a->host < b->host; });
+
+  std::unordered_map<uint64_t, uint32_t> slot_of; // (output << 32 | id) -> slot
+  std::vector<uint64_t> keys;
+  std::vector<float> combined; // per row: the combination so far
+  std::vector<uint32_t> counts; // per row: changes in it
+  std::vector<bool> only_own;   // per row: changed here only
+  for (const row_block* b : by_host) {
+    if (b->width != dim_)
+      return failure{"row block from host " + std::to_string(b->host) + ": rows of " + std::to_string(b->width) +
+                     " floats, the model has " + std::to_string(dim_)};
+    for (size_t i = 0; i < b->rows(); ++i) {
+      const bool output = i >= b->inputs.size();
+      const uint32_t id = output ? b->outputs[i - b->inputs.size()] : b->inputs[i];
+      if (auto s = check_row(output, id); !s)
+        return failure{s.error()};
+      if (master_of(id, hosts) != self)
+        return failure{"row block from host " + std::to_string(b->host) + ": row " + std::to_string(id) +
+                       " belongs to another master"};
+      const uint64_t key = uint64_t{output} << 32 | id;
+      auto [it, fresh] = slot_of.try_emplace(key, static_cast<uint32_t>(keys.size()));
+      if (fresh) {
+        keys.push_back(key);
+        combined.resize(combined.size() + dim_);
+        counts.push_back(0);
+        only_own.push_back(true);
+      }
+      if (b->host != self)
+        only_own[it->second] = false;
+      add_change(kind, combined.data() + size_t{it->second} * dim_, counts[it->second],
+                 b->values.data() + i * dim_, dim_);
+    }
+  }
+
+  row_block synced;
+  synced.width = dim_;
+  synced.values.resize(combined.size());
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const bool output = keys[k] >> 32;
+    const uint32_t id = static_cast<uint32_t>(keys[k]);
+    (output ? synced.outputs : synced.inputs).push_back(id);
+  }
+  // Inputs first, as every block lays out its values.
+  size_t at = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const bool output = keys[k] >> 32;
+      if (output != (pass == 1))
+        continue;
+      const uint32_t id = static_cast<uint32_t>(keys[k]);
+      float* g = combined.data() + k * dim_;
+      finish_changes(kind, g, counts[k], dim_);
+      float* base = base_row(output, id);
+      float* value = synced.values.data() + at * dim_;
+      if (only_own[k]) // exactly as trained here: base + (row - base) may round
+        std::memcpy(value, store_row(output, id), dim_ * sizeof(float));
+      else
+        for (uint32_t c = 0; c < dim_; ++c)
+          value[c] = base[c] + g[c];
+      ++at;
+    }
+  if (auto s = apply(synced); !s)
+    return failure{s.error()};
+  return synced;
+}
+
+status replica::apply(const row_block& synced) {
+  if (synced.width != dim_)
+    return failure{"row block: rows of " + std::to_string(synced.width) + " floats, the model has " +
+                   std::to_string(dim_)};
+  for (size_t i = 0; i < synced.rows(); ++i) {
+    const bool output = i >= synced.inputs.size();
+    const uint32_t id = output ? synced.outputs[i - synced.inputs.size()] : synced.inputs[i];
+    if (auto s = check_row(output, id); !s)
+      return s;
+    const float* value = synced.values.data() + i * dim_;
+    std::memcpy(store_row(output, id), value, dim_ * sizeof(float));
+    std::memcpy(base_row(output, id), value, dim_ * sizeof(float));
+  }
+  return {};
+}
+
+void replica::load(bool outputs, uint32_t begin, uint32_t count, uint32_t first, uint32_t width,
+                   const float* values) {
+  for (uint32_t r = 0; r < count; ++r) {
+    const float* from = values + size_t{r} * width;
+    std::memcpy(store_row(outputs, begin + r) + first, from, width * sizeof(float));
+    std::memcpy(base_row(outputs, begin + r) + first, from, width * sizeof(float));
+  }
+}
+
+void replica::next_round() {
+  for (uint32_t u : touched_inputs_)
+    input_bits_[u / 64] = 0;
+  for (uint32_t v : touched_outputs_)
+    output_bits_[v / 64] = 0;
+  touched_inputs_.clear();
+  touched_outputs_.clear();
+}
+
+} // namespace gridvec

@@ -1,0 +1,81 @@
+#pragma once
+// One host's copy of the whole model in the replicated mode (seed 003,
+// GraphWord2Vec's RepModel-Opt). The host trains on `store()` with the
+// fused kernel (src/sgns/local_trainer.hpp) as if it were alone; `base`
+// keeps every row as all hosts had it after the last synchronisation, and
+// two bit-vectors with their lists remember which rows this round touched.
+// At the round's end:
+//   changes(H)      per master m, the touched rows m combines, as changes
+//                   (store - base): what this host sends to m;
+//   combine(...)    as master: every host's changes to its rows, merged by
+//                   the combiner (model_combiner.hpp), and the rows' new
+//                   values (base + combined change): what m sends back;
+//   apply(...)      a master's new values into store and base.
+// Afterwards every host's store and base agree again on every row.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "src/model/shard_store.hpp"
+#include "src/replicated/model_combiner.hpp"
+#include "src/replicated/row_block.hpp"
+#include "src/util/expected.hpp"
+#include "src/util/huge_buffer.hpp"
+
+namespace gridvec {
+
+/// The host that combines a row: fixed by a hash of the row's id (the
+/// same on every host, since they share the vocabulary), so masters get
+/// frequent and rare words alike.
+uint32_t master_of(uint32_t row, uint32_t hosts);
+
+class replica {
+public:
+  /// Starts from the initial vectors every shard of `init_seed` starts
+  /// from (shard_store's initialisation does not depend on the slicing).
+  replica(uint32_t dim, uint32_t vocab_size, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
+          std::shared_ptr<const huffman_tree> tree);
+
+  /// What this host trains on: all columns of every row.
+  const std::shared_ptr<shard_store>& store() const { return store_; }
+
+  /// Remembers the rows a trained minibatch touched: its inputs and every
+  /// target (`targets`: the trainer's, in dotprod layout).
+  void mark(const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& targets);
+  size_t touched_rows() const { return touched_inputs_.size() + touched_outputs_.size(); }
+
+  /// This round's changes, one block per master of `hosts`: block m holds
+  /// the touched rows that host m combines.
+  std::vector<row_block> changes(uint32_t hosts) const;
+
+  /// As master `self` of `hosts`: every host's changes (one block per
+  /// host, any order), combined in host order; returns the rows' new
+  /// values and keeps them here. Refuses a block with a row out of range
+  /// or of another master.
+  expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self,
+                              uint32_t hosts);
+
+  /// New values from a master: into the store and the base.
+  status apply(const row_block& synced);
+
+  /// Columns [first, first + width) of rows [begin, begin + count) as a
+  /// shard holds them (`outputs`: output rows), into store and base: a
+  /// rollback reloads the model the shards restored.
+  void load(bool outputs, uint32_t begin, uint32_t count, uint32_t first, uint32_t width, const float* values);
+
+  /// Forgets what was touched: the next round begins.
+  void next_round();
+
+private:
+  status check_row(bool output, uint32_t id) const;
+  float* base_row(bool output, uint32_t id) const;
+  float* store_row(bool output, uint32_t id) const;
+
+  uint32_t dim_;
+  std::shared_ptr<shard_store> store_;
+  float_buffer base_inputs_, base_outputs_;
+  std::vector<uint64_t> input_bits_, output_bits_;
+  std::vector<uint32_t> touched_inputs_, touched_outputs_;
+};
+
+} // namespace gridvec
