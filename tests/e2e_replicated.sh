@@ -6,7 +6,10 @@
 #   1. three hosts with the model combiner: the vectors pass the quality
 #      floor, the report counts rounds and their bytes, and only round
 #      messages travelled (no dotprod/adjust);
-#   2. the same job with checkpoints; one learner node is SIGKILLed after
+#   2. the shell drives a long replicated job: status and learners while it
+#      trains, pause (every host settles, the paused ones still answering
+#      rounds), resume, checkpoint, nearest from the shards, cancel;
+#   3. the same job with checkpoints; one learner node is SIGKILLed after
 #      the first checkpoint: the other two hosts start again from it with
 #      the lost host's part, and the job finishes above the floor with
 #      every word of every epoch trained.
@@ -70,6 +73,36 @@ assert m["round_changes"]["count"] >= 6 * r["sync_rounds"] - 6, m["round_changes
 assert r["processed_words"] == 5 * 950052, r["processed_words"]
 assert r["bytes_per_round"] > 0
 PY
+
+echo "== the shell, during a long replicated job"
+shell() {
+  rc=0
+  timeout 120 "$gridvec" shell --config "$work/cluster.conf" -c "$1" > "$work/out" 2> "$work/err" || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$work/err" >&2; fail "shell: '$1' exited $rc"; }
+  cat "$work/out"
+}
+expect_out() { grep -qE -- "$1" "$work/out" || fail "the shell's output lacks '$1'"; }
+head -n 3000 "$work/corpus.txt" > "$work/small.txt"
+shell "train -train $work/small.txt -output $work/long.txt -size 50 -min-count 3 -iter 200 --partition replicated \
+       --checkpoint-dir $work/ck-shell"
+expect_out "job [0-9]+ started"
+for _ in $(seq 1 300); do
+  shell status > /dev/null
+  grep -q "^phase  *training" "$work/out" && break
+  sleep 0.2
+done
+shell "learners"
+[ "$(grep -cE "learn-[abc]  (training|syncing round [0-9]+) " "$work/out")" -eq 3 ] || fail "three hosts at work"
+shell "pause; learners"
+[ "$(grep -c "  paused  " "$work/out")" -eq 3 ] || fail "the hosts did not all pause"
+shell "resume; checkpoint; status"
+expect_out "job resumed"
+expect_out "checkpoint #1 written"
+expect_out "^phase  *training"
+shell "nearest city 3"
+[ "$(grep -cE "^[1-3]  [^ ]+ +-?[01]\.[0-9]{4}$" "$work/out")" -eq 3 ] || fail "nearest from the shards"
+shell "cancel; status"
+expect_out "job cancelled"
 
 echo "== a host killed after the first checkpoint"
 : > "$work/submit.log"

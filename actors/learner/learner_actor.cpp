@@ -230,7 +230,12 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       s.parts = safe_cursors(st);
       s.in_flight = static_cast<uint32_t>(st.in_flight.size());
       switch (st.state) {
-        case mode::running: s.state = st.idle() ? "idle" : "training"; break;
+        case mode::running:
+          s.state = st.idle() ? "idle"
+                    : st.replicated && st.replicated->at == replicated_host::phase::syncing
+                      ? "syncing round " + std::to_string(st.replicated->round + 1)
+                      : "training";
+          break;
         case mode::pausing: s.state = "pausing"; break;
         case mode::paused: s.state = "paused"; break;
         case mode::stalled: s.state = "waiting for a lost shard"; break;

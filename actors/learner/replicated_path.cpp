@@ -82,11 +82,13 @@ void load_from_shards(learner_ptr self) {
   }
 }
 
-// A row block as its master encodes it for shard `s`: its columns only.
+// A row block as its master encodes it for a shard: that shard's columns.
 row_block columns_of(const row_block& whole, column_slice slice) {
-  row_block part = whole;
+  row_block part;
   part.width = slice.width;
   part.first_column = slice.first;
+  part.inputs = whole.inputs;
+  part.outputs = whole.outputs;
   part.values.resize(whole.rows() * slice.width);
   for (size_t i = 0; i < whole.rows(); ++i)
     std::copy_n(whole.values.data() + i * whole.width + slice.first, slice.width, part.values.data() + i * slice.width);
@@ -141,7 +143,8 @@ void combine_round(learner_ptr self, uint64_t round) {
   if (values->rows() > 0)
     for (size_t s = 0; s < st.shards.size(); ++s) {
       ++*pending;
-      const wire_bytes bytes = encode_row_block(columns_of(*values, slice_of(st, s)));
+      const column_slice slice = slice_of(st, s);
+      const wire_bytes bytes = encode_row_block(slice.width == values->width ? *values : columns_of(*values, slice));
       st.unreported.wire.add(message_kind::round_store, bytes.size());
       self->request(st.shards[s], sync_timeout, store_rows_atom::value, bytes)
         .then([stored](bool) { stored(); },
@@ -159,7 +162,17 @@ void take_changes(learner_ptr self, row_block changes) {
     return; // from before a rollback
   const uint64_t round = changes.round;
   auto& r = *st.replicated;
-  r.changes[round].push_back(std::move(changes));
+  // No host can be more than a round ahead of another (each round waits
+  // for every host), nor send one round twice.
+  auto& received = r.changes[round];
+  const bool twice =
+    std::any_of(received.begin(), received.end(), [&](const row_block& b) { return b.host == changes.host; });
+  if (round < r.round || round > r.round + 1 || twice) {
+    fail(self, "host " + std::to_string(changes.host) + " sent changes of round " + std::to_string(round) +
+                 (twice ? " twice" : " during round " + std::to_string(r.round)));
+    return;
+  }
+  received.push_back(std::move(changes));
   // A paused host still takes part, with no changes: a pause settles only at
   // a sentence end, which the other hosts may reach rounds later.
   if (st.state == mode::paused && r.at == phase::training && round == r.round) {
@@ -221,8 +234,8 @@ void start_replicated(learner_ptr self) {
   if (!st.replicated) {
     st.replicated = std::make_unique<replicated_host>();
     auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(st.vocab->counts()));
-    st.replicated->model = std::make_unique<replica>(st.cfg.dim, static_cast<uint32_t>(st.vocab->size()),
-                                                     st.cfg.seed, std::move(noise), st.tree);
+    st.replicated->model = std::make_unique<replica>(st.cfg.dim, static_cast<uint32_t>(st.vocab->size()), st.cfg.seed,
+                                                     std::move(noise), st.tree);
     st.replicated->trainer =
       std::make_unique<local_trainer>(std::vector{st.replicated->model->store()}, st.cfg.shared_negatives);
   }

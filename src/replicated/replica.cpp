@@ -26,9 +26,8 @@ uint32_t master_of(uint32_t row, uint32_t hosts) {
 
 replica::replica(uint32_t dim, uint32_t vocab_size, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
                  std::shared_ptr<const huffman_tree> tree)
-  : dim_(dim),
-    store_(std::make_shared<shard_store>(column_slice{0, dim}, dim, vocab_size, init_seed, std::move(noise),
-                                         std::move(tree))) {
+  : dim_(dim), store_(std::make_shared<shard_store>(column_slice{0, dim}, dim, vocab_size, init_seed, std::move(noise),
+                                                    std::move(tree))) {
   const size_t inputs = size_t{vocab_size} * dim, outputs = size_t{store_->output_rows()} * dim;
   base_inputs_ = allocate_floats(inputs);
   base_outputs_ = allocate_floats(outputs);
@@ -93,7 +92,7 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
 
   std::unordered_map<uint64_t, uint32_t> slot_of; // (output << 32 | id) -> slot
   std::vector<uint64_t> keys;
-  std::vector<float> combined; // per row: the combination so far
+  std::vector<float> combined;  // per row: the combination so far
   std::vector<uint32_t> counts; // per row: changes in it
   std::vector<bool> only_own;   // per row: changed here only
   for (const row_block* b : by_host) {
@@ -118,8 +117,8 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
       }
       if (b->host != self)
         only_own[it->second] = false;
-      add_change(kind, combined.data() + size_t{it->second} * dim_, counts[it->second],
-                 b->values.data() + i * dim_, dim_);
+      add_change(kind, combined.data() + size_t{it->second} * dim_, counts[it->second], b->values.data() + i * dim_,
+                 dim_);
     }
   }
 
@@ -171,8 +170,7 @@ status replica::apply(const row_block& synced) {
   return {};
 }
 
-void replica::load(bool outputs, uint32_t begin, uint32_t count, uint32_t first, uint32_t width,
-                   const float* values) {
+void replica::load(bool outputs, uint32_t begin, uint32_t count, uint32_t first, uint32_t width, const float* values) {
   for (uint32_t r = 0; r < count; ++r) {
     const float* from = values + size_t{r} * width;
     std::memcpy(store_row(outputs, begin + r) + first, from, width * sizeof(float));

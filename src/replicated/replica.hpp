@@ -52,8 +52,7 @@ public:
   /// host, any order), combined in host order; returns the rows' new
   /// values and keeps them here. Refuses a block with a row out of range
   /// or of another master.
-  expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self,
-                              uint32_t hosts);
+  expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self, uint32_t hosts);
 
   /// New values from a master: into the store and the base.
   status apply(const row_block& synced);
