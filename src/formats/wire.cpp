@@ -201,7 +201,8 @@ wire_bytes encode_row_block(const row_block& b) {
   // Whole rows of floats: one copy, not one call per float (gridvec runs on
   // little-endian machines only, as the vectors files assume).
   auto values = r.initValues(static_cast<unsigned>(b.values.size() * sizeof(float)));
-  std::memcpy(values.begin(), b.values.data(), values.size());
+  if (!b.values.empty()) // (memcpy of nothing from nullptr is still undefined)
+    std::memcpy(values.begin(), b.values.data(), values.size());
   return to_bytes(builder);
 }
 
@@ -220,7 +221,8 @@ status decode_row_block(const wire_bytes& bytes, row_block& out) {
       return failure{"malformed row block: " + std::to_string(values.size()) + " bytes of values for " +
                      std::to_string(out.rows()) + " rows of " + std::to_string(out.width) + " floats"};
     out.values.resize(values.size() / sizeof(float));
-    std::memcpy(out.values.data(), values.begin(), values.size());
+    if (values.size() > 0)
+      std::memcpy(out.values.data(), values.begin(), values.size());
     return {};
   });
 }

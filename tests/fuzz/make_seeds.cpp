@@ -23,6 +23,7 @@
 #include "src/net/auth_handshake.hpp"
 #include "src/corpus/vocabulary.hpp"
 #include "src/formats/wire.hpp"
+#include "src/replicated/row_block.hpp"
 
 using namespace gridvec;
 namespace fs = std::filesystem;
@@ -105,6 +106,18 @@ void wire_seeds() {
   }
   write("adjust_reply", "pairs", encode_adjust_reply(1, 6));
   write("adjust_reply", "zero", encode_adjust_reply(0, 0));
+  row_block b;
+  b.round = 3;
+  b.host = 1;
+  b.width = 4;
+  b.inputs = {0, 5};
+  b.outputs = {2};
+  b.values.assign(3 * 4, 0.25f);
+  write("row_block", "rows", encode_row_block(b));
+  b.width = 0;
+  b.values.clear();
+  write("row_block", "no-columns", encode_row_block(b));
+  write("row_block", "empty", encode_row_block(row_block{}));
 }
 
 void checkpoint_seeds(const fs::path& tmp) {
@@ -193,7 +206,10 @@ void caf_seeds() {
   put("start", caf::make_message(start_atom::value, o));
   shard_spec spec{1, 2, 100, "/ck/vocabulary.txt", 1, 2, "/ck/ckpt-000001/shard-1.bin", 0x1234};
   put("newshard", caf::make_message(new_shard_atom::value, spec));
-  count_table t{{"the", "cat"}, {3, 2}, 5};
+  count_table t;
+  t.words = {"the", "cat"};
+  t.counts = {3, 2};
+  t.total = 5;
   put("merge", caf::make_message(merge_atom::value, t));
   put("assign", caf::make_message(assign_atom::value, p.cursors));
   learner_config lc;
