@@ -199,9 +199,9 @@ void end_round(learner_ptr self) {
       take_changes(self, std::move(changes));
       continue;
     }
-    const wire_bytes bytes = encode_row_block(changes);
+    wire_bytes bytes = encode_row_block(changes);
     st.unreported.wire.add(message_kind::round_changes, bytes.size());
-    self->send(st.hosts[m], round_atom::value, bytes);
+    self->send(st.hosts[m], round_atom::value, std::move(bytes));
   }
 }
 

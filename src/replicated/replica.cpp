@@ -56,8 +56,16 @@ void replica::mark(const std::vector<uint32_t>& inputs, const std::vector<uint32
 
 std::vector<row_block> replica::changes(uint32_t hosts) const {
   std::vector<row_block> blocks(std::max<uint32_t>(1, hosts));
-  for (auto& b : blocks)
-    b.width = dim_;
+  // Each block's size first: a round's changes are most of the model, and
+  // vectors grown a row at a time would copy them over and over.
+  std::vector<size_t> rows(blocks.size(), 0);
+  for (const auto* touched : {&touched_inputs_, &touched_outputs_})
+    for (uint32_t id : *touched)
+      ++rows[master_of(id, hosts)];
+  for (size_t m = 0; m < blocks.size(); ++m) {
+    blocks[m].width = dim_;
+    blocks[m].values.reserve(rows[m] * dim_);
+  }
   // Inputs first, as a block lays out its values.
   for (bool output : {false, true})
     for (uint32_t id : output ? touched_outputs_ : touched_inputs_) {
@@ -95,6 +103,12 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
   std::vector<float> combined;  // per row: the combination so far
   std::vector<uint32_t> counts; // per row: changes in it
   std::vector<bool> only_own;   // per row: changed here only
+  size_t most = 0;              // rows, at most: nothing below reallocates
+  for (const row_block* b : by_host)
+    most += b->rows();
+  slot_of.reserve(most);
+  keys.reserve(most);
+  combined.reserve(most * dim_);
   for (const row_block* b : by_host) {
     if (b->width != dim_)
       return failure{"row block from host " + std::to_string(b->host) + ": rows of " + std::to_string(b->width) +
