@@ -11,6 +11,12 @@
 #   cluster_wait_exit SECONDS [NAME...]
 #                              fails unless every started node (or those
 #                              named) has exited, with status 0
+#   cluster_fail MESSAGE       for a test that runs `gridvec submit` with its
+#                              output in WORKDIR/submit.log (in the background
+#                              as $submit_pid, if so): prints the message, that
+#                              log and every node's, stops the submit, exits 1
+#   cluster_expect_line RE     cluster_fail unless submit.log has a line
+#                              matching RE (grep -E)
 # cluster_cleanup (run on EXIT by cluster_init) kills whatever is left.
 
 cluster_init() {
@@ -116,6 +122,20 @@ cluster_start() {
       return 1
     fi
   done
+}
+
+cluster_fail() {
+  echo "FAIL: $*" >&2
+  echo "--- submit log" >&2
+  cat "$CLUSTER_DIR/submit.log" >&2 2>/dev/null || true
+  cluster_dump_logs
+  # A submit still running would keep ctest waiting on its output.
+  [ -z "${submit_pid:-}" ] || pkill -TERM -P "$submit_pid" 2>/dev/null || true
+  exit 1
+}
+
+cluster_expect_line() {
+  grep -qE -- "$1" "$CLUSTER_DIR/submit.log" || cluster_fail "the log lacks '$1'"
 }
 
 # Prints the end of every node's log (for a test's failure message).

@@ -46,16 +46,8 @@ submit() {
   timeout 900 "$gridvec" submit --config "$work/cluster.conf" "$@" --report "$work/report.json" \
     >> "$work/submit.log" 2>&1
 }
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- submit log" >&2
-  cat "$work/submit.log" >&2
-  cluster_dump_logs
-  # A submit still running would keep ctest waiting on its output.
-  [ -z "${submit_pid:-}" ] || pkill -TERM -P "$submit_pid" 2>/dev/null || true
-  exit 1
-}
-expect_line() { grep -qE -- "$1" "$work/submit.log" || fail "the log lacks '$1'"; }
+fail() { cluster_fail "$@"; }
+expect_line() { cluster_expect_line "$1"; }
 
 # A checkpoint every ~600k words: 7 or 8 in a run, several seconds apart.
 submit -train "$work/corpus.txt" -output "$work/vectors.txt" "${flags[@]}" \

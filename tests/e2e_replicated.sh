@@ -30,15 +30,8 @@ cluster_node learn-c "roles = learner" "learners = 1"
 cluster_write "$work/cluster.conf" 300
 cluster_start coord shard-a learn-a learn-b learn-c
 
-fail() {
-  echo "FAIL: $*" >&2
-  echo "--- submit log" >&2
-  cat "$work/submit.log" >&2
-  cluster_dump_logs
-  [ -z "${submit_pid:-}" ] || pkill -TERM -P "$submit_pid" 2>/dev/null || true
-  exit 1
-}
-expect_line() { grep -qE -- "$1" "$work/submit.log" || fail "the log lacks '$1'"; }
+fail() { cluster_fail "$@"; }
+expect_line() { cluster_expect_line "$1"; }
 # Three hosts on the dev corpus score about 0.030 / 0.31 (word2vec.c
 # 0.031 / 0.333, docs/replicated.md); averaging instead of the combiner
 # falls to about 0.01 / 0.17 at four hosts. Random vectors score 0.
