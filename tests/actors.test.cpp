@@ -459,9 +459,11 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
           "[actors][e2e][replicated]") {
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 3000, 13);
-  auto train = [&](const std::string& output, uint32_t threads, bool replicated, bool average = false) {
+  auto train = [&](const std::string& output, uint32_t threads, bool replicated, bool average = false,
+                   uint32_t shards = 1) {
     train_options o = small_job(dir, output, 12, 3);
     o.threads = threads;
+    o.shards = shards;
     o.replicated = replicated;
     o.average_combiner = average;
     caf::actor_system_config cfg;
@@ -501,6 +503,11 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
     CHECK(table->words.size() == 40);
   }
   CHECK(fused.trained_words == alone.trained_words);
+  // The shards only keep what the hosts agreed on: any number of them
+  // holds the same model, so the same vectors come out.
+  train("three.txt", 3, true);
+  train("three-sliced.txt", 3, true, false, 3);
+  CHECK(file_text("three.txt") == file_text("three-sliced.txt"));
 }
 
 TEST_CASE("shard lanes take a round's rows of their columns and refuse others", "[actors][replicated]") {
