@@ -15,6 +15,10 @@
 #                      restore falls back to the previous checkpoint
 #   coordinator-resume SIGKILL the coordinator's node, start it again and
 #                      `gridvec submit --resume` the job from its checkpoints
+#   replicated-shard-kill
+#                      shard-kill in the replicated mode (--partition
+#                      replicated): the hosts reload their copies of the
+#                      model from the restored shards
 # Every scenario checks the vectors against the quality floor, the log for
 # what happened, and that every process exits.
 # Usage: e2e_recovery.sh GRIDVEC_BINARY SCENARIO
@@ -42,6 +46,10 @@ cluster_write "$work/cluster.conf" 300
 cluster_start coord shard-a shard-b "${spares[@]}" learn-a learn-b
 
 flags=(-size 100 -window 5 -negative 5 -sample 1e-4 -min-count 5 -iter 5)
+if [ "$scenario" = replicated-shard-kill ]; then
+  flags+=(--partition replicated)
+  scenario=shard-kill
+fi
 submit() {
   timeout 900 "$gridvec" submit --config "$work/cluster.conf" "$@" --report "$work/report.json" \
     >> "$work/submit.log" 2>&1

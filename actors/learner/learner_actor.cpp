@@ -29,6 +29,22 @@ void report(learner_ptr self, bool force) {
   self->send(st.coordinator, progress_atom::value, st.cfg.id, std::move(p));
 }
 
+// A shard did not answer. If it is gone the supervisor will restore it and
+// the coordinator will halt and roll back this learner; anything else is a
+// bug or bad data, and ends the job.
+void on_shard_error(learner_ptr self, uint64_t generation, const caf::error& err) {
+  auto& st = self->state;
+  if (generation != st.generation)
+    return; // requests forgotten by halt
+  if (err.category() == caf::atom("system") && err != caf::sec::runtime_error) {
+    if (st.state != mode::stalled)
+      spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id, error_text(err));
+    st.state = mode::stalled;
+    return;
+  }
+  fail(self, error_text(err));
+}
+
 void fail(learner_ptr self, const std::string& what) {
   auto& st = self->state;
   spdlog::error("learner {}: {}", st.cfg.id, what);

@@ -156,6 +156,10 @@ batch_ptr next_batch(learner_state& st, size_t releasing, status& error);
 // learner_actor.cpp
 void report(learner_ptr self, bool force);
 void fail(learner_ptr self, const std::string& what);
+/// A request to a shard failed: a lost shard stalls the learner until the
+/// coordinator halts it (stale requests of an older generation are
+/// ignored); any other error fails the job.
+void on_shard_error(learner_ptr self, uint64_t generation, const caf::error& err);
 /// A pause requested is reached: answers the waiters.
 void settle_pause(learner_ptr self);
 /// Counts a minibatch's loss; false (and the job failed) if it diverged.

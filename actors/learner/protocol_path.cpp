@@ -13,22 +13,6 @@ namespace gridvec::learner {
 
 namespace {
 
-// A shard did not answer. If it is gone the supervisor will restore it and
-// the coordinator will halt and roll back this learner; anything else is a
-// bug or bad data, and ends the job.
-void on_shard_error(learner_ptr self, uint64_t generation, const caf::error& err) {
-  auto& st = self->state;
-  if (generation != st.generation)
-    return; // minibatches forgotten by halt
-  if (err.category() == caf::atom("system") && err != caf::sec::runtime_error) {
-    if (st.state != mode::stalled)
-      spdlog::warn("learner {}: a shard stopped answering ({}); waiting for recovery", st.cfg.id, error_text(err));
-    st.state = mode::stalled;
-    return;
-  }
-  fail(self, error_text(err));
-}
-
 /// Minibatches that travel together: one message to every shard carries
 /// their dotprods, and a later one their adjusts (with the dotprods of the
 /// group that follows). Each message and reply costs system calls and

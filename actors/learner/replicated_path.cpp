@@ -73,7 +73,7 @@ void load_from_shards(learner_ptr self) {
                 pump(self);
               }
             },
-            [self](caf::error& err) { fail(self, "cannot load the model from a shard: " + error_text(err)); });
+            [self, generation = st.generation](caf::error& err) { on_shard_error(self, generation, err); });
       }
   }
   if (--r.loads_pending == 0) {
@@ -148,9 +148,7 @@ void combine_round(learner_ptr self, uint64_t round) {
       st.unreported.wire.add(message_kind::round_store, bytes.size());
       self->request(st.shards[s], sync_timeout, store_rows_atom::value, bytes)
         .then([stored](bool) { stored(); },
-              [self, s](caf::error& err) {
-                fail(self, "shard " + std::to_string(s) + " did not take a round's rows: " + error_text(err));
-              });
+              [self, generation = st.generation](caf::error& err) { on_shard_error(self, generation, err); });
     }
   stored();
 }
