@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "src/corpus/vocabulary.hpp"
 #include "src/formats/wire.hpp"
 #include "src/replicated/model_combiner.hpp"
 #include "src/replicated/replica.hpp"
@@ -27,6 +28,13 @@ void check_equal(const std::vector<float>& got, const std::vector<float>& want) 
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i)
     CHECK(got[i] == Approx(want[i]).margin(1e-6));
+}
+
+std::vector<uint64_t> keys_of(uint32_t words) {
+  std::vector<uint64_t> keys;
+  for (uint32_t w = 0; w < words; ++w)
+    keys.push_back(word_key("w" + std::to_string(w)));
+  return keys;
 }
 
 std::shared_ptr<const alias_sampler> noise_of(uint32_t words) {
@@ -106,8 +114,10 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
   for (combiner kind : {combiner::model_combiner, combiner::average}) {
     CAPTURE(combiner_name(kind));
     std::vector<replica> host;
-    for (uint32_t h = 0; h < hosts; ++h)
-      host.emplace_back(dim, words, 7, noise, nullptr);
+    for (uint32_t h = 0; h < hosts; ++h) {
+      host.emplace_back(dim, keys_of(words), 7, noise, nullptr);
+      host.back().set_hosts(hosts);
+    }
     // Both start from the same vectors (the shards' start).
     CHECK(row_of(host[0], false, 3) == row_of(host[1], false, 3));
     const auto start3 = row_of(host[0], false, 3);
@@ -123,12 +133,14 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
     // Each host's changes, per master, as they would travel.
     std::vector<std::vector<row_block>> to_master(hosts);
     for (uint32_t h = 0; h < hosts; ++h) {
-      auto blocks = host[h].changes(hosts);
+      auto blocks = host[h].changes();
       REQUIRE(blocks.size() == hosts);
       for (uint32_t m = 0; m < hosts; ++m) {
         blocks[m].host = h;
         for (uint32_t u : blocks[m].inputs)
-          CHECK(master_of(u, hosts) == m);
+          CHECK(host[h].master_of(false, u) == m);
+        for (uint32_t v : blocks[m].outputs) // a word's two rows share a master
+          CHECK(host[h].master_of(true, v) == host[h].master_of(false, v));
         row_block back;
         REQUIRE(decode_row_block(encode_row_block(blocks[m]), back));
         to_master[m].push_back(back);
@@ -137,7 +149,7 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
     // Every master combines its rows; every host applies every master's.
     std::vector<row_block> values;
     for (uint32_t m = 0; m < hosts; ++m) {
-      auto v = host[m].combine(to_master[m], kind, m, hosts);
+      auto v = host[m].combine(to_master[m], kind, m);
       REQUIRE(v);
       values.push_back(*v);
     }
@@ -158,7 +170,7 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
       check_equal(row_of(host[h], true, 5), {start5[0], start5[1], start5[2] + 0.5f, start5[3]});
     }
     // The next round starts from the synchronised rows: no change left.
-    auto again = host[0].changes(hosts);
+    auto again = host[0].changes();
     for (const auto& b : again)
       CHECK(b.rows() == 0);
   }
@@ -166,31 +178,32 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
 
 TEST_CASE("a master refuses row blocks it cannot have been sent", "[replicated]") {
   const uint32_t dim = 3, words = 10;
-  replica master(dim, words, 1, noise_of(words), nullptr);
+  replica master(dim, keys_of(words), 1, noise_of(words), nullptr);
+  master.set_hosts(2);
   uint32_t foreign = 0;
-  while (master_of(foreign, 2) == 0)
+  while (master.master_of(false, foreign) == 0)
     ++foreign;
   uint32_t own = 0;
-  while (master_of(own, 2) != 0)
+  while (master.master_of(false, own) != 0)
     ++own;
 
   row_block b;
   b.width = dim;
   b.inputs = {foreign};
   b.values.assign(dim, 0.1f);
-  auto r = master.combine({b}, combiner::model_combiner, 0, 2);
+  auto r = master.combine({b}, combiner::model_combiner, 0);
   REQUIRE_FALSE(r);
   CHECK(r.error().find("another master") != std::string::npos);
 
   b.inputs = {words + 5};
-  r = master.combine({b}, combiner::model_combiner, 0, 2);
+  r = master.combine({b}, combiner::model_combiner, 0);
   REQUIRE_FALSE(r);
   CHECK(r.error().find("out of range") != std::string::npos);
 
   b.inputs = {own};
   b.width = dim + 1;
   b.values.assign(dim + 1, 0.1f);
-  r = master.combine({b}, combiner::model_combiner, 0, 2);
+  r = master.combine({b}, combiner::model_combiner, 0);
   REQUIRE_FALSE(r);
   CHECK(r.error().find("floats") != std::string::npos);
 

@@ -280,6 +280,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       st.hosts.clear();
       for (const auto& h : hosts)
         st.hosts.push_back(caf::actor_cast<learner_actor>(h));
+      if (st.replicated)
+        st.replicated->model->set_hosts(static_cast<uint32_t>(st.hosts.size()));
       pump(self);
       return true;
     },

@@ -123,8 +123,8 @@ void combine_round(learner_ptr self, uint64_t round) {
   std::vector<row_block> changes = std::move(it->second);
   r.changes.erase(it);
   const bool every_host_done = std::all_of(changes.begin(), changes.end(), [](const row_block& b) { return b.last; });
-  auto combined = r.model->combine(changes, st.cfg.average_combiner ? combiner::average : combiner::model_combiner,
-                                   st.host_index, hosts(st));
+  auto combined =
+    r.model->combine(changes, st.cfg.average_combiner ? combiner::average : combiner::model_combiner, st.host_index);
   if (!combined) {
     fail(self, combined.error());
     return;
@@ -186,7 +186,7 @@ void end_round(learner_ptr self) {
   auto& r = *st.replicated;
   r.at = phase::syncing;
   const bool out_of_work = !st.walker->has_work() && !st.mid_sentence();
-  auto blocks = r.model->changes(hosts(st));
+  auto blocks = r.model->changes();
   for (uint32_t m = 0; m < hosts(st); ++m) {
     row_block& changes = blocks[m];
     changes.round = r.round;
@@ -232,12 +232,16 @@ void start_replicated(learner_ptr self) {
   if (!st.replicated) {
     st.replicated = std::make_unique<replicated_host>();
     auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(st.vocab->counts()));
-    st.replicated->model = std::make_unique<replica>(st.cfg.dim, static_cast<uint32_t>(st.vocab->size()), st.cfg.seed,
-                                                     std::move(noise), st.tree);
+    std::vector<uint64_t> keys(st.vocab->size());
+    for (uint32_t w = 0; w < keys.size(); ++w)
+      keys[w] = word_key(st.vocab->word(w));
+    st.replicated->model =
+      std::make_unique<replica>(st.cfg.dim, std::move(keys), st.cfg.seed, std::move(noise), st.tree);
     st.replicated->trainer =
       std::make_unique<local_trainer>(std::vector{st.replicated->model->store()}, st.cfg.shared_negatives);
   }
   auto& r = *st.replicated;
+  r.model->set_hosts(hosts(st)); // again when the hosts change (a rollback)
   // A round is a share of the words this host trains per epoch: its parts'
   // words times the share subsampling keeps. (Counted in words trained, not
   // read: a passage reads 64k words at once, far more than a round of a

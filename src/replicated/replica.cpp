@@ -20,14 +20,12 @@ bool test_and_set(std::vector<uint64_t>& bits, uint32_t i) {
 
 } // namespace
 
-uint32_t master_of(uint32_t row, uint32_t hosts) {
-  return hosts <= 1 ? 0 : static_cast<uint32_t>(mix64(row, 0x5EED6A57E2ull) % hosts);
-}
-
-replica::replica(uint32_t dim, uint32_t vocab_size, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
-                 std::shared_ptr<const huffman_tree> tree)
-  : dim_(dim), store_(std::make_shared<shard_store>(column_slice{0, dim}, dim, vocab_size, init_seed, std::move(noise),
-                                                    std::move(tree))) {
+replica::replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_seed,
+                 std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree)
+  : dim_(dim), word_keys_(std::move(word_keys)),
+    store_(std::make_shared<shard_store>(column_slice{0, dim}, dim, static_cast<uint32_t>(word_keys_.size()), init_seed,
+                                         std::move(noise), std::move(tree))) {
+  const uint32_t vocab_size = store_->vocab_size();
   const size_t inputs = size_t{vocab_size} * dim, outputs = size_t{store_->output_rows()} * dim;
   base_inputs_ = allocate_floats(inputs);
   base_outputs_ = allocate_floats(outputs);
@@ -35,6 +33,17 @@ replica::replica(uint32_t dim, uint32_t vocab_size, uint64_t init_seed, std::sha
   std::memcpy(base_outputs_.get(), store_->output_data(), outputs * sizeof(float));
   input_bits_.assign((vocab_size + 63) / 64, 0);
   output_bits_.assign((store_->output_rows() + 63) / 64, 0);
+  set_hosts(1);
+}
+
+void replica::set_hosts(uint32_t hosts) {
+  hosts_ = std::max<uint32_t>(1, hosts);
+  masters_.resize(word_keys_.size());
+  for (size_t w = 0; w < word_keys_.size(); ++w)
+    masters_[w] = static_cast<uint32_t>(mix64(word_keys_[w], 0x5EED6A57E2ull) % hosts_);
+  node_masters_.resize(store_->node_rows());
+  for (size_t n = 0; n < node_masters_.size(); ++n)
+    node_masters_[n] = static_cast<uint32_t>(mix64(n, 0x40DE5ull) % hosts_);
 }
 
 float* replica::base_row(bool output, uint32_t id) const {
@@ -54,14 +63,15 @@ void replica::mark(const std::vector<uint32_t>& inputs, const std::vector<uint32
       touched_outputs_.push_back(v);
 }
 
-std::vector<row_block> replica::changes(uint32_t hosts) const {
-  std::vector<row_block> blocks(std::max<uint32_t>(1, hosts));
+std::vector<row_block> replica::changes() const {
+  std::vector<row_block> blocks(hosts_);
   // Each block's size first: a round's changes are most of the model, and
   // vectors grown a row at a time would copy them over and over.
   std::vector<size_t> rows(blocks.size(), 0);
-  for (const auto* touched : {&touched_inputs_, &touched_outputs_})
-    for (uint32_t id : *touched)
-      ++rows[master_of(id, hosts)];
+  for (uint32_t id : touched_inputs_)
+    ++rows[master_of(false, id)];
+  for (uint32_t id : touched_outputs_)
+    ++rows[master_of(true, id)];
   for (size_t m = 0; m < blocks.size(); ++m) {
     blocks[m].width = dim_;
     blocks[m].values.reserve(rows[m] * dim_);
@@ -69,7 +79,7 @@ std::vector<row_block> replica::changes(uint32_t hosts) const {
   // Inputs first, as a block lays out its values.
   for (bool output : {false, true})
     for (uint32_t id : output ? touched_outputs_ : touched_inputs_) {
-      row_block& b = blocks[master_of(id, hosts)];
+      row_block& b = blocks[master_of(output, id)];
       (output ? b.outputs : b.inputs).push_back(id);
       const size_t at = b.values.size();
       b.values.resize(at + dim_);
@@ -89,8 +99,7 @@ status replica::check_row(bool output, uint32_t id) const {
   return {};
 }
 
-expected<row_block> replica::combine(const std::vector<row_block>& changes, combiner kind, uint32_t self,
-                                     uint32_t hosts) {
+expected<row_block> replica::combine(const std::vector<row_block>& changes, combiner kind, uint32_t self) {
   // Host order, whatever order the blocks came in: the model combiner is
   // not symmetric, and every run should combine alike.
   std::vector<const row_block*> by_host;
@@ -118,7 +127,7 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
       const uint32_t id = output ? b->outputs[i - b->inputs.size()] : b->inputs[i];
       if (auto s = check_row(output, id); !s)
         return failure{s.error()};
-      if (master_of(id, hosts) != self)
+      if (master_of(output, id) != self)
         return failure{"row block from host " + std::to_string(b->host) + ": row " + std::to_string(id) +
                        " belongs to another master"};
       const uint64_t key = uint64_t{output} << 32 | id;

@@ -5,7 +5,7 @@
 // keeps every row as all hosts had it after the last synchronisation, and
 // two bit-vectors with their lists remember which rows this round touched.
 // At the round's end:
-//   changes(H)      per master m, the touched rows m combines, as changes
+//   changes()       per master m, the touched rows m combines, as changes
 //                   (store - base): what this host sends to m;
 //   combine(...)    as master: every host's changes to its rows, merged by
 //                   the combiner (model_combiner.hpp), and the rows' new
@@ -24,17 +24,22 @@
 
 namespace gridvec {
 
-/// The host that combines a row: fixed by a hash of the row's id (the
-/// same on every host, since they share the vocabulary), so masters get
-/// frequent and rare words alike.
-uint32_t master_of(uint32_t row, uint32_t hosts);
-
 class replica {
 public:
   /// Starts from the initial vectors every shard of `init_seed` starts
   /// from (shard_store's initialisation does not depend on the slicing).
-  replica(uint32_t dim, uint32_t vocab_size, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
+  /// `word_keys`: a stable hash of each word (word_key of its text), which
+  /// fixes its rows' master; one host until set_hosts.
+  replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
           std::shared_ptr<const huffman_tree> tree);
+
+  /// The number of hosts: every row's master is then its word's key modulo
+  /// it (the input and output rows of a word share one; a -hs 1 node's is
+  /// a hash of its row), so masters get frequent and rare words alike.
+  void set_hosts(uint32_t hosts);
+  uint32_t master_of(bool output, uint32_t id) const {
+    return output && id >= word_keys_.size() ? node_masters_[id - word_keys_.size()] : masters_[id];
+  }
 
   /// What this host trains on: all columns of every row.
   const std::shared_ptr<shard_store>& store() const { return store_; }
@@ -44,15 +49,15 @@ public:
   void mark(const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& targets);
   size_t touched_rows() const { return touched_inputs_.size() + touched_outputs_.size(); }
 
-  /// This round's changes, one block per master of `hosts`: block m holds
-  /// the touched rows that host m combines.
-  std::vector<row_block> changes(uint32_t hosts) const;
+  /// This round's changes, one block per host: block m holds the touched
+  /// rows that host m combines.
+  std::vector<row_block> changes() const;
 
-  /// As master `self` of `hosts`: every host's changes (one block per
-  /// host, any order), combined in host order; returns the rows' new
-  /// values and keeps them here. Refuses a block with a row out of range
-  /// or of another master.
-  expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self, uint32_t hosts);
+  /// As master `self`: every host's changes (one block per host, any
+  /// order), combined in host order; returns the rows' new values and
+  /// keeps them here. Refuses a block with a row out of range or of another
+  /// master.
+  expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self);
 
   /// New values from a master: into the store and the base.
   status apply(const row_block& synced);
@@ -71,6 +76,9 @@ private:
   float* store_row(bool output, uint32_t id) const;
 
   uint32_t dim_;
+  std::vector<uint64_t> word_keys_;
+  std::vector<uint32_t> masters_, node_masters_; // by word, by node
+  uint32_t hosts_ = 1;
   std::shared_ptr<shard_store> store_;
   float_buffer base_inputs_, base_outputs_;
   std::vector<uint64_t> input_bits_, output_bits_;

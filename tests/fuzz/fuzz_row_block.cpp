@@ -16,12 +16,16 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gridvec;
   static const auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts({9, 5, 3, 2, 1, 1, 1}));
-  static replica model(4, 7, 1, noise, nullptr);
+  static replica model = [] {
+    replica r(4, {11, 22, 33, 44, 55, 66, 77}, 1, noise, nullptr);
+    r.set_hosts(2);
+    return r;
+  }();
   const wire_bytes bytes(data, data + size);
   row_block block;
   if (!decode_row_block(bytes, block))
     return 0;
-  (void)model.combine({block}, combiner::model_combiner, 0, 2);
+  (void)model.combine({block}, combiner::model_combiner, 0);
   (void)model.apply(block);
   return 0;
 }
