@@ -12,7 +12,8 @@
 #   3. the same job with checkpoints; one learner node is SIGKILLed after
 #      the first checkpoint: the other two hosts start again from it with
 #      the lost host's part, and the job finishes above the floor with
-#      every word of every epoch trained.
+#      every word of every epoch trained; `gridvec export` writes the
+#      newest checkpoint's vectors, and refuses it with another vocabulary.
 # Usage: e2e_replicated.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
@@ -117,5 +118,15 @@ print(f"processed {r['processed_words']} words; {r['recoveries']} recoveries, {r
 assert r["recoveries"] == 1, r["recoveries"]
 assert r["processed_words"] == 5 * 950052, r["processed_words"]
 PY
+
+echo "== gridvec export of a checkpoint"
+newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
+"$gridvec" export "$newest" -output "$work/ck.txt" || fail "cannot export $newest"
+[ "$(head -n 1 "$work/ck.txt")" = "14620 100" ] || fail "the export's header is '$(head -n 1 "$work/ck.txt")'"
+[ "$(wc -l < "$work/ck.txt")" -eq 14621 ] || fail "the export lacks rows"
+echo "extra 1" >> "$work/ck/vocabulary.txt"
+if "$gridvec" export "$newest" -output "$work/ck2.txt" 2> "$work/err"; then fail "exported with another vocabulary"; fi
+grep -q "is not the vocabulary of" "$work/err" || fail "no clear line for another vocabulary: $(cat "$work/err")"
+[ ! -e "$work/ck2.txt" ] || fail "a refused export wrote a file"
 cluster_wait_exit 30 coord shard-a learn-a learn-b || fail "some node did not stop"
 echo "replicated mode passed"
