@@ -2,6 +2,9 @@
 # Helpers for tests that run a real gridvec cluster of OS processes on
 # ephemeral ports of 127.0.0.1. Source it, then:
 #   cluster_init GRIDVEC_BINARY WORKDIR
+#   cluster_init_dev GRIDVEC_BINARY
+#                              cluster_init in a new temporary WORKDIR, $work,
+#                              with the dev corpus as $work/corpus.txt
 #   cluster_node NAME "roles = ..." [more config lines...]   (one per node)
 #   cluster_write CONFIG_FILE [HEARTBEAT_MS]
 #                              (with a new cluster secret in WORKDIR, and
@@ -19,6 +22,8 @@
 #                              matching RE (grep -E)
 # cluster_cleanup (run on EXIT by cluster_init) kills whatever is left.
 
+cluster_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 cluster_init() {
   CLUSTER_BIN=$1
   CLUSTER_DIR=$2
@@ -27,6 +32,12 @@ cluster_init() {
   declare -gA CLUSTER_PID=()
   declare -gA CLUSTER_PORT=()
   trap cluster_cleanup EXIT
+}
+
+cluster_init_dev() {
+  work=$(mktemp -d)
+  cluster_init "$1" "$work"
+  zcat "$cluster_lib_dir/../../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
 }
 
 cluster_cleanup() {

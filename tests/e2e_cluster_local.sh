@@ -11,10 +11,8 @@ set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/cluster_lib.sh"
-work=$(mktemp -d)
-cluster_init "$gridvec" "$work"
+cluster_init_dev "$gridvec"
 fail() { echo "FAIL: $*" >&2; tail -n 20 "$work/local.log" >&2 || true; exit 1; }
-zcat "$here/../../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
 
 # The example, on free ports.
 conf=$work/cluster.conf

@@ -19,9 +19,7 @@ set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/cluster_lib.sh"
-work=$(mktemp -d)
-cluster_init "$gridvec" "$work"
-zcat "$here/../../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
+cluster_init_dev "$gridvec"
 
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard-a "roles = shard" "shards = 1"
