@@ -12,6 +12,7 @@
 #include "src/formats/model_dir.hpp"
 #include "src/formats/vectors_file.hpp"
 #include "src/model/shard_store.hpp"
+#include "src/sgns/huffman_tree.hpp"
 
 namespace gridvec {
 
@@ -58,16 +59,9 @@ expected<embedding_table> checkpoint_vectors(const std::string& dir, bool output
   table.data.assign(size_t{words} * table.dim, 0.0f);
   const auto shards = static_cast<uint32_t>(m->shards.size());
   for (uint32_t s = 0; s < shards; ++s) {
-    slice_header expect;
     const auto slice = column_slice::of(s, shards, table.dim);
-    expect.shard = s;
-    expect.shards = shards;
-    expect.dim = table.dim;
-    expect.first = slice.first;
-    expect.width = slice.width;
-    expect.vocab_size = words;
-    expect.vocab_crc = m->vocab_crc;
-    expect.node_rows = opt->hs && words > 1 ? words - 1 : 0;
+    const slice_header expect{s,           shards, table.dim,    slice.first,
+                              slice.width, words,  m->vocab_crc, opt->hs ? huffman_tree::inner_nodes_for(words) : 0};
     std::vector<float> u(size_t{words} * slice.width), v(size_t{words + expect.node_rows} * slice.width);
     if (auto r = read_slice_file(dir + "/" + m->shards[s].file, expect, u.data(), v.data()); !r)
       return failure{r.error()};

@@ -23,7 +23,9 @@ public:
 
   uint32_t words() const { return static_cast<uint32_t>(offsets_.size() - 1); }
   /// Inner nodes: words() - 1 (none for fewer than two words).
-  uint32_t inner_nodes() const { return words() > 1 ? words() - 1 : 0; }
+  uint32_t inner_nodes() const { return inner_nodes_for(words()); }
+  /// The same for a vocabulary of `words`, without building the tree.
+  static uint32_t inner_nodes_for(uint32_t words) { return words > 1 ? words - 1 : 0; }
   uint32_t length(uint32_t word) const { return static_cast<uint32_t>(offsets_[word + 1] - offsets_[word]); }
   const uint32_t* points(uint32_t word) const { return points_.data() + offsets_[word]; }
   const uint8_t* codes(uint32_t word) const { return codes_.data() + offsets_[word]; }
