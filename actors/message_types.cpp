@@ -38,6 +38,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<coordinator_actor>("gridvec::coordinator_actor");
   cfg.add_message_type<controller_actor>("gridvec::controller_actor");
   cfg.add_message_type<node_actor>("gridvec::node_actor");
+  cfg.add_message_type<table_shard_actor>("gridvec::table_shard_actor");
   cfg.add_message_type<std::vector<uint16_t>>("std::vector<uint16_t>");
   cfg.add_message_type<std::vector<uint32_t>>("std::vector<uint32_t>");
   cfg.add_message_type<std::vector<wire_bytes>>("std::vector<gridvec::wire_bytes>");

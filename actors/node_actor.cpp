@@ -8,6 +8,7 @@
 #include "actors/exporter_actor.hpp"
 #include "actors/learner/learner_actor.hpp"
 #include "actors/shard_actor.hpp"
+#include "actors/table/table_shard_actor.hpp"
 #include "actors/vocabulary_actor.hpp"
 #include "src/sgns/alias_sampler.hpp"
 
@@ -25,6 +26,7 @@ struct hosted {
 struct node_state {
   node_setup setup;
   controller_actor controller;
+  table_shard_actor tables; // if setup.table_shard
   std::vector<hosted> actors;
   std::vector<caf::actor_addr> owners; // monitored coordinators
   static inline const char* name = "node";
@@ -78,6 +80,9 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     cs.local_node = caf::actor_cast<node_actor>(self);
     st.controller = spawn_controller(self->system(), std::move(cs));
   }
+  if (st.setup.table_shard)
+    st.tables = spawn_table_shard(self->system(), st.setup.table_shard->index, st.setup.table_shard->count,
+                                  st.setup.table_shard->dir);
   self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });
   return {
     [self](new_counter_atom) -> count_worker_actor { return spawn_count_worker(self->system()); },
@@ -156,6 +161,12 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
         return make_job_error("node " + st.setup.name + " is not the coordinator's node; connect to that one");
       return st.controller;
     },
+    [self](tables_atom) -> caf::result<table_shard_actor> {
+      auto& st = self->state;
+      if (!st.tables)
+        return make_job_error("node " + st.setup.name + " hosts no table shard (only non-standby shard nodes do)");
+      return st.tables;
+    },
     [self](stop_atom) {
       auto& st = self->state;
       // A node of `gridvec train` or an embedding application stops with
@@ -169,6 +180,8 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
           self->send_exit(a, caf::exit_reason::user_shutdown);
       if (st.controller)
         self->send_exit(st.controller, caf::exit_reason::user_shutdown);
+      if (st.tables)
+        self->send_exit(st.tables, caf::exit_reason::user_shutdown);
       self->quit();
     },
   };

@@ -28,6 +28,14 @@ struct node_setup {
   std::optional<cluster_config> cluster;
   /// Where the lanes of the shards it hosts run (actors/shard_actor.hpp).
   lane_thread shard_lanes = lane_thread::workers;
+  /// The parameter server's table shard this node hosts for as long as it
+  /// runs (docs/tables.md): shard `index` of `count`, saving to `dir`.
+  struct table_shard_place {
+    uint32_t index = 0;
+    uint32_t count = 0;
+    std::string dir;
+  };
+  std::optional<table_shard_place> table_shard;
 };
 
 node_actor spawn_node(caf::actor_system& sys, node_setup setup);

@@ -78,6 +78,8 @@ using hosts_atom = caf::atom_constant<caf::atom("hosts")>;
 using round_atom = caf::atom_constant<caf::atom("round")>;
 using synced_atom = caf::atom_constant<caf::atom("synced")>;
 using store_rows_atom = caf::atom_constant<caf::atom("storerows")>;
+using table_atom = caf::atom_constant<caf::atom("table")>;
+using tables_atom = caf::atom_constant<caf::atom("tables")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -261,6 +263,13 @@ typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
 using supervisor_actor = caf::typed_actor<caf::reacts_to<watch_atom, uint32_t, uint32_t, std::vector<shard_actor>>,
                                           caf::reacts_to<watch_atom, uint32_t, learner_actor>>;
 
+/// A table shard of the parameter server (docs/tables.md): one per shard
+/// node of a cluster (cluster_config::table_shard_nodes), or several in one
+/// process. Serves the tables' slices that it holds.
+///   table: TableRequest bytes (schema/table.capnp) -> TableReply bytes;
+///          a bad request gets an error reply, never a crash
+using table_shard_actor = caf::typed_actor<caf::replies_to<table_atom, wire_bytes>::with<wire_bytes>>;
+
 /// The controller: the entry point of a cluster (on the coordinator's node)
 /// or of a local gridvec, for `gridvec submit`, the shell and embedding
 /// applications. One job runs at a time; the last one stays queryable
@@ -292,6 +301,7 @@ using controller_actor =
 ///   link:       (hosts, ports) -> nodes connected; opens direct
 ///               connections to those nodes (learner nodes to shard nodes)
 ///   controller: -> the cluster's controller (coordinator's node only)
+///   tables:     -> the node's table shard (shard nodes only)
 ///   stop:       the node's process ends (after the job, or on request)
 /// Errors: an unreadable vocabulary or checkpoint file -> runtime_error.
 using node_actor = caf::typed_actor<
@@ -302,7 +312,8 @@ using node_actor = caf::typed_actor<
   caf::replies_to<new_export_atom, std::string, std::vector<shard_info>, uint32_t>::with<exporter_actor>,
   caf::replies_to<status_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
-  caf::replies_to<controller_atom>::with<controller_actor>, caf::reacts_to<stop_atom>>;
+  caf::replies_to<controller_atom>::with<controller_actor>, caf::replies_to<tables_atom>::with<table_shard_actor>,
+  caf::reacts_to<stop_atom>>;
 
 /// caf::error carrying one human-readable line.
 inline caf::error make_job_error(std::string what) { return caf::make_error(caf::sec::runtime_error, std::move(what)); }

@@ -13,6 +13,7 @@ int cli_shell(const std::vector<std::string>& args);
 int cli_keygen(const std::vector<std::string>& args);
 int cli_eval(const std::vector<std::string>& args);
 int cli_export(const std::vector<std::string>& args);
+int cli_table(const std::vector<std::string>& args);
 
 /// Logs go to stderr (stdout is for results), one plain line each.
 void setup_logging();

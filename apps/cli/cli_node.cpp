@@ -114,6 +114,13 @@ int cli_node(const std::vector<std::string>& args) {
   setup.cluster = *cluster;
   if (spec->shards_on_network_thread(std::max(1u, std::thread::hardware_concurrency())))
     setup.shard_lanes = lane_thread::network;
+  // The non-standby shard nodes host the parameter server's table shards,
+  // numbered in config order (docs/tables.md).
+  auto table_nodes = cluster->table_shard_nodes();
+  for (uint32_t i = 0; i < table_nodes.size(); ++i)
+    if (table_nodes[i]->name == name)
+      setup.table_shard =
+        node_setup::table_shard_place{i, static_cast<uint32_t>(table_nodes.size()), cluster->table_dir};
   auto node = spawn_node(sys, std::move(setup));
   // Through the cluster's transport: peers prove the secret (and speak
   // TLS) before CAF reads a byte from them.

@@ -23,6 +23,7 @@
 #include <optional>
 
 #include <gridvec/cluster.hpp> // configure_cluster_system
+#include <gridvec/tables.hpp>  // connect_table_shards, table_client
 
 #include "apps/cli/cli.hpp"
 #include "src/config/cluster_config.hpp"
@@ -293,6 +294,18 @@ int cli_shell(const std::vector<std::string>& args) {
       return 2;
     }
     shell_context ctx{std::cout, &client};
+    // The tables live on the shard nodes, which only the config names.
+    std::optional<table_client> tables;
+    if (cluster)
+      ctx.tables = [&]() -> expected<table_client*> {
+        if (!tables) {
+          auto shards = connect_table_shards(sys, *cluster);
+          if (!shards)
+            return failure{shards.error()};
+          tables.emplace(sys, *shards, query_timeout);
+        }
+        return &*tables;
+      };
     ctx.terminal = ::isatty(STDOUT_FILENO) == 1;
     const bool interactive = !opts->commands && ::isatty(STDIN_FILENO) == 1;
     if (interactive) {

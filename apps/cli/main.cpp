@@ -17,6 +17,7 @@ const char* usage = "usage: gridvec COMMAND [options]\n\n"
                     "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
                     "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
                     "  shell     control a cluster and its job interactively (--config FILE)\n"
+                    "  table     the parameter server's tables on a cluster (gridvec table --config FILE list)\n"
                     "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
                     "`gridvec COMMAND --help` describes a command's options.\n";
 
@@ -44,6 +45,8 @@ int main(int argc, char** argv) {
     return gridvec::cli_submit(args);
   if (command == "shell")
     return gridvec::cli_shell(args);
+  if (command == "table")
+    return gridvec::cli_table(args);
   if (command == "export")
     return gridvec::cli_export(args);
   if (command == "eval")

@@ -14,6 +14,7 @@
 #include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
 #include "apps/shell/progress_lines.hpp"
 #include "apps/shell/shell_format.hpp"
+#include "apps/shell/table_commands.hpp"
 
 namespace gridvec {
 
@@ -235,6 +236,21 @@ status run_shutdown(shell_context& ctx, const shell_words& args) {
   });
 }
 
+status with_tables(shell_context& ctx, const std::vector<std::string>& words) {
+  if (!ctx.tables)
+    return failure{"tables need the cluster config (start the shell with --config CLUSTER.conf)"};
+  auto client = ctx.tables();
+  if (!client)
+    return failure{client.error()};
+  return run_table_command(**client, words, ctx.out);
+}
+
+status run_tables(shell_context& ctx, const shell_words& args) { return with_tables(ctx, {"list"}); }
+
+status run_table(shell_context& ctx, const shell_words& args) {
+  return with_tables(ctx, std::vector<std::string>(args.begin(), args.end()));
+}
+
 } // namespace
 
 // --- the table -----------------------------------------------------------------
@@ -301,6 +317,12 @@ const std::vector<shell_command>& shell_commands() {
      "Answers \"A is to B as C is to ?\" (e.g. analogy man king woman) with the\n"
      "words whose vectors are closest to B - A + C, as word2vec's word-analogy.\n",
      run_analogy},
+    {"tables", "", 0, 0, "the parameter server's tables: spec, rows, memory",
+     "Lists the tables of the parameter server (docs/tables.md) that the\n"
+     "cluster's shard nodes hold, with their spec, rows and memory.\n",
+     run_tables},
+    {"table", "COMMAND [ARGS...]", 1, any, "work with a table: create, info, get, put, push, fetch, save, drop",
+     table_commands_usage, run_table},
     {"shutdown", "", 0, 0, "stop every node of the cluster",
      "Stops the current job, every node of the cluster and its controller. The\n"
      "shell stays; later commands fail until the cluster is started again.\n",

@@ -5,6 +5,7 @@
 // handler checks their values before it asks the controller anything, so a
 // bad argument never reaches the cluster. It prints results on the
 // context's output and returns a failure line for the caller to print.
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 namespace gridvec {
 
 class controller_client;
+class table_client;
 
 /// What a command runs against.
 struct shell_context {
@@ -26,6 +28,10 @@ struct shell_context {
   /// The controller; null when there is none (then every command that
   /// needs it fails with "not connected").
   controller_client* client = nullptr;
+  /// The parameter server's tables (`tables`, `table ...`): connects to the
+  /// shard nodes on first use; empty when the shell was started without a
+  /// cluster config (then those commands say so).
+  std::function<expected<table_client*>()> tables;
   /// Set by `quit`: the shell reads no more commands.
   bool quit = false;
   /// `out` is a terminal: progress lines are redrawn in place.

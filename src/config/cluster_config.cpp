@@ -27,7 +27,7 @@ constexpr const char* role_list = "coordinator, vocabulary, shard, learner, expo
 constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
-  "allow-write, max-message-mb, max-connections, max-connections-per-address";
+  "allow-write, max-message-mb, max-connections, max-connections-per-address, table-dir";
 constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
 constexpr uint32_t max_connections_limit = 65535;
 
@@ -232,10 +232,11 @@ private:
 
   status cluster_key(const std::string& key, std::string_view value) {
     auto& c = config_;
-    if (key == "secret" || key == "tls-certificate" || key == "tls-key" || key == "tls-ca") {
+    if (key == "secret" || key == "tls-certificate" || key == "tls-key" || key == "tls-ca" || key == "table-dir") {
       std::string& field = key == "secret"            ? c.secret_file
                            : key == "tls-certificate" ? c.tls_certificate
                            : key == "tls-key"         ? c.tls_key
+                           : key == "table-dir"       ? c.table_dir
                                                       : c.tls_ca;
       field = std::string{value};
       return {};
@@ -407,6 +408,14 @@ uint32_t cluster_config::total_learners() const {
   return total;
 }
 
+std::vector<const node_spec*> cluster_config::table_shard_nodes() const {
+  std::vector<const node_spec*> out;
+  for (auto& n : nodes)
+    if (n.has(node_role::shard) && !n.standby)
+      out.push_back(&n);
+  return out;
+}
+
 std::vector<const node_spec*> cluster_config::with_role(node_role r) const {
   std::vector<const node_spec*> out;
   for (const auto& n : nodes)
@@ -452,7 +461,8 @@ expected<cluster_config> load_cluster_config(const std::string& path) {
     if (!p.empty() && std::filesystem::path{p}.is_relative())
       p = (base / p).lexically_normal().string();
   };
-  for (auto* p : {&config->secret_file, &config->tls_certificate, &config->tls_key, &config->tls_ca})
+  for (auto* p :
+       {&config->secret_file, &config->tls_certificate, &config->tls_key, &config->tls_ca, &config->table_dir})
     resolve(*p);
   for (auto& d : config->allow_read)
     resolve(d);

@@ -19,6 +19,9 @@
 //   max-message-mb = 64          # optional: larger frames from a peer close its connection
 //   max-connections = 256        # optional: open connections per node, and from one address
 //   max-connections-per-address = 64
+//   table-dir = tables           # optional: where the shard nodes save the parameter
+//                                # server's tables and read them back when restarted
+//                                # (docs/tables.md); a directory they share
 //   Relative paths are relative to the config file's directory.
 //
 //   [node coord]                 # one section per node: [node NAME], NAME = [A-Za-z0-9_.-]+
@@ -117,6 +120,7 @@ struct cluster_config {
   uint32_t max_message_mb = 64;
   uint32_t max_connections = 256;
   uint32_t max_connections_per_address = 64;
+  std::string table_dir;        // the tables' checkpoints (docs/tables.md); empty: none
   std::vector<node_spec> nodes; // in file order
   std::string source;           // file name, for messages
 
@@ -130,6 +134,9 @@ struct cluster_config {
   uint32_t total_learners() const;
   /// Every node with role `r`, standby ones included, in file order.
   std::vector<const node_spec*> with_role(node_role r) const;
+  /// The nodes that host the parameter server's table shards: every
+  /// non-standby shard node, in file order (table shard i is the i-th).
+  std::vector<const node_spec*> table_shard_nodes() const;
 };
 
 /// Parses the text of a cluster config; `source_name` prefixes every error

@@ -1,0 +1,503 @@
+#include "actors/table/table_client.hpp"
+
+#include <optional>
+
+#include "actors/connect.hpp"
+
+namespace gridvec {
+
+namespace {
+
+// A table's requests for one call: which shard each goes to, its keys, and
+// (rows layout) where each key stands in the caller's list. In the columns
+// layout every shard gets every key, in order, and `positions` is empty.
+struct routing {
+  std::vector<uint32_t> targets;
+  std::vector<std::vector<uint64_t>> keys;
+  std::vector<std::vector<size_t>> positions;
+};
+
+routing route(const table_spec& spec, uint32_t shards, std::span<const uint64_t> keys) {
+  routing r;
+  if (spec.layout == table_layout::columns || shards == 1) {
+    for (uint32_t s = 0; s < shards; ++s) {
+      r.targets.push_back(s);
+      r.keys.emplace_back(keys.begin(), keys.end());
+      r.positions.emplace_back();
+    }
+    return r;
+  }
+  std::vector<std::vector<uint64_t>> by_shard(shards);
+  std::vector<std::vector<size_t>> at(shards);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint32_t s = shard_of_key(keys[i], shards);
+    by_shard[s].push_back(keys[i]);
+    at[s].push_back(i);
+  }
+  for (uint32_t s = 0; s < shards; ++s)
+    if (!by_shard[s].empty()) {
+      r.targets.push_back(s);
+      r.keys.push_back(std::move(by_shard[s]));
+      r.positions.push_back(std::move(at[s]));
+    }
+  return r;
+}
+
+// The columns shard s holds of rows of `dim` floats (all of them in the rows layout).
+column_range held_columns(const table_spec& spec, uint32_t s, uint32_t shards) {
+  if (spec.layout == table_layout::columns)
+    return columns_of_shard(spec.dim, s, shards);
+  return {0, spec.dim};
+}
+
+size_t position(const routing& r, size_t request, size_t j) {
+  return r.positions[request].empty() ? j : r.positions[request][j];
+}
+
+// The part of `values` (rows of spec.dim) that request `i` carries.
+std::vector<float> values_for(const table_spec& spec, uint32_t shards, const routing& r, size_t i,
+                              std::span<const float> values) {
+  auto cols = held_columns(spec, r.targets[i], shards);
+  std::vector<float> out(r.keys[i].size() * cols.width);
+  for (size_t j = 0; j < r.keys[i].size(); ++j) {
+    const float* row = values.data() + position(r, i, j) * spec.dim + cols.first;
+    std::copy(row, row + cols.width, out.data() + j * cols.width);
+  }
+  return out;
+}
+
+status check_values(const table_spec& spec, size_t keys, size_t floats) {
+  if (floats != keys * spec.dim)
+    return failure{"table " + spec.name + ": " + std::to_string(floats) + " floats for " + std::to_string(keys) +
+                   " keys of " + std::to_string(spec.dim) + " (expected " + std::to_string(keys * spec.dim) + ")"};
+  return {};
+}
+
+status needs_columns(const table_spec& spec, uint32_t shards, const char* what) {
+  if (spec.layout != table_layout::columns && shards > 1)
+    return failure{"table " + spec.name + ": " + what +
+                   " needs the columns layout, where every shard holds a slice of every row (this table has the rows "
+                   "layout)"};
+  return {};
+}
+
+status check_pairs(const table_spec& spec, size_t a, size_t b) {
+  if (a != b)
+    return failure{"table " + spec.name + ": " + std::to_string(a) + " left keys and " + std::to_string(b) +
+                   " right keys"};
+  return {};
+}
+
+} // namespace
+
+struct table_client::core {
+  core(caf::actor_system& sys, std::vector<table_shard_actor> shards, std::chrono::milliseconds timeout)
+    : shards(std::move(shards)), timeout(timeout), self(sys) {}
+
+  std::vector<table_shard_actor> shards;
+  std::chrono::milliseconds timeout;
+  caf::scoped_actor self;
+
+  uint32_t count() const { return static_cast<uint32_t>(shards.size()); }
+
+  /// Sends every request at once (requests[i] to shards[targets[i]]) and
+  /// waits for all replies; the first error is the result.
+  expected<std::vector<table_reply>> ask(const std::vector<uint32_t>& targets, std::vector<wire_bytes> requests,
+                                         table_reply::kind expect) {
+    using handle_type = decltype(self->request(shards[0], timeout, table_atom::value, wire_bytes{}));
+    std::vector<handle_type> handles;
+    handles.reserve(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i)
+      handles.push_back(self->request(shards[targets[i]], timeout, table_atom::value, std::move(requests[i])));
+    std::vector<table_reply> replies(requests.size());
+    std::optional<std::string> first_error;
+    for (size_t i = 0; i < handles.size(); ++i)
+      handles[i].receive(
+        [&](wire_bytes& bytes) {
+          auto reply = decode_table_reply(bytes);
+          if (!reply)
+            first_error = first_error.value_or(reply.error());
+          else if (reply->what == table_reply::kind::error)
+            first_error = first_error.value_or(reply->error);
+          else if (reply->what != expect)
+            first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + " sent a reply of another kind");
+          else
+            replies[i] = std::move(*reply);
+        },
+        [&](caf::error& err) {
+          std::string why = err == caf::sec::request_timeout
+                              ? "no answer within " + std::to_string(timeout.count()) + " ms"
+                              : error_text(err);
+          first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + ": " + why);
+        });
+    if (first_error)
+      return failure{*first_error};
+    return replies;
+  }
+
+  /// The same request to every shard.
+  expected<std::vector<table_reply>> ask_all(const wire_bytes& request, table_reply::kind expect) {
+    std::vector<uint32_t> targets;
+    std::vector<wire_bytes> requests;
+    for (uint32_t s = 0; s < count(); ++s) {
+      targets.push_back(s);
+      requests.push_back(request);
+    }
+    return ask(targets, std::move(requests), expect);
+  }
+};
+
+table_client::table_client(caf::actor_system& sys, std::vector<table_shard_actor> shards,
+                           std::chrono::milliseconds timeout)
+  : core_(std::make_shared<core>(sys, std::move(shards), timeout)) {}
+
+uint32_t table_client::shards() const { return core_->count(); }
+
+expected<table> table_client::open(const table_spec& spec) {
+  if (core_->shards.empty())
+    return failure{"there are no table shards to open table " + spec.name + " on"};
+  if (auto ok = validate_table_spec(spec); !ok)
+    return failure{ok.error()};
+  auto replies = core_->ask_all(encode_table_create(spec), table_reply::kind::done);
+  if (!replies)
+    return failure{replies.error()};
+  return table{core_, spec};
+}
+
+expected<table> table_client::find(const std::string& name) {
+  if (core_->shards.empty())
+    return failure{"there are no table shards"};
+  auto replies = core_->ask({0}, {encode_table_simple(table_op::info, name)}, table_reply::kind::tables);
+  if (!replies)
+    return failure{replies.error()};
+  if ((*replies)[0].tables.size() != 1)
+    return failure{"table shard 0 described table " + name + " badly"};
+  return table{core_, (*replies)[0].tables[0].spec};
+}
+
+expected<std::vector<table_info>> table_client::list() {
+  auto replies = core_->ask_all(encode_table_simple(table_op::list, ""), table_reply::kind::tables);
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<table_info> out;
+  for (auto& r : *replies)
+    out.insert(out.end(), r.tables.begin(), r.tables.end());
+  return out;
+}
+
+expected<std::vector<float>> table::get(std::span<const uint64_t> keys) {
+  auto batches = get_batches({std::vector<uint64_t>(keys.begin(), keys.end())});
+  if (!batches)
+    return failure{batches.error()};
+  return std::move((*batches)[0]);
+}
+
+expected<std::vector<std::vector<float>>> table::get_batches(const std::vector<std::vector<uint64_t>>& batches) {
+  const uint32_t shards = core_->count();
+  std::vector<routing> routes;
+  std::vector<uint32_t> targets;
+  std::vector<wire_bytes> requests;
+  for (auto& keys : batches) {
+    routes.push_back(route(spec_, shards, keys));
+    for (size_t i = 0; i < routes.back().targets.size(); ++i) {
+      targets.push_back(routes.back().targets[i]);
+      requests.push_back(encode_table_keys(table_op::get, spec_.name, routes.back().keys[i]));
+    }
+  }
+  auto replies = core_->ask(targets, std::move(requests), table_reply::kind::floats);
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<std::vector<float>> out;
+  size_t next = 0;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const routing& r = routes[b];
+    std::vector<float> values(batches[b].size() * spec_.dim);
+    for (size_t i = 0; i < r.targets.size(); ++i) {
+      const auto cols = held_columns(spec_, r.targets[i], shards);
+      const auto& floats = (*replies)[next++].floats;
+      if (floats.size() != r.keys[i].size() * cols.width)
+        return failure{"table shard " + std::to_string(r.targets[i]) + " sent " + std::to_string(floats.size()) +
+                       " floats for " + std::to_string(r.keys[i].size()) + " keys"};
+      for (size_t j = 0; j < r.keys[i].size(); ++j)
+        std::copy(floats.data() + j * cols.width, floats.data() + (j + 1) * cols.width,
+                  values.data() + position(r, i, j) * spec_.dim + cols.first);
+    }
+    out.push_back(std::move(values));
+  }
+  return out;
+}
+
+// put, push, add, set_if_absent: keys with values, split as the keys are.
+namespace {
+
+expected<std::vector<table_reply>> send_values(table_client::core& core, const table_spec& spec, table_op op,
+                                               const std::vector<std::span<const uint64_t>>& key_batches,
+                                               const std::vector<std::span<const float>>& value_batches,
+                                               table_reply::kind expect, std::vector<routing>* routes_out = nullptr) {
+  const uint32_t shards = core.count();
+  std::vector<uint32_t> targets;
+  std::vector<wire_bytes> requests;
+  for (size_t b = 0; b < key_batches.size(); ++b) {
+    if (auto ok = check_values(spec, key_batches[b].size(), value_batches[b].size()); !ok)
+      return failure{ok.error()};
+    routing r = route(spec, shards, key_batches[b]);
+    for (size_t i = 0; i < r.targets.size(); ++i) {
+      targets.push_back(r.targets[i]);
+      requests.push_back(encode_table_values(op, spec.name, r.keys[i], values_for(spec, shards, r, i, value_batches[b])));
+    }
+    if (routes_out)
+      routes_out->push_back(std::move(r));
+  }
+  return core.ask(targets, std::move(requests), expect);
+}
+
+status as_status(const expected<std::vector<table_reply>>& replies) {
+  if (!replies)
+    return failure{replies.error()};
+  return {};
+}
+
+// Per-key flags back in the caller's order (columns layout: shard 0's).
+std::vector<bool> gather_flags(const routing& r, const std::vector<table_reply>& replies, size_t keys) {
+  std::vector<bool> out(keys, false);
+  for (size_t i = 0; i < r.targets.size(); ++i) {
+    if (r.positions[i].empty() && i > 0)
+      break;
+    for (size_t j = 0; j < r.keys[i].size() && j < replies[i].flags.size(); ++j)
+      out[position(r, i, j)] = replies[i].flags[j] != 0;
+  }
+  return out;
+}
+
+} // namespace
+
+status table::put(std::span<const uint64_t> keys, std::span<const float> values) {
+  return as_status(send_values(*core_, spec_, table_op::put, {keys}, {values}, table_reply::kind::done));
+}
+
+status table::put_batches(const std::vector<std::vector<uint64_t>>& batches,
+                          const std::vector<std::vector<float>>& values) {
+  if (batches.size() != values.size())
+    return failure{"table " + spec_.name + ": " + std::to_string(batches.size()) + " key batches and " +
+                   std::to_string(values.size()) + " value batches"};
+  std::vector<std::span<const uint64_t>> k(batches.begin(), batches.end());
+  std::vector<std::span<const float>> v(values.begin(), values.end());
+  return as_status(send_values(*core_, spec_, table_op::put, k, v, table_reply::kind::done));
+}
+
+status table::push(std::span<const uint64_t> keys, std::span<const float> gradients) {
+  return as_status(send_values(*core_, spec_, table_op::push, {keys}, {gradients}, table_reply::kind::done));
+}
+
+status table::add(std::span<const uint64_t> keys, std::span<const float> deltas) {
+  return as_status(send_values(*core_, spec_, table_op::add, {keys}, {deltas}, table_reply::kind::done));
+}
+
+expected<std::vector<bool>> table::set_if_absent(std::span<const uint64_t> keys, std::span<const float> values) {
+  std::vector<routing> routes;
+  auto replies =
+    send_values(*core_, spec_, table_op::set_if_absent, {keys}, {values}, table_reply::kind::flags, &routes);
+  if (!replies)
+    return failure{replies.error()};
+  return gather_flags(routes[0], *replies, keys.size());
+}
+
+expected<std::vector<bool>> table::remove(std::span<const uint64_t> keys) {
+  routing r = route(spec_, core_->count(), keys);
+  std::vector<wire_bytes> requests;
+  for (auto& k : r.keys)
+    requests.push_back(encode_table_keys(table_op::remove, spec_.name, k));
+  auto replies = core_->ask(r.targets, std::move(requests), table_reply::kind::flags);
+  if (!replies)
+    return failure{replies.error()};
+  return gather_flags(r, *replies, keys.size());
+}
+
+expected<std::vector<table_row>> table::fetch(std::span<const uint64_t> keys) {
+  const uint32_t shards = core_->count();
+  const uint32_t slots = slots_per_column(spec_.optimizer);
+  routing r = route(spec_, shards, keys);
+  std::vector<wire_bytes> requests;
+  for (auto& k : r.keys)
+    requests.push_back(encode_table_keys(table_op::fetch, spec_.name, k));
+  auto replies = core_->ask(r.targets, std::move(requests), table_reply::kind::floats);
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<table_row> out(keys.size());
+  for (auto& row : out) {
+    row.value.resize(spec_.dim);
+    row.slots.resize(size_t{slots} * spec_.dim);
+  }
+  for (size_t i = 0; i < r.targets.size(); ++i) {
+    const auto cols = held_columns(spec_, r.targets[i], shards);
+    const size_t stride = size_t{cols.width} * (1 + slots);
+    const auto& floats = (*replies)[i].floats;
+    const auto& steps = (*replies)[i].steps;
+    if (floats.size() != r.keys[i].size() * stride || steps.size() != r.keys[i].size())
+      return failure{"table shard " + std::to_string(r.targets[i]) + " sent a fetch reply of the wrong size"};
+    for (size_t j = 0; j < r.keys[i].size(); ++j) {
+      table_row& row = out[position(r, i, j)];
+      const float* src = floats.data() + j * stride;
+      std::copy(src, src + cols.width, row.value.data() + cols.first);
+      for (uint32_t k = 0; k < slots; ++k)
+        std::copy(src + (1 + k) * cols.width, src + (2 + k) * cols.width,
+                  row.slots.data() + size_t{k} * spec_.dim + cols.first);
+      row.step = steps[j];
+    }
+  }
+  return out;
+}
+
+expected<std::vector<double>> table::dot(std::span<const uint64_t> a, std::span<const uint64_t> b) {
+  if (auto ok = needs_columns(spec_, core_->count(), "dot"); !ok)
+    return failure{ok.error()};
+  if (auto ok = check_pairs(spec_, a.size(), b.size()); !ok)
+    return failure{ok.error()};
+  auto replies = core_->ask_all(encode_table_pairs(table_op::dot, spec_.name, a, b), table_reply::kind::sums);
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<double> out(a.size(), 0.0);
+  for (auto& reply : *replies) {
+    if (reply.sums.size() != a.size())
+      return failure{"a table shard sent " + std::to_string(reply.sums.size()) + " partial dot products for " +
+                     std::to_string(a.size()) + " pairs"};
+    for (size_t i = 0; i < a.size(); ++i)
+      out[i] += reply.sums[i];
+  }
+  return out;
+}
+
+status table::axpy(float alpha, std::span<const uint64_t> x, std::span<const uint64_t> y) {
+  if (auto ok = needs_columns(spec_, core_->count(), "axpy"); !ok)
+    return ok;
+  if (auto ok = check_pairs(spec_, x.size(), y.size()); !ok)
+    return ok;
+  return as_status(core_->ask_all(encode_table_pairs(table_op::axpy, spec_.name, x, y, alpha), table_reply::kind::done));
+}
+
+status table::copy(std::span<const uint64_t> from, std::span<const uint64_t> to) {
+  if (auto ok = needs_columns(spec_, core_->count(), "copy"); !ok)
+    return ok;
+  if (auto ok = check_pairs(spec_, from.size(), to.size()); !ok)
+    return ok;
+  return as_status(core_->ask_all(encode_table_pairs(table_op::copy, spec_.name, from, to), table_reply::kind::done));
+}
+
+status table::scal(float alpha, std::span<const uint64_t> keys) {
+  routing r = route(spec_, core_->count(), keys);
+  std::vector<wire_bytes> requests;
+  for (auto& k : r.keys)
+    requests.push_back(encode_table_scal(spec_.name, alpha, k));
+  return as_status(core_->ask(r.targets, std::move(requests), table_reply::kind::done));
+}
+
+expected<std::vector<double>> table::reduce(const std::string& what) {
+  auto replies = core_->ask_all(encode_table_reduce(spec_.name, what), table_reply::kind::sums);
+  if (!replies)
+    return failure{replies.error()};
+  const uint32_t shards = core_->count();
+  const bool columns = spec_.layout == table_layout::columns && shards > 1;
+  if (what == "sum" && columns) {
+    std::vector<double> out(spec_.dim, 0.0);
+    for (uint32_t s = 0; s < shards; ++s) {
+      auto cols = columns_of_shard(spec_.dim, s, shards);
+      const auto& sums = (*replies)[s].sums;
+      if (sums.size() != cols.width)
+        return failure{"table shard " + std::to_string(s) + " sent a reduction of the wrong size"};
+      std::copy(sums.begin(), sums.end(), out.begin() + cols.first);
+    }
+    return out;
+  }
+  if (what == "count" && columns) // every shard holds every row
+    return (*replies)[0].sums;
+  std::vector<double> out = (*replies)[0].sums;
+  for (uint32_t s = 1; s < shards; ++s) {
+    const auto& sums = (*replies)[s].sums;
+    if (sums.size() != out.size())
+      return failure{"table shard " + std::to_string(s) + " sent a reduction of the wrong size"};
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] += sums[i];
+  }
+  return out;
+}
+
+expected<std::vector<wire_bytes>> table::call(const std::string& operation, const wire_bytes& args) {
+  auto replies = core_->ask_all(encode_table_call(spec_.name, operation, args), table_reply::kind::result);
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<wire_bytes> out;
+  for (auto& r : *replies)
+    out.push_back(std::move(r.result));
+  return out;
+}
+
+expected<std::vector<table_info>> table::info() {
+  auto replies = core_->ask_all(encode_table_simple(table_op::info, spec_.name), table_reply::kind::tables);
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<table_info> out;
+  for (auto& r : *replies)
+    out.insert(out.end(), r.tables.begin(), r.tables.end());
+  return out;
+}
+
+status table::save() {
+  return as_status(core_->ask_all(encode_table_simple(table_op::save, spec_.name), table_reply::kind::done));
+}
+
+status table::drop() {
+  return as_status(core_->ask_all(encode_table_simple(table_op::drop, spec_.name), table_reply::kind::done));
+}
+
+expected<std::vector<table_shard_actor>> connect_table_shards(caf::actor_system& sys, const cluster_config& cluster) {
+  if (!sys.has_middleman())
+    return failure{"cannot connect to the table shards: the actor system has no network layer (configure it with "
+                   "configure_cluster_system)"};
+  const auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms);
+  std::vector<table_shard_actor> out;
+  for (const node_spec* node : cluster.table_shard_nodes()) {
+    const std::string host = node->host, name = node->name;
+    const uint16_t port = node->port;
+    // A short-lived actor runs the non-blocking connect (connect.hpp) and
+    // asks the node for its table shard.
+    auto helper = sys.spawn([host, port, timeout](caf::event_based_actor* self) -> caf::behavior {
+      return {
+        [=](caf::connect_atom) -> caf::result<table_shard_actor> {
+          auto rp = self->make_response_promise<table_shard_actor>();
+          connect_to_node(self, host, port, timeout, [self, rp, timeout](expected<caf::strong_actor_ptr> ptr) mutable {
+            if (!ptr) {
+              rp.deliver(make_job_error(ptr.error()));
+              self->quit();
+              return;
+            }
+            self->request(caf::actor_cast<node_actor>(std::move(*ptr)), timeout, tables_atom::value)
+              .then(
+                [self, rp](const table_shard_actor& shard) mutable {
+                  rp.deliver(shard);
+                  self->quit();
+                },
+                [self, rp](caf::error& err) mutable {
+                  rp.deliver(err);
+                  self->quit();
+                });
+          });
+          return rp;
+        },
+      };
+    });
+    std::optional<expected<table_shard_actor>> got;
+    caf::scoped_actor self{sys};
+    self->request(helper, 2 * timeout + std::chrono::seconds(5), caf::connect_atom::value)
+      .receive([&](const table_shard_actor& shard) { got.emplace(shard); },
+               [&](caf::error& err) { got.emplace(failure{error_text(err)}); });
+    caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
+    if (!*got)
+      return failure{"table shard node " + name + " (" + cluster.source + "): " + got->error()};
+    out.push_back(**got);
+  }
+  if (out.empty())
+    return failure{cluster.source + " has no shard node to hold tables"};
+  return out;
+}
+
+} // namespace gridvec

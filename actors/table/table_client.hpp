@@ -1,0 +1,122 @@
+#pragma once
+// The client of the parameter server's tables (docs/tables.md), as an
+// application uses it: blocking calls from plain code (main, a thread; not
+// from inside an actor), each split over the table shards and put back
+// together. One client per thread (it owns a scoped_actor).
+//
+//   auto shards = gridvec::connect_table_shards(sys, cluster);   // or spawn_table_shards(sys, 2)
+//   gridvec::table_client client{sys, *shards};
+//   gridvec::table_spec spec;  spec.name = "weights"; spec.dim = 64;
+//   spec.init = gridvec::table_init::normal; spec.init_scale = 0.01f;
+//   spec.optimizer = gridvec::table_optimizer::adagrad; spec.learning_rate = 0.1f;
+//   auto t = client.open(spec);                                  // expected<gridvec::table>
+//   auto rows = t->get(keys);                                    // keys.size() x 64 floats
+//   t->push(keys, gradients);                                    // Adagrad on the shards
+//
+// Every call returns its result or one error line (a shard's own, naming
+// the table and shard, or "no answer within ..." when a shard is gone).
+#include <caf/actor_system.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "actors/protocol.hpp"
+#include "src/config/cluster_config.hpp"
+#include "src/table/table_operations.hpp"
+#include "src/table/table_spec.hpp"
+#include "src/table/table_wire.hpp"
+
+namespace gridvec {
+
+/// Connects to every table shard of a running cluster (its non-standby shard
+/// nodes, in config order). Blocks; `sys` must be configured with
+/// configure_cluster_system. One error line if a node cannot be reached.
+expected<std::vector<table_shard_actor>> connect_table_shards(caf::actor_system& sys, const cluster_config& cluster);
+
+/// One key's value and optimizer slots, as table::fetch returns them.
+struct table_row {
+  std::vector<float> value;  // dim floats
+  std::vector<float> slots;  // adagrad: G (dim); adam: m then s (2 dim); sgd: none
+  uint32_t step = 0;         // adam's step count
+};
+
+class table;
+
+class table_client {
+public:
+  table_client(caf::actor_system& sys, std::vector<table_shard_actor> shards,
+               std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+  uint32_t shards() const;
+  /// Creates the table on every shard, or opens it if it exists with the
+  /// same spec (another spec is an error).
+  expected<table> open(const table_spec& spec);
+  /// An existing table by name, with the spec its shards hold.
+  expected<table> find(const std::string& name);
+  /// Every table, as each shard sees it: one table_info per table and shard.
+  expected<std::vector<table_info>> list();
+
+  struct core; // the shards and the scoped actor, shared with the tables (table_client.cpp)
+
+private:
+  std::shared_ptr<core> core_;
+};
+
+/// A table open through a client (copies share the client). Keys are row
+/// ids of a matrix or any 64-bit key of a map (table_key("text") for a
+/// string). Values are row-major: keys.size() x dim floats.
+class table {
+public:
+  const table_spec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+
+  // --- map API (seed 004) ---------------------------------------------------
+  /// Multi-get: rows never written start with the table's initializer.
+  expected<std::vector<float>> get(std::span<const uint64_t> keys);
+  status put(std::span<const uint64_t> keys, std::span<const float> values);
+  /// Sets the rows that do not exist; [i] is whether key i was set.
+  expected<std::vector<bool>> set_if_absent(std::span<const uint64_t> keys, std::span<const float> values);
+  /// [i] is whether key i existed.
+  expected<std::vector<bool>> remove(std::span<const uint64_t> keys);
+  /// Several multi-gets at once, all in flight together (pipelined).
+  expected<std::vector<std::vector<float>>> get_batches(const std::vector<std::vector<uint64_t>>& batches);
+  status put_batches(const std::vector<std::vector<uint64_t>>& batches, const std::vector<std::vector<float>>& values);
+
+  // --- optimizer (seed 002) -------------------------------------------------
+  /// One step of the table's optimizer per key, on the shards.
+  status push(std::span<const uint64_t> keys, std::span<const float> gradients);
+  /// Value, slots and step count per key.
+  expected<std::vector<table_row>> fetch(std::span<const uint64_t> keys);
+
+  // --- matrix API (seed 004); dot, axpy, copy need the columns layout ----------
+  expected<std::vector<double>> dot(std::span<const uint64_t> a, std::span<const uint64_t> b);
+  status axpy(float alpha, std::span<const uint64_t> x, std::span<const uint64_t> y); // y += alpha x
+  status scal(float alpha, std::span<const uint64_t> keys);
+  status copy(std::span<const uint64_t> from, std::span<const uint64_t> to);
+  status add(std::span<const uint64_t> keys, std::span<const float> deltas); // increment
+
+  // --- over the whole table -------------------------------------------------
+  /// "sum" (dim column sums), "sumsq" (1), "count" (rows; 1).
+  expected<std::vector<double>> reduce(const std::string& what);
+  /// Runs a user operation (table_operations.hpp) on every shard; one
+  /// result per shard, in shard order, to combine as the caller likes.
+  expected<std::vector<wire_bytes>> call(const std::string& operation, const wire_bytes& args = {});
+  /// One table_info per shard: rows held, memory.
+  expected<std::vector<table_info>> info();
+  /// Every shard writes its slice to its table directory (table-dir).
+  status save();
+  /// Removes the table from every shard (and its saved slices).
+  status drop();
+
+private:
+  friend class table_client;
+  table(std::shared_ptr<table_client::core> core, table_spec spec) : core_(std::move(core)), spec_(std::move(spec)) {}
+  std::shared_ptr<table_client::core> core_;
+  table_spec spec_;
+};
+
+} // namespace gridvec

@@ -1,0 +1,22 @@
+#pragma once
+// The actor that serves one shard's tables (src/table/table_service.hpp
+// does the work; this only owns it and answers in order). One per shard
+// node of a cluster, living as long as the node, outside every job.
+#include <string>
+#include <vector>
+
+#include "actors/protocol.hpp"
+
+namespace gridvec {
+
+/// Spawns table shard `shard` of `shards`, saving to and restoring from
+/// `dir` (empty: no saving). Tables saved there for this shard are loaded
+/// first: a restarted shard node comes back with its tables (each line of
+/// what was restored, or not, is logged).
+table_shard_actor spawn_table_shard(caf::actor_system& sys, uint32_t shard, uint32_t shards, const std::string& dir);
+
+/// `count` table shards in this process (an application's own tables, or
+/// tests); stop them with caf::anon_send_exit when done.
+std::vector<table_shard_actor> spawn_table_shards(caf::actor_system& sys, uint32_t count, const std::string& dir = "");
+
+} // namespace gridvec

@@ -1,0 +1,109 @@
+# Wire format of gridvec's parameter server: the tables of docs/tables.md.
+#
+# A client sends one TableRequest to a table shard (an actor on every shard
+# node, or in-process) and gets one TableReply back. Keys are 64-bit; floats
+# travel as little-endian float32 bytes (Data), row after row. A request
+# names one table and one operation on it. In the rows layout the client
+# sends each shard only its own keys; in the columns layout every shard gets
+# every key and holds (and sends, and expects) its own columns only.
+#
+# A shard answers every request, a bad one with `error` (one line): unknown
+# table or operation, wrong number of floats, too many keys, a key outside a
+# matrix or on another shard. It never stops for a bad message.
+@0xb5cc1b7a8e0f4d21;
+
+$import "/capnp/c++.capnp".namespace("gridvec::wire");
+
+enum TableKind { matrix @0; map @1; }
+enum TableLayout { rows @0; columns @1; }
+enum TableInit { zeros @0; uniform @1; normal @2; }
+enum TableOptimizer { sgd @0; adagrad @1; adam @2; }
+
+struct TableSpec {
+  name @0 :Text;             # [A-Za-z0-9_.-], at most 64 characters
+  kind @1 :TableKind;
+  rows @2 :UInt64;           # matrix only
+  dim @3 :UInt32;            # floats per row, 1..65536
+  layout @4 :TableLayout;
+  init @5 :TableInit;
+  initScale @6 :Float32;
+  seed @7 :UInt64;
+  optimizer @8 :TableOptimizer;
+  learningRate @9 :Float32;
+  beta1 @10 :Float32;
+  beta2 @11 :Float32;
+  epsilon @12 :Float32;
+}
+
+struct KeyValues {
+  keys @0 :List(UInt64);
+  values @1 :Data;           # keys x (this shard's) width float32
+}
+
+struct KeyPairs {
+  a @0 :List(UInt64);
+  b @1 :List(UInt64);        # as many as a
+}
+
+struct TableRequest {
+  table @0 :Text;            # the table's name (unused by `list`)
+  union {
+    create @1 :TableSpec;    # -> done; an existing table with the same spec is kept
+    get @2 :List(UInt64);    # -> floats: width per key (absent rows are created)
+    put @3 :KeyValues;       # -> done
+    setIfAbsent @4 :KeyValues;  # -> flags: 1 where the key was absent and is now set
+    remove @5 :List(UInt64); # -> flags: 1 where the key existed
+    push @6 :KeyValues;      # gradients -> done: one optimizer step per key
+    add @7 :KeyValues;       # deltas -> done
+    dot @8 :KeyPairs;        # -> sums: this shard's part of a_i . b_i
+    axpy @9 :Axpy;           # -> done: b_i += alpha a_i
+    scal @10 :Scal;          # -> done: v *= alpha
+    copy @11 :KeyPairs;      # -> done: b_i = a_i
+    reduce @12 :Text;        # "sum" | "sumsq" | "count" -> sums
+    call @13 :Call;          # a user operation -> result
+    fetch @14 :List(UInt64); # -> floats: value and slots (stride per key), steps
+    info @15 :Void;          # -> tables: this one
+    list @16 :Void;          # -> tables: all of this shard's
+    drop @17 :Void;          # -> done
+    save @18 :Void;          # -> done: written to the shard's table directory
+  }
+}
+
+struct Axpy {
+  alpha @0 :Float32;
+  pairs @1 :KeyPairs;        # x = a, y = b
+}
+
+struct Scal {
+  alpha @0 :Float32;
+  keys @1 :List(UInt64);
+}
+
+struct Call {
+  operation @0 :Text;
+  args @1 :Data;
+}
+
+struct TableInfo {
+  spec @0 :TableSpec;
+  shard @1 :UInt32;
+  shards @2 :UInt32;
+  firstColumn @3 :UInt32;
+  width @4 :UInt32;
+  stride @5 :UInt32;         # floats per row with the slots
+  rows @6 :UInt64;           # rows this shard holds
+  memoryBytes @7 :UInt64;
+}
+
+struct TableReply {
+  union {
+    error @0 :Text;
+    done @1 :Void;
+    floats @2 :Data;
+    flags @3 :Data;          # one byte per key
+    sums @4 :List(Float64);
+    result @5 :Data;
+    tables @6 :List(TableInfo);
+  }
+  steps @7 :List(UInt32);    # fetch: adam's step count per key
+}

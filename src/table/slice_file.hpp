@@ -1,0 +1,36 @@
+#pragma once
+// A table slice on disk: what a table shard's checkpoint writes and a
+// restarted shard reads back, slots and step counts included (seed 002).
+//
+//   DIR/TABLE/shard-I-of-S.slice   (written through atomic_file)
+//
+// Format (little-endian):
+//   "GVTABLE1"                                   8 bytes
+//   name length, name                            uint32, bytes (<= 64)
+//   kind, layout, init, optimizer                4 x uint8
+//   rows, dim, init_scale, seed                  uint64, uint32, float32, uint64
+//   learning_rate, beta1, beta2, epsilon         4 x float32
+//   shard, shards, first, width, stride          5 x uint32
+//   row count                                    uint64
+//   per row: key, step, stride floats            uint64, uint32, stride x float32
+//   crc32 of every byte before it                uint32
+#include <memory>
+#include <string>
+
+#include "src/formats/file_digest.hpp"
+#include "src/table/table_slice.hpp"
+
+namespace gridvec {
+
+/// DIR/TABLE/shard-I-of-S.slice
+std::string table_slice_path(const std::string& dir, const std::string& table, uint32_t shard, uint32_t shards);
+
+/// Writes the slice atomically (a crash leaves the previous file whole).
+expected<file_digest> write_table_slice(const std::string& path, const table_slice& slice);
+
+/// Reads a slice back. Fails with one line if the file is missing,
+/// truncated, damaged (checksum), holds an invalid spec, or claims more
+/// rows than it has bytes for; nothing is allocated beyond the file's size.
+expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path);
+
+} // namespace gridvec

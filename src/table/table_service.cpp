@@ -1,0 +1,376 @@
+#include "src/table/table_service.hpp"
+
+#include <cstring>
+#include <filesystem>
+
+#include "schema/table.capnp.h"
+#include "src/formats/capnp_bytes.hpp"
+#include "src/table/slice_file.hpp"
+#include "src/table/table_operations.hpp"
+#include "src/table/table_wire_spec.hpp"
+
+namespace gridvec {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The keys of a request as a span over the message (no copy).
+std::vector<uint64_t> keys_of(capnp::List<uint64_t>::Reader list) {
+  std::vector<uint64_t> keys(list.size());
+  for (unsigned i = 0; i < list.size(); ++i)
+    keys[i] = list[i];
+  return keys;
+}
+
+wire_bytes error_reply(const std::string& line) {
+  capnp::MallocMessageBuilder builder(32);
+  builder.initRoot<wire::TableReply>().setError(line);
+  return to_bytes(builder);
+}
+
+wire_bytes done_reply() {
+  capnp::MallocMessageBuilder builder(8);
+  builder.initRoot<wire::TableReply>().setDone();
+  return to_bytes(builder);
+}
+
+wire_bytes floats_reply(const std::vector<float>& floats, const std::vector<uint32_t>* steps = nullptr) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + floats.size() / 2 + (steps ? steps->size() : 0)));
+  auto root = builder.initRoot<wire::TableReply>();
+  auto data = root.initFloats(static_cast<unsigned>(floats.size() * sizeof(float)));
+  if (!floats.empty())
+    std::memcpy(data.begin(), floats.data(), floats.size() * sizeof(float));
+  if (steps) {
+    auto list = root.initSteps(static_cast<unsigned>(steps->size()));
+    for (unsigned i = 0; i < steps->size(); ++i)
+      list.set(i, (*steps)[i]);
+  }
+  return to_bytes(builder);
+}
+
+wire_bytes flags_reply(const std::vector<uint8_t>& flags) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + flags.size() / 8));
+  auto data = builder.initRoot<wire::TableReply>().initFlags(static_cast<unsigned>(flags.size()));
+  if (!flags.empty())
+    std::memcpy(data.begin(), flags.data(), flags.size());
+  return to_bytes(builder);
+}
+
+wire_bytes sums_reply(const std::vector<double>& sums) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + sums.size()));
+  auto list = builder.initRoot<wire::TableReply>().initSums(static_cast<unsigned>(sums.size()));
+  for (unsigned i = 0; i < sums.size(); ++i)
+    list.set(i, sums[i]);
+  return to_bytes(builder);
+}
+
+wire_bytes result_reply(const wire_bytes& result) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + result.size() / 8));
+  auto data = builder.initRoot<wire::TableReply>().initResult(static_cast<unsigned>(result.size()));
+  if (!result.empty())
+    std::memcpy(data.begin(), result.data(), result.size());
+  return to_bytes(builder);
+}
+
+wire_bytes tables_reply(const std::vector<table_info>& infos) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(32 + infos.size() * 32));
+  auto list = builder.initRoot<wire::TableReply>().initTables(static_cast<unsigned>(infos.size()));
+  for (unsigned i = 0; i < infos.size(); ++i) {
+    auto t = list[i];
+    write_table_spec(t.initSpec(), infos[i].spec);
+    t.setShard(infos[i].shard);
+    t.setShards(infos[i].shards);
+    t.setFirstColumn(infos[i].first_column);
+    t.setWidth(infos[i].width);
+    t.setStride(infos[i].stride);
+    t.setRows(infos[i].rows);
+    t.setMemoryBytes(infos[i].memory_bytes);
+  }
+  return to_bytes(builder);
+}
+
+// The bounds every keyed request is held to, then the slice's own check.
+status check_request(const table_slice& slice, size_t keys, uint32_t floats_per_key) {
+  if (keys > max_request_keys)
+    return failure{"table " + slice.spec().name + ": " + std::to_string(keys) + " keys in one request, more than " +
+                   std::to_string(max_request_keys)};
+  if (keys * uint64_t{floats_per_key} > max_request_floats)
+    return failure{"table " + slice.spec().name + ": " + std::to_string(keys) + " keys of " +
+                   std::to_string(floats_per_key) + " floats is more than one request may touch (" +
+                   std::to_string(max_request_floats) + " floats); split it"};
+  return {};
+}
+
+// The values of a KeyValues request, checked against the keys.
+expected<std::vector<float>> values_of(const table_slice& slice, wire::KeyValues::Reader kv) {
+  auto data = kv.getValues();
+  const uint64_t expect = uint64_t{kv.getKeys().size()} * slice.width() * sizeof(float);
+  if (data.size() != expect)
+    return failure{"table " + slice.spec().name + ": " + std::to_string(data.size()) + " bytes of values for " +
+                   std::to_string(kv.getKeys().size()) + " keys of " + std::to_string(slice.width()) +
+                   " floats (expected " + std::to_string(expect) + ")"};
+  std::vector<float> values(data.size() / sizeof(float));
+  if (!values.empty())
+    std::memcpy(values.data(), data.begin(), data.size());
+  return values;
+}
+
+} // namespace
+
+table_service::table_service(uint32_t shard, uint32_t shards, std::string dir)
+  : shard_(shard), shards_(shards), dir_(std::move(dir)) {}
+
+table_info table_service::info_of(const table_slice& slice) const {
+  table_info info;
+  info.spec = slice.spec();
+  info.shard = shard_;
+  info.shards = shards_;
+  info.first_column = slice.first_column();
+  info.width = slice.width();
+  info.stride = slice.stride();
+  info.rows = slice.rows();
+  info.memory_bytes = slice.memory_bytes();
+  return info;
+}
+
+std::vector<table_info> table_service::tables() const {
+  std::vector<table_info> out;
+  for (auto& [name, slice] : tables_)
+    out.push_back(info_of(*slice));
+  return out;
+}
+
+std::vector<std::string> table_service::restore() {
+  std::vector<std::string> lines;
+  std::error_code ec;
+  if (dir_.empty() || !fs::is_directory(dir_, ec))
+    return lines;
+  for (auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (!entry.is_directory())
+      continue;
+    const std::string name = entry.path().filename().string();
+    const std::string path = table_slice_path(dir_, name, shard_, shards_);
+    if (!fs::exists(path, ec))
+      continue;
+    auto slice = read_table_slice(path);
+    if (!slice) {
+      lines.push_back("table " + name + " not restored: " + slice.error());
+      continue;
+    }
+    if ((*slice)->spec().name != name || (*slice)->shard() != shard_ || (*slice)->shards() != shards_) {
+      lines.push_back("table " + name + " not restored: " + path + " holds another table or shard");
+      continue;
+    }
+    lines.push_back("table " + name + " restored from " + path + " (" + std::to_string((*slice)->rows()) + " rows)");
+    tables_[name] = std::move(*slice);
+  }
+  return lines;
+}
+
+wire_bytes table_service::handle(const wire_bytes& request) {
+  ++requests_;
+  wire_bytes reply;
+  auto run = [&](wire::TableRequest::Reader r) -> status {
+    const std::string name = r.getTable().cStr();
+    using R = wire::TableRequest;
+    if (r.which() == R::LIST) {
+      reply = tables_reply(tables());
+      return {};
+    }
+    if (r.which() == R::CREATE) {
+      table_spec spec = read_table_spec(r.getCreate());
+      if (spec.name != name)
+        return failure{"create: the request names table '" + name + "' and its spec '" + spec.name + "'"};
+      if (auto valid = validate_table_spec(spec); !valid)
+        return valid;
+      if (spec.layout == table_layout::columns && spec.dim < shards_)
+        return failure{"table " + name + ": " + std::to_string(spec.dim) + " columns cannot be split over " +
+                       std::to_string(shards_) + " shards (columns layout)"};
+      if (auto it = tables_.find(name); it != tables_.end()) {
+        if (it->second->spec() == spec) {
+          reply = done_reply();
+          return {};
+        }
+        return failure{"table " + name + " exists as " + describe(it->second->spec()) + ", not " + describe(spec)};
+      }
+      if (tables_.size() >= max_tables)
+        return failure{"this shard holds " + std::to_string(max_tables) + " tables already; drop one first"};
+      tables_[name] = std::make_unique<table_slice>(spec, shard_, shards_);
+      reply = done_reply();
+      return {};
+    }
+    auto it = tables_.find(name);
+    if (it == tables_.end())
+      return failure{"no table '" + name + "' on shard " + std::to_string(shard_)};
+    table_slice& slice = *it->second;
+    const uint32_t width = slice.width();
+    // Keys, checked for bounds and ownership.
+    auto checked = [&](std::vector<uint64_t> keys, uint32_t floats_per_key) -> expected<std::vector<uint64_t>> {
+      if (auto ok = check_request(slice, keys.size(), floats_per_key); !ok)
+        return failure{ok.error()};
+      if (auto ok = slice.check_keys(keys); !ok)
+        return failure{ok.error()};
+      return keys;
+    };
+    auto pairs = [&](wire::KeyPairs::Reader p) -> expected<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> {
+      if (p.getA().size() != p.getB().size())
+        return failure{"table " + name + ": " + std::to_string(p.getA().size()) + " left keys and " +
+                       std::to_string(p.getB().size()) + " right keys"};
+      auto a = checked(keys_of(p.getA()), 2 * slice.stride());
+      if (!a)
+        return failure{a.error()};
+      auto b = checked(keys_of(p.getB()), 0);
+      if (!b)
+        return failure{b.error()};
+      return std::make_pair(std::move(*a), std::move(*b));
+    };
+    switch (r.which()) {
+      case R::GET: {
+        auto keys = checked(keys_of(r.getGet()), slice.stride());
+        if (!keys)
+          return failure{keys.error()};
+        std::vector<float> out(keys->size() * width);
+        slice.get(*keys, out.data());
+        reply = floats_reply(out);
+        return {};
+      }
+      case R::FETCH: {
+        auto keys = checked(keys_of(r.getFetch()), slice.stride());
+        if (!keys)
+          return failure{keys.error()};
+        std::vector<float> out(keys->size() * slice.stride());
+        std::vector<uint32_t> steps(keys->size());
+        slice.fetch(*keys, out.data(), steps.data());
+        reply = floats_reply(out, &steps);
+        return {};
+      }
+      case R::REMOVE: {
+        auto keys = checked(keys_of(r.getRemove()), 0);
+        if (!keys)
+          return failure{keys.error()};
+        std::vector<uint8_t> flags;
+        slice.remove(*keys, flags);
+        reply = flags_reply(flags);
+        return {};
+      }
+      case R::PUT:
+      case R::SET_IF_ABSENT:
+      case R::PUSH:
+      case R::ADD: {
+        auto kv = r.which() == R::PUT             ? r.getPut()
+                  : r.which() == R::SET_IF_ABSENT ? r.getSetIfAbsent()
+                  : r.which() == R::PUSH          ? r.getPush()
+                                                  : r.getAdd();
+        auto keys = checked(keys_of(kv.getKeys()), slice.stride());
+        if (!keys)
+          return failure{keys.error()};
+        auto values = values_of(slice, kv);
+        if (!values)
+          return failure{values.error()};
+        if (r.which() == R::SET_IF_ABSENT) {
+          std::vector<uint8_t> flags;
+          slice.set_if_absent(*keys, values->data(), flags);
+          reply = flags_reply(flags);
+          return {};
+        }
+        if (r.which() == R::PUT)
+          slice.put(*keys, values->data());
+        else if (r.which() == R::PUSH)
+          slice.push(*keys, values->data());
+        else
+          slice.add(*keys, values->data());
+        reply = done_reply();
+        return {};
+      }
+      case R::DOT:
+      case R::COPY:
+      case R::AXPY: {
+        if (slice.spec().layout != table_layout::columns && shards_ > 1)
+          return failure{"table " + name + ": dot, axpy and copy need the columns layout, where every shard holds a "
+                                           "slice of every row (this table has the rows layout)"};
+        auto p = pairs(r.which() == R::DOT ? r.getDot() : r.which() == R::COPY ? r.getCopy() : r.getAxpy().getPairs());
+        if (!p)
+          return failure{p.error()};
+        auto& [a, b] = *p;
+        if (r.which() == R::DOT) {
+          std::vector<double> out(a.size());
+          slice.dot(a, b, out.data());
+          reply = sums_reply(out);
+          return {};
+        }
+        if (r.which() == R::COPY)
+          slice.copy(a, b);
+        else
+          slice.axpy(r.getAxpy().getAlpha(), a, b);
+        reply = done_reply();
+        return {};
+      }
+      case R::SCAL: {
+        auto keys = checked(keys_of(r.getScal().getKeys()), slice.stride());
+        if (!keys)
+          return failure{keys.error()};
+        slice.scal(r.getScal().getAlpha(), *keys);
+        reply = done_reply();
+        return {};
+      }
+      case R::REDUCE: {
+        std::vector<double> out;
+        if (!slice.reduce(r.getReduce().cStr(), out))
+          return failure{"table " + name + ": unknown reduction '" + std::string{r.getReduce().cStr()} +
+                         "' (sum, sumsq or count)"};
+        reply = sums_reply(out);
+        return {};
+      }
+      case R::CALL: {
+        const std::string op_name = r.getCall().getOperation().cStr();
+        auto op = find_table_operation(op_name);
+        if (!op)
+          return failure{"no table operation '" + op_name + "' on shard " + std::to_string(shard_)};
+        auto data = r.getCall().getArgs();
+        wire_bytes args(reinterpret_cast<const char*>(data.begin()), reinterpret_cast<const char*>(data.end()));
+        expected<wire_bytes> result = failure{""};
+        try {
+          result = op(slice, args);
+        } catch (const std::exception& e) {
+          return failure{"table operation '" + op_name + "' failed: " + e.what()};
+        }
+        if (!result)
+          return failure{"table operation '" + op_name + "': " + result.error()};
+        reply = result_reply(*result);
+        return {};
+      }
+      case R::INFO: reply = tables_reply({info_of(slice)}); return {};
+      case R::DROP: {
+        if (!dir_.empty()) {
+          std::error_code ec;
+          fs::remove(table_slice_path(dir_, name, shard_, shards_), ec);
+        }
+        tables_.erase(it);
+        reply = done_reply();
+        return {};
+      }
+      case R::SAVE: {
+        if (dir_.empty())
+          return failure{"shard " + std::to_string(shard_) + " has no table directory to save to (table-dir in the "
+                                                              "cluster config)"};
+        std::error_code ec;
+        fs::create_directories(dir_ + "/" + name, ec);
+        if (ec)
+          return failure{"cannot create " + dir_ + "/" + name + ": " + ec.message()};
+        auto written = write_table_slice(table_slice_path(dir_, name, shard_, shards_), slice);
+        if (!written)
+          return failure{written.error()};
+        reply = done_reply();
+        return {};
+      }
+      default: return failure{"table " + name + ": unknown operation (a newer client?)"};
+    }
+  };
+  auto ran = with_reader<wire::TableRequest>(request, "table request", run);
+  if (!ran)
+    return error_reply(ran.error());
+  return reply;
+}
+
+} // namespace gridvec

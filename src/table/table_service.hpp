@@ -1,0 +1,57 @@
+#pragma once
+// The tables of one shard and the answer to every request of
+// schema/table.capnp: decode, check, run on the slice, encode. Plain code
+// without CAF; the table shard actor (actors/table/) owns one and passes
+// each request's bytes through handle().
+//
+// Bounds, because the requests come from the network (docs/tables.md):
+// at most max_request_keys keys per request and keys x stride at most
+// max_request_floats (what a request may create or send back), at most
+// max_tables tables per shard. A bad request gets an error reply; the
+// tables are untouched by it.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/table/table_slice.hpp"
+#include "src/table/table_wire.hpp"
+
+namespace gridvec {
+
+constexpr size_t max_request_keys = size_t{1} << 20;
+constexpr size_t max_request_floats = size_t{32} << 20;
+constexpr size_t max_tables = 1024;
+
+class table_service {
+public:
+  /// Shard `shard` of `shards`; `dir` is where save writes and restore
+  /// reads its slices (docs/tables.md); empty: tables are not saved.
+  table_service(uint32_t shard, uint32_t shards, std::string dir);
+
+  /// Loads every slice of this shard found under the directory (a restarted
+  /// shard node gets its tables back). Returns one line per table loaded
+  /// and per file that could not be (which is left as it is).
+  std::vector<std::string> restore();
+
+  /// Answers one TableRequest with one TableReply (an error reply for a
+  /// malformed or refused request).
+  wire_bytes handle(const wire_bytes& request);
+
+  /// What this shard holds, for the shell and the metrics.
+  std::vector<table_info> tables() const;
+  uint32_t shard() const { return shard_; }
+  uint32_t shards() const { return shards_; }
+  uint64_t requests() const { return requests_; }
+
+private:
+  table_info info_of(const table_slice& slice) const;
+
+  uint32_t shard_, shards_;
+  std::string dir_;
+  std::map<std::string, std::unique_ptr<table_slice>> tables_;
+  uint64_t requests_ = 0;
+};
+
+} // namespace gridvec

@@ -1,0 +1,206 @@
+#include "src/table/table_slice.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "src/table/optimizer_step.hpp"
+#include "src/table/row_init.hpp"
+
+namespace gridvec {
+
+table_slice::table_slice(table_spec spec, uint32_t shard, uint32_t shards)
+  : spec_(std::move(spec)), shard_(shard), shards_(shards) {
+  if (spec_.layout == table_layout::columns) {
+    auto range = columns_of_shard(spec_.dim, shard_, shards_);
+    first_ = range.first;
+    width_ = range.width;
+  } else {
+    width_ = spec_.dim;
+  }
+  stride_ = width_ * (1 + slots_per_column(spec_.optimizer));
+}
+
+uint64_t table_slice::memory_bytes() const {
+  // The arena and the slot lists, plus about 32 bytes per hash-map entry.
+  return arena_.capacity() * sizeof(float) + keys_.capacity() * sizeof(uint64_t) +
+         steps_.capacity() * sizeof(uint32_t) + free_.capacity() * sizeof(uint32_t) +
+         index_.bucket_count() * sizeof(void*) + index_.size() * 32;
+}
+
+status table_slice::check_keys(std::span<const uint64_t> keys) const {
+  for (uint64_t k : keys) {
+    if (spec_.kind == table_kind::matrix && k >= spec_.rows)
+      return failure{"table " + spec_.name + ": row " + std::to_string(k) + " is outside its " +
+                     std::to_string(spec_.rows) + " rows"};
+    if (spec_.layout == table_layout::rows && shards_ > 1 && shard_of_key(k, shards_) != shard_)
+      return failure{"table " + spec_.name + ": key " + std::to_string(k) + " belongs to shard " +
+                     std::to_string(shard_of_key(k, shards_)) + ", not to shard " + std::to_string(shard_)};
+  }
+  return {};
+}
+
+uint32_t table_slice::slot_of(uint64_t key) {
+  auto [it, inserted] = index_.try_emplace(key, 0);
+  if (!inserted)
+    return it->second;
+  uint32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+    keys_[slot] = key;
+  } else {
+    slot = static_cast<uint32_t>(keys_.size());
+    keys_.push_back(key);
+    arena_.resize(arena_.size() + stride_);
+    if (keeps_step(spec_.optimizer))
+      steps_.push_back(0);
+  }
+  it->second = slot;
+  float* r = at(slot);
+  initial_row(spec_, key, first_, width_, r);
+  std::fill(r + width_, r + stride_, 0.0f);
+  if (keeps_step(spec_.optimizer))
+    steps_[slot] = 0;
+  return slot;
+}
+
+float* table_slice::row(uint64_t key) { return at(slot_of(key)); }
+
+const float* table_slice::find(uint64_t key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? nullptr : at(it->second);
+}
+
+void table_slice::get(std::span<const uint64_t> keys, float* out) {
+  for (size_t i = 0; i < keys.size(); ++i)
+    std::memcpy(out + i * width_, row(keys[i]), width_ * sizeof(float));
+}
+
+void table_slice::put(std::span<const uint64_t> keys, const float* values) {
+  for (size_t i = 0; i < keys.size(); ++i)
+    std::memcpy(row(keys[i]), values + i * width_, width_ * sizeof(float));
+}
+
+void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* values, std::vector<uint8_t>& flags) {
+  flags.assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (index_.count(keys[i]))
+      continue;
+    std::memcpy(row(keys[i]), values + i * width_, width_ * sizeof(float));
+    flags[i] = 1;
+  }
+}
+
+void table_slice::remove(std::span<const uint64_t> keys, std::vector<uint8_t>& flags) {
+  flags.assign(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = index_.find(keys[i]);
+    if (it == index_.end())
+      continue;
+    free_.push_back(it->second);
+    index_.erase(it);
+    flags[i] = 1;
+  }
+}
+
+void table_slice::push(std::span<const uint64_t> keys, const float* gradients) {
+  uint32_t no_step = 0; // sgd and adagrad count no steps
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint32_t slot = slot_of(keys[i]);
+    float* r = at(slot);
+    uint32_t& step = keeps_step(spec_.optimizer) ? steps_[slot] : no_step;
+    optimizer_step(spec_, width_, r, r + width_, step, gradients + i * width_);
+  }
+}
+
+void table_slice::add(std::span<const uint64_t> keys, const float* deltas) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    float* r = row(keys[i]);
+    for (uint32_t c = 0; c < width_; ++c)
+      r[c] += deltas[i * width_ + c];
+  }
+}
+
+void table_slice::dot(std::span<const uint64_t> a, std::span<const uint64_t> b, double* out) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    // Both rows exist after these two lines: the second may grow the arena,
+    // so the first pointer is taken after it.
+    uint32_t sa = slot_of(a[i]), sb = slot_of(b[i]);
+    const float *x = at(sa), *y = at(sb);
+    double sum = 0;
+    for (uint32_t c = 0; c < width_; ++c)
+      sum += double{x[c]} * y[c];
+    out[i] = sum;
+  }
+}
+
+void table_slice::axpy(float alpha, std::span<const uint64_t> x, std::span<const uint64_t> y) {
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint32_t sx = slot_of(x[i]), sy = slot_of(y[i]);
+    const float* xr = at(sx);
+    float* yr = at(sy);
+    for (uint32_t c = 0; c < width_; ++c)
+      yr[c] += alpha * xr[c];
+  }
+}
+
+void table_slice::scal(float alpha, std::span<const uint64_t> keys) {
+  for (uint64_t k : keys) {
+    float* r = row(k);
+    for (uint32_t c = 0; c < width_; ++c)
+      r[c] *= alpha;
+  }
+}
+
+void table_slice::copy(std::span<const uint64_t> from, std::span<const uint64_t> to) {
+  for (size_t i = 0; i < from.size(); ++i) {
+    uint32_t sf = slot_of(from[i]), st = slot_of(to[i]);
+    if (sf != st)
+      std::memcpy(at(st), at(sf), width_ * sizeof(float));
+  }
+}
+
+bool table_slice::reduce(std::string_view what, std::vector<double>& out) const {
+  if (what == "count") {
+    out.assign(1, static_cast<double>(index_.size()));
+    return true;
+  }
+  if (what == "sum") {
+    out.assign(width_, 0.0);
+    for (const auto& [key, slot] : index_)
+      for (uint32_t c = 0; c < width_; ++c)
+        out[c] += at(slot)[c];
+    return true;
+  }
+  if (what == "sumsq") {
+    double s = 0;
+    for (const auto& [key, slot] : index_)
+      for (uint32_t c = 0; c < width_; ++c)
+        s += double{at(slot)[c]} * at(slot)[c];
+    out.assign(1, s);
+    return true;
+  }
+  return false;
+}
+
+void table_slice::fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint32_t slot = slot_of(keys[i]);
+    std::memcpy(out + i * stride_, at(slot), stride_ * sizeof(float));
+    steps[i] = keeps_step(spec_.optimizer) ? steps_[slot] : 0;
+  }
+}
+
+void table_slice::for_each(const std::function<void(uint64_t, const float*, uint32_t)>& visit) const {
+  for (const auto& [key, slot] : index_)
+    visit(key, at(slot), keeps_step(spec_.optimizer) ? steps_[slot] : 0);
+}
+
+void table_slice::restore(uint64_t key, const float* saved, uint32_t step) {
+  uint32_t slot = slot_of(key);
+  std::memcpy(at(slot), saved, stride_ * sizeof(float));
+  if (keeps_step(spec_.optimizer))
+    steps_[slot] = step;
+}
+
+} // namespace gridvec

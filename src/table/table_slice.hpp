@@ -1,0 +1,93 @@
+#pragma once
+// One shard's part of one table: the rows it owns (rows layout) or its
+// column slice of every row (columns layout), created on first touch, with
+// the optimizer's slot variables beside each row. Plain single-threaded
+// storage; the table shard actor (actors/table/) serialises the requests.
+//
+// Every operation works on a batch of keys. Rows absent so far are created
+// with their initial value (row_init.hpp) by every operation that reads or
+// updates them, except set_if_absent (which sets them), remove and reduce.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "src/table/table_spec.hpp"
+
+namespace gridvec {
+
+class table_slice {
+public:
+  table_slice(table_spec spec, uint32_t shard, uint32_t shards);
+
+  const table_spec& spec() const { return spec_; }
+  uint32_t shard() const { return shard_; }
+  uint32_t shards() const { return shards_; }
+  /// The columns held: all of them in the rows layout.
+  uint32_t first_column() const { return first_; }
+  uint32_t width() const { return width_; }
+  /// Floats stored per row: the value, then the slots.
+  uint32_t stride() const { return stride_; }
+  uint64_t rows() const { return index_.size(); }
+  uint64_t memory_bytes() const;
+
+  /// Fails, with one line, if a key is not a row of a matrix table
+  /// (>= rows) or, in the rows layout, belongs to another shard.
+  status check_keys(std::span<const uint64_t> keys) const;
+
+  void get(std::span<const uint64_t> keys, float* out);           // width floats per key
+  void put(std::span<const uint64_t> keys, const float* values); // keeps the slots
+  /// Sets the rows that do not exist yet; flags[i] = 1 where key i was set
+  /// (the first of repeated keys wins).
+  void set_if_absent(std::span<const uint64_t> keys, const float* values, std::vector<uint8_t>& flags);
+  /// Removes rows; flags[i] = 1 where key i existed. A removed row starts
+  /// afresh (initial value, zero slots) when it is next touched.
+  void remove(std::span<const uint64_t> keys, std::vector<uint8_t>& flags);
+  /// One optimizer step per key with its gradient, in order (a key given
+  /// twice gets two steps).
+  void push(std::span<const uint64_t> keys, const float* gradients);
+  /// Adds deltas to the rows (increment), slots untouched.
+  void add(std::span<const uint64_t> keys, const float* deltas);
+
+  // Row arithmetic of seed 004's matrix API, on pairs of keys; in the
+  // columns layout each shard does its slice and the client sums.
+  void dot(std::span<const uint64_t> a, std::span<const uint64_t> b, double* out);
+  void axpy(float alpha, std::span<const uint64_t> x, std::span<const uint64_t> y); // y += alpha x
+  void scal(float alpha, std::span<const uint64_t> keys);                           // v *= alpha
+  void copy(std::span<const uint64_t> from, std::span<const uint64_t> to);          // to = from
+
+  /// Over the rows that exist: "sum" (width doubles: column sums), "sumsq"
+  /// (one: the sum of squares), "count" (one: the rows). False if `what`
+  /// is none of them.
+  bool reduce(std::string_view what, std::vector<double>& out) const;
+
+  /// Value and slots (stride floats per key) and adam's step count.
+  void fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps);
+
+  /// The row's value (width floats, then its slots), created if absent: for
+  /// user operations (table_operations.hpp).
+  float* row(uint64_t key);
+  /// The row's value or nullptr, creating nothing.
+  const float* find(uint64_t key) const;
+  /// Every row, in no particular order.
+  void for_each(const std::function<void(uint64_t key, const float* row, uint32_t step)>& visit) const;
+  /// Puts a row back as a checkpoint saved it (value and slots, stride floats).
+  void restore(uint64_t key, const float* row, uint32_t step);
+
+private:
+  uint32_t slot_of(uint64_t key); // creates the row if absent
+  float* at(uint32_t slot) { return arena_.data() + size_t{slot} * stride_; }
+  const float* at(uint32_t slot) const { return arena_.data() + size_t{slot} * stride_; }
+
+  table_spec spec_;
+  uint32_t shard_, shards_;
+  uint32_t first_ = 0, width_ = 0, stride_ = 0;
+  std::unordered_map<uint64_t, uint32_t> index_; // key -> slot
+  std::vector<float> arena_;                     // stride floats per slot
+  std::vector<uint64_t> keys_;                   // slot -> key
+  std::vector<uint32_t> steps_;                  // slot -> adam step (empty unless adam)
+  std::vector<uint32_t> free_;                   // slots of removed rows
+};
+
+} // namespace gridvec

@@ -1,0 +1,183 @@
+#include "src/table/table_wire.hpp"
+
+#include <cstring>
+
+#include "schema/table.capnp.h"
+#include "src/formats/capnp_bytes.hpp"
+#include "src/table/table_wire_spec.hpp"
+
+namespace gridvec {
+
+namespace {
+
+void set_keys(capnp::List<uint64_t>::Builder list, std::span<const uint64_t> keys) {
+  for (unsigned i = 0; i < keys.size(); ++i)
+    list.set(i, keys[i]);
+}
+
+template <class Builder>
+void set_floats(Builder&& data, std::span<const float> values) {
+  std::memcpy(data.begin(), values.data(), values.size_bytes());
+}
+
+// First-segment size for a message of `keys` keys and `floats` floats.
+unsigned words_for(size_t keys, size_t floats) { return static_cast<unsigned>(32 + keys + floats / 2); }
+
+} // namespace
+
+wire_bytes encode_table_create(const table_spec& spec) {
+  capnp::MallocMessageBuilder builder(64);
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(spec.name);
+  write_table_spec(root.initCreate(), spec);
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_keys(table_op op, const std::string& table, std::span<const uint64_t> keys) {
+  capnp::MallocMessageBuilder builder(words_for(keys.size(), 0));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  const auto n = static_cast<unsigned>(keys.size());
+  switch (op) {
+    case table_op::get: set_keys(root.initGet(n), keys); break;
+    case table_op::remove: set_keys(root.initRemove(n), keys); break;
+    default: set_keys(root.initFetch(n), keys); break;
+  }
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_values(table_op op, const std::string& table, std::span<const uint64_t> keys,
+                               std::span<const float> values) {
+  capnp::MallocMessageBuilder builder(words_for(keys.size(), values.size()));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto kv = op == table_op::put             ? root.initPut()
+            : op == table_op::set_if_absent ? root.initSetIfAbsent()
+            : op == table_op::push          ? root.initPush()
+                                            : root.initAdd();
+  set_keys(kv.initKeys(static_cast<unsigned>(keys.size())), keys);
+  set_floats(kv.initValues(static_cast<unsigned>(values.size_bytes())), values);
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<const uint64_t> a,
+                              std::span<const uint64_t> b, float alpha) {
+  capnp::MallocMessageBuilder builder(words_for(a.size() + b.size(), 0));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  wire::KeyPairs::Builder pairs = op == table_op::dot    ? root.initDot()
+                                  : op == table_op::copy ? root.initCopy()
+                                                         : [&] {
+                                                             auto axpy = root.initAxpy();
+                                                             axpy.setAlpha(alpha);
+                                                             return axpy.initPairs();
+                                                           }();
+  set_keys(pairs.initA(static_cast<unsigned>(a.size())), a);
+  set_keys(pairs.initB(static_cast<unsigned>(b.size())), b);
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_scal(const std::string& table, float alpha, std::span<const uint64_t> keys) {
+  capnp::MallocMessageBuilder builder(words_for(keys.size(), 0));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto scal = root.initScal();
+  scal.setAlpha(alpha);
+  set_keys(scal.initKeys(static_cast<unsigned>(keys.size())), keys);
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_reduce(const std::string& table, const std::string& what) {
+  capnp::MallocMessageBuilder builder(32);
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  root.setReduce(what);
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_call(const std::string& table, const std::string& operation, const wire_bytes& args) {
+  capnp::MallocMessageBuilder builder(words_for(0, args.size() / 4));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto call = root.initCall();
+  call.setOperation(operation);
+  auto data = call.initArgs(static_cast<unsigned>(args.size()));
+  if (!args.empty())
+    std::memcpy(data.begin(), args.data(), args.size());
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_simple(table_op op, const std::string& table) {
+  capnp::MallocMessageBuilder builder(32);
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  switch (op) {
+    case table_op::info: root.setInfo(); break;
+    case table_op::list: root.setList(); break;
+    case table_op::drop: root.setDrop(); break;
+    default: root.setSave(); break;
+  }
+  return to_bytes(builder);
+}
+
+expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
+  table_reply out;
+  auto read = with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
+    switch (r.which()) {
+      case wire::TableReply::ERROR:
+        out.what = table_reply::kind::error;
+        out.error = r.getError().cStr();
+        break;
+      case wire::TableReply::DONE: out.what = table_reply::kind::done; break;
+      case wire::TableReply::FLOATS: {
+        out.what = table_reply::kind::floats;
+        auto data = r.getFloats();
+        if (data.size() % sizeof(float) != 0)
+          return failure{"malformed table reply: float bytes are not a whole number of floats"};
+        out.floats.resize(data.size() / sizeof(float));
+        std::memcpy(out.floats.data(), data.begin(), data.size());
+        break;
+      }
+      case wire::TableReply::FLAGS: {
+        out.what = table_reply::kind::flags;
+        auto data = r.getFlags();
+        out.flags.assign(data.begin(), data.end());
+        break;
+      }
+      case wire::TableReply::SUMS:
+        out.what = table_reply::kind::sums;
+        for (double x : r.getSums())
+          out.sums.push_back(x);
+        break;
+      case wire::TableReply::RESULT: {
+        out.what = table_reply::kind::result;
+        auto data = r.getResult();
+        out.result.assign(reinterpret_cast<const char*>(data.begin()), reinterpret_cast<const char*>(data.end()));
+        break;
+      }
+      case wire::TableReply::TABLES:
+        out.what = table_reply::kind::tables;
+        for (auto t : r.getTables()) {
+          table_info info;
+          info.spec = read_table_spec(t.getSpec());
+          info.shard = t.getShard();
+          info.shards = t.getShards();
+          info.first_column = t.getFirstColumn();
+          info.width = t.getWidth();
+          info.stride = t.getStride();
+          info.rows = t.getRows();
+          info.memory_bytes = t.getMemoryBytes();
+          out.tables.push_back(std::move(info));
+        }
+        break;
+    }
+    for (uint32_t s : r.getSteps())
+      out.steps.push_back(s);
+    return {};
+  });
+  if (!read)
+    return failure{read.error()};
+  return out;
+}
+
+} // namespace gridvec

@@ -1,0 +1,60 @@
+#pragma once
+// Encoding and decoding of the parameter server's messages
+// (schema/table.capnp): the client builds requests with these, the shard
+// (table_service) decodes them and answers with a reply built here.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "src/formats/wire_bytes.hpp"
+#include "src/table/table_spec.hpp"
+
+namespace gridvec {
+
+/// What a shard says about its part of a table.
+struct table_info {
+  table_spec spec;
+  uint32_t shard = 0, shards = 0;
+  uint32_t first_column = 0, width = 0, stride = 0;
+  uint64_t rows = 0;
+  uint64_t memory_bytes = 0;
+};
+
+/// The operations of a TableRequest, by the name of their union member.
+enum class table_op {
+  create, get, put, set_if_absent, remove, push, add, dot, axpy, scal, copy, reduce, call, fetch, info, list,
+  drop, save
+};
+
+wire_bytes encode_table_create(const table_spec& spec);
+/// get, remove, fetch
+wire_bytes encode_table_keys(table_op op, const std::string& table, std::span<const uint64_t> keys);
+/// put, set_if_absent, push, add: `values` holds keys.size() rows
+wire_bytes encode_table_values(table_op op, const std::string& table, std::span<const uint64_t> keys,
+                               std::span<const float> values);
+/// dot, copy (and axpy with alpha)
+wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<const uint64_t> a,
+                              std::span<const uint64_t> b, float alpha = 0.0f);
+wire_bytes encode_table_scal(const std::string& table, float alpha, std::span<const uint64_t> keys);
+wire_bytes encode_table_reduce(const std::string& table, const std::string& what);
+wire_bytes encode_table_call(const std::string& table, const std::string& operation, const wire_bytes& args);
+/// info, list, drop, save
+wire_bytes encode_table_simple(table_op op, const std::string& table);
+
+/// A decoded TableReply.
+struct table_reply {
+  enum class kind { error, done, floats, flags, sums, result, tables } what = kind::error;
+  std::string error;
+  std::vector<float> floats;
+  std::vector<uint8_t> flags;
+  std::vector<double> sums;
+  wire_bytes result;
+  std::vector<table_info> tables;
+  std::vector<uint32_t> steps;
+};
+
+/// Decodes a reply; a malformed one is a failure line.
+expected<table_reply> decode_table_reply(const wire_bytes& bytes);
+
+} // namespace gridvec

@@ -1,0 +1,339 @@
+// The parameter server's core (src/table/): specs, slices, the optimizers,
+// slice files and the shard-side service, without actors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "src/table/slice_file.hpp"
+#include "src/table/table_operations.hpp"
+#include "src/table/table_service.hpp"
+#include "src/table/table_slice.hpp"
+#include "tests/test_util.hpp"
+
+using namespace gridvec;
+
+namespace {
+
+table_spec map_spec(const std::string& name, uint32_t dim, table_optimizer opt = table_optimizer::sgd) {
+  table_spec s;
+  s.name = name;
+  s.dim = dim;
+  s.init = table_init::normal;
+  s.init_scale = 0.5f;
+  s.seed = 7;
+  s.optimizer = opt;
+  s.learning_rate = 0.1f;
+  return s;
+}
+
+table_reply ask(table_service& service, const wire_bytes& request) {
+  auto reply = decode_table_reply(service.handle(request));
+  REQUIRE(reply);
+  return *reply;
+}
+
+std::string error_of(table_service& service, const wire_bytes& request) {
+  auto reply = ask(service, request);
+  REQUIRE(reply.what == table_reply::kind::error);
+  return reply.error;
+}
+
+} // namespace
+
+TEST_CASE("table specs are checked, with one line naming what is wrong", "[tables]") {
+  auto ok = map_spec("weights", 8);
+  CHECK(validate_table_spec(ok));
+  auto bad = ok;
+  bad.name = "../etc";
+  CHECK(test::contains(validate_table_spec(bad).error(), "may contain only"));
+  bad = ok;
+  bad.name = ".hidden";
+  CHECK(!validate_table_spec(bad));
+  bad = ok;
+  bad.dim = 0;
+  CHECK(test::contains(validate_table_spec(bad).error(), "dim must be between 1 and 65536"));
+  bad = ok;
+  bad.kind = table_kind::matrix;
+  CHECK(test::contains(validate_table_spec(bad).error(), "needs rows"));
+  bad = ok;
+  bad.init_scale = 0;
+  CHECK(test::contains(validate_table_spec(bad).error(), "needs a scale"));
+  bad = ok;
+  bad.optimizer = static_cast<table_optimizer>(9);
+  CHECK(test::contains(validate_table_spec(bad).error(), "unknown optimizer"));
+  bad = ok;
+  bad.learning_rate = -1;
+  CHECK(!validate_table_spec(bad));
+  CHECK(describe(ok) == "map of 8 floats, rows, init normal 0.5 seed 7, sgd lr 0.1");
+  CHECK(parse_table_optimizer("adagrad"));
+  CHECK(test::contains(parse_table_init("gauss").error(), "zeros, uniform or normal"));
+}
+
+TEST_CASE("a row starts the same in every layout, on every shard and after a restart", "[tables]") {
+  auto spec = map_spec("w", 10);
+  table_slice whole{spec, 0, 1};
+  std::vector<float> full(10);
+  const uint64_t key = table_key("some query");
+  whole.get(std::span<const uint64_t>{&key, 1}, full.data());
+  double mean = 0;
+  for (float x : full)
+    mean += x;
+  CHECK(std::abs(mean / 10) < 0.6);
+  CHECK(full[0] != full[1]);
+  spec.layout = table_layout::columns;
+  std::vector<float> pieced(10);
+  for (uint32_t s = 0; s < 3; ++s) {
+    table_slice part{spec, s, 3};
+    std::vector<float> mine(part.width());
+    part.get(std::span<const uint64_t>{&key, 1}, mine.data());
+    std::copy(mine.begin(), mine.end(), pieced.begin() + part.first_column());
+  }
+  CHECK(pieced == full);
+  // Uniform values stay within the scale.
+  auto uni = map_spec("u", 64);
+  uni.init = table_init::uniform;
+  table_slice u{uni, 0, 1};
+  std::vector<float> row(64);
+  u.get(std::span<const uint64_t>{&key, 1}, row.data());
+  for (float x : row)
+    CHECK(std::abs(x) <= 0.5f);
+}
+
+TEST_CASE("map operations: put, get, set-if-absent, remove", "[tables]") {
+  table_slice t{map_spec("m", 2), 0, 1};
+  std::vector<uint64_t> keys{1, 2};
+  std::vector<float> values{1, 2, 3, 4};
+  t.put(keys, values.data());
+  std::vector<float> got(4);
+  t.get(keys, got.data());
+  CHECK(got == values);
+  std::vector<uint64_t> more{2, 3, 3};
+  std::vector<float> other{9, 9, 5, 6, 7, 8};
+  std::vector<uint8_t> flags;
+  t.set_if_absent(more, other.data(), flags);
+  CHECK(flags == std::vector<uint8_t>{0, 1, 0}); // 2 existed; the first 3 wins
+  std::vector<float> three(2);
+  uint64_t k3 = 3;
+  t.get(std::span<const uint64_t>{&k3, 1}, three.data());
+  CHECK(three == std::vector<float>{5, 6});
+  t.remove(std::vector<uint64_t>{3, 4}, flags);
+  CHECK(flags == std::vector<uint8_t>{1, 0});
+  CHECK(t.rows() == 2);
+  CHECK(t.find(3) == nullptr);
+  std::vector<double> sums;
+  CHECK(t.reduce("sum", sums));
+  CHECK(sums == std::vector<double>{4, 6});
+  CHECK(t.reduce("count", sums));
+  CHECK(sums[0] == 2);
+  CHECK(!t.reduce("median", sums));
+}
+
+TEST_CASE("push applies SGD, Adagrad and Adam with their slots kept beside the row", "[tables]") {
+  uint64_t key = 5;
+  std::vector<float> zero{0.0f, 0.0f};
+  std::vector<float> g{0.5f, -1.0f};
+  SECTION("sgd") {
+    table_slice t{map_spec("s", 2, table_optimizer::sgd), 0, 1};
+    t.put(std::span<const uint64_t>{&key, 1}, zero.data());
+    t.push(std::span<const uint64_t>{&key, 1}, g.data());
+    CHECK(t.find(key)[0] == Approx(-0.05));
+    CHECK(t.stride() == 2);
+  }
+  SECTION("adagrad: G accumulates, steps shrink") {
+    table_slice t{map_spec("a", 2, table_optimizer::adagrad), 0, 1};
+    t.put(std::span<const uint64_t>{&key, 1}, zero.data());
+    t.push(std::span<const uint64_t>{&key, 1}, g.data());
+    t.push(std::span<const uint64_t>{&key, 1}, g.data());
+    const float* r = t.find(key);
+    CHECK(r[2] == Approx(0.5)); // G = 0.25 + 0.25
+    CHECK(r[3] == Approx(2.0));
+    const double first = 0.1 * 0.5 / std::sqrt(0.25), second = 0.1 * 0.5 / std::sqrt(0.5);
+    CHECK(r[0] == Approx(-(first + second)));
+    CHECK(t.stride() == 4);
+  }
+  SECTION("adam: bias-corrected first step moves each weight by about lr") {
+    table_slice t{map_spec("d", 2, table_optimizer::adam), 0, 1};
+    t.put(std::span<const uint64_t>{&key, 1}, zero.data());
+    t.push(std::span<const uint64_t>{&key, 1}, g.data());
+    const float* r = t.find(key);
+    CHECK(r[0] == Approx(-0.1).epsilon(1e-3));
+    CHECK(r[1] == Approx(0.1).epsilon(1e-3));
+    std::vector<float> out(t.stride());
+    uint32_t step = 0;
+    t.fetch(std::span<const uint64_t>{&key, 1}, out.data(), &step);
+    CHECK(step == 1);
+    CHECK(out[2] == Approx(0.05)); // m = 0.1 g
+    CHECK(out[4] == Approx(0.00025).epsilon(1e-3)); // s = 0.001 g^2
+  }
+}
+
+TEST_CASE("matrix operations: dot, axpy, scal, copy, add", "[tables]") {
+  auto spec = map_spec("x", 3);
+  spec.kind = table_kind::matrix;
+  spec.rows = 4;
+  table_slice t{spec, 0, 1};
+  std::vector<uint64_t> rows{0, 1};
+  std::vector<float> v{1, 2, 3, 4, 5, 6};
+  t.put(rows, v.data());
+  double d = 0;
+  t.dot(std::vector<uint64_t>{0}, std::vector<uint64_t>{1}, &d);
+  CHECK(d == Approx(32));
+  t.axpy(2.0f, std::vector<uint64_t>{0}, std::vector<uint64_t>{1}); // row1 = (6, 9, 12)
+  t.scal(0.5f, std::vector<uint64_t>{1});                           // (3, 4.5, 6)
+  t.copy(std::vector<uint64_t>{1}, std::vector<uint64_t>{2});
+  std::vector<float> delta{1, 1, 1};
+  t.add(std::vector<uint64_t>{2}, delta.data());
+  std::vector<float> got(3);
+  uint64_t two = 2;
+  t.get(std::span<const uint64_t>{&two, 1}, got.data());
+  CHECK(got == std::vector<float>{4, 5.5f, 7});
+  CHECK(test::contains(t.check_keys(std::vector<uint64_t>{4}).error(), "row 4 is outside its 4 rows"));
+}
+
+TEST_CASE("a table slice file keeps values, slots and steps, and refuses damage", "[tables]") {
+  test::temp_dir dir;
+  auto spec = map_spec("adam-table", 4, table_optimizer::adam);
+  table_slice t{spec, 1, 2};
+  std::vector<uint64_t> keys;
+  for (uint64_t k = 0; keys.size() < 50; ++k)
+    if (shard_of_key(k, 2) == 1)
+      keys.push_back(k);
+  std::vector<float> grads(keys.size() * 4, 0.25f);
+  t.push(keys, grads.data());
+  t.push(keys, grads.data());
+  const std::string path = table_slice_path(dir.path(), spec.name, 1, 2);
+  std::filesystem::create_directories(dir.path() + "/adam-table");
+  auto written = write_table_slice(path, t);
+  REQUIRE(written);
+  auto back = read_table_slice(path);
+  REQUIRE(back);
+  CHECK((*back)->spec() == spec);
+  CHECK((*back)->rows() == 50);
+  for (uint64_t k : keys) {
+    std::vector<float> a(t.stride()), b(t.stride());
+    uint32_t sa = 0, sb = 0;
+    t.fetch(std::span<const uint64_t>{&k, 1}, a.data(), &sa);
+    (*back)->fetch(std::span<const uint64_t>{&k, 1}, b.data(), &sb);
+    CHECK(a == b);
+    CHECK(sb == 2);
+  }
+  std::string bytes = test::read_file(path);
+  SECTION("a flipped byte fails the checksum") {
+    bytes[bytes.size() / 2] ^= 1;
+    dir.write("adam-table/shard-1-of-2.slice", bytes);
+    CHECK(test::contains(read_table_slice(path).error(), "checksum"));
+  }
+  SECTION("a truncated file is refused before anything is allocated") {
+    dir.write("adam-table/shard-1-of-2.slice", bytes.substr(0, bytes.size() - 9));
+    CHECK(test::contains(read_table_slice(path).error(), "bytes where its header needs"));
+  }
+  SECTION("a header that claims billions of rows is refused") {
+    const size_t rows_at = 8 + 4 + spec.name.size() + 4 + 8 + 4 + 4 + 8 + 16 + 20;
+    uint64_t huge = uint64_t{1} << 39;
+    std::memcpy(bytes.data() + rows_at, &huge, 8);
+    dir.write("adam-table/shard-1-of-2.slice", bytes);
+    CHECK(test::contains(read_table_slice(path).error(), "bytes where its header needs"));
+  }
+  SECTION("not a slice at all") {
+    dir.write("adam-table/shard-1-of-2.slice", "hello");
+    CHECK(test::contains(read_table_slice(path).error(), "not a gridvec table slice"));
+  }
+}
+
+TEST_CASE("the table service answers every request, bad ones with one error line", "[tables]") {
+  test::temp_dir dir;
+  table_service service{0, 1, dir.path()};
+  auto spec = map_spec("emb", 4, table_optimizer::adagrad);
+  CHECK(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_create(spec)).what == table_reply::kind::done); // the same spec: kept
+  auto other = spec;
+  other.dim = 5;
+  CHECK(test::contains(error_of(service, encode_table_create(other)), "exists as map of 4 floats"));
+
+  std::vector<uint64_t> keys{10, 20};
+  std::vector<float> values(8, 1.0f);
+  CHECK(ask(service, encode_table_values(table_op::put, "emb", keys, values)).what == table_reply::kind::done);
+  auto got = ask(service, encode_table_keys(table_op::get, "emb", keys));
+  CHECK(got.floats == values);
+
+  CHECK(test::contains(error_of(service, encode_table_keys(table_op::get, "nope", keys)), "no table 'nope'"));
+  CHECK(test::contains(error_of(service, encode_table_values(table_op::put, "emb", keys, std::vector<float>(7))),
+                       "28 bytes of values for 2 keys of 4 floats"));
+  CHECK(test::contains(error_of(service, wire_bytes(16, 'x')), "malformed table request"));
+  CHECK(test::contains(error_of(service, wire_bytes(5, 'x')), "not a whole number of words"));
+  CHECK(test::contains(error_of(service, encode_table_reduce("emb", "median")), "unknown reduction"));
+  CHECK(test::contains(error_of(service, encode_table_call("emb", "missing-op", {})), "no table operation"));
+  std::vector<uint64_t> many(max_request_keys + 1, 3);
+  CHECK(test::contains(error_of(service, encode_table_keys(table_op::get, "emb", many)), "more than"));
+  auto wide = map_spec("wide", 65536);
+  REQUIRE(ask(service, encode_table_create(wide)).what == table_reply::kind::done);
+  std::vector<uint64_t> thousand(1000);
+  for (uint64_t i = 0; i < 1000; ++i)
+    thousand[i] = i;
+  CHECK(test::contains(error_of(service, encode_table_keys(table_op::get, "wide", thousand)), "split it"));
+  auto bad = spec;
+  bad.name = "a/b";
+  CHECK(test::contains(error_of(service, encode_table_create(bad)), "may contain only"));
+
+  // Saved, then a new service over the same directory gets it back with its slots.
+  CHECK(ask(service, encode_table_values(table_op::push, "emb", keys, values)).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_simple(table_op::save, "emb")).what == table_reply::kind::done);
+  table_service restarted{0, 1, dir.path()};
+  auto lines = restarted.restore();
+  REQUIRE(lines.size() == 1);
+  CHECK(test::contains(lines[0], "table emb restored"));
+  auto before = ask(service, encode_table_keys(table_op::fetch, "emb", keys));
+  auto after = ask(restarted, encode_table_keys(table_op::fetch, "emb", keys));
+  CHECK(before.floats == after.floats);
+  CHECK(after.floats[4] == Approx(1.0)); // G of key 10, column 0: one push of 1.0
+
+  // Without a directory there is nothing to save to.
+  table_service volatile_service{0, 1, ""};
+  REQUIRE(ask(volatile_service, encode_table_create(spec)).what == table_reply::kind::done);
+  CHECK(test::contains(error_of(volatile_service, encode_table_simple(table_op::save, "emb")), "no table directory"));
+}
+
+TEST_CASE("the table service refuses keys of another shard and splits columns it cannot", "[tables]") {
+  table_service service{1, 2, ""};
+  auto spec = map_spec("r", 4);
+  REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
+  uint64_t foreign = 0;
+  while (shard_of_key(foreign, 2) == 1)
+    ++foreign;
+  CHECK(test::contains(error_of(service, encode_table_keys(table_op::get, "r", std::vector<uint64_t>{foreign})),
+                       "belongs to shard 0"));
+  CHECK(test::contains(error_of(service, encode_table_pairs(table_op::dot, "r", std::vector<uint64_t>{foreign},
+                                                            std::vector<uint64_t>{foreign})),
+                       "need the columns layout"));
+  auto narrow = map_spec("c", 1);
+  narrow.layout = table_layout::columns;
+  CHECK(test::contains(error_of(service, encode_table_create(narrow)), "cannot be split over 2 shards"));
+}
+
+TEST_CASE("a user operation runs on the slice and returns its result", "[tables]") {
+  register_table_operation("test-count-positive", [](table_slice& slice, const wire_bytes& args) -> expected<wire_bytes> {
+    if (args.size() != 1)
+      return failure{"wants one byte"};
+    uint32_t n = 0;
+    slice.for_each([&](uint64_t, const float* row, uint32_t) { n += row[0] > 0 ? 1 : 0; });
+    return wire_bytes(reinterpret_cast<const char*>(&n), reinterpret_cast<const char*>(&n) + 4);
+  });
+  register_table_operation("test-throws", [](table_slice&, const wire_bytes&) -> expected<wire_bytes> {
+    throw std::runtime_error("boom");
+  });
+  table_service service{0, 1, ""};
+  auto spec = map_spec("t", 1);
+  spec.init = table_init::zeros;
+  REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
+  std::vector<float> v{1, -1, 2};
+  REQUIRE(ask(service, encode_table_values(table_op::put, "t", std::vector<uint64_t>{1, 2, 3}, v)).what ==
+          table_reply::kind::done);
+  auto reply = ask(service, encode_table_call("t", "test-count-positive", wire_bytes(1, 'x')));
+  REQUIRE(reply.what == table_reply::kind::result);
+  uint32_t n = 0;
+  std::memcpy(&n, reply.result.data(), 4);
+  CHECK(n == 2);
+  CHECK(test::contains(error_of(service, encode_table_call("t", "test-count-positive", {})), "wants one byte"));
+  CHECK(test::contains(error_of(service, encode_table_call("t", "test-throws", {})), "failed: boom"));
+}
