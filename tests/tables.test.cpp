@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 
+#include "src/table/key_index.hpp"
 #include "src/table/slice_file.hpp"
 #include "src/table/table_operations.hpp"
 #include "src/table/table_service.hpp"
@@ -163,7 +165,7 @@ TEST_CASE("push applies SGD, Adagrad and Adam with their slots kept beside the r
     uint32_t step = 0;
     t.fetch(std::span<const uint64_t>{&key, 1}, out.data(), &step);
     CHECK(step == 1);
-    CHECK(out[2] == Approx(0.05)); // m = 0.1 g
+    CHECK(out[2] == Approx(0.05));                  // m = 0.1 g
     CHECK(out[4] == Approx(0.00025).epsilon(1e-3)); // s = 0.001 g^2
   }
 }
@@ -312,16 +314,16 @@ TEST_CASE("the table service refuses keys of another shard and splits columns it
 }
 
 TEST_CASE("a user operation runs on the slice and returns its result", "[tables]") {
-  register_table_operation("test-count-positive", [](table_slice& slice, const wire_bytes& args) -> expected<wire_bytes> {
-    if (args.size() != 1)
-      return failure{"wants one byte"};
-    uint32_t n = 0;
-    slice.for_each([&](uint64_t, const float* row, uint32_t) { n += row[0] > 0 ? 1 : 0; });
-    return wire_bytes(reinterpret_cast<const char*>(&n), reinterpret_cast<const char*>(&n) + 4);
-  });
-  register_table_operation("test-throws", [](table_slice&, const wire_bytes&) -> expected<wire_bytes> {
-    throw std::runtime_error("boom");
-  });
+  register_table_operation(
+    "test-count-positive", [](table_slice& slice, const wire_bytes& args) -> expected<wire_bytes> {
+      if (args.size() != 1)
+        return failure{"wants one byte"};
+      uint32_t n = 0;
+      slice.for_each([&](uint64_t, const float* row, uint32_t) { n += row[0] > 0 ? 1 : 0; });
+      return wire_bytes(reinterpret_cast<const char*>(&n), reinterpret_cast<const char*>(&n) + 4);
+    });
+  register_table_operation(
+    "test-throws", [](table_slice&, const wire_bytes&) -> expected<wire_bytes> { throw std::runtime_error("boom"); });
   table_service service{0, 1, ""};
   auto spec = map_spec("t", 1);
   spec.init = table_init::zeros;
@@ -336,4 +338,41 @@ TEST_CASE("a user operation runs on the slice and returns its result", "[tables]
   CHECK(n == 2);
   CHECK(test::contains(error_of(service, encode_table_call("t", "test-count-positive", {})), "wants one byte"));
   CHECK(test::contains(error_of(service, encode_table_call("t", "test-throws", {})), "failed: boom"));
+}
+
+TEST_CASE("the key index agrees with std::unordered_map over random inserts and removals", "[tables]") {
+  key_index index;
+  std::unordered_map<uint64_t, uint32_t> reference;
+  rng r{11};
+  uint32_t next_row = 0;
+  for (int step = 0; step < 200000; ++step) {
+    // Few distinct keys, so that removals and reinserts meet tombstones;
+    // 0 and ~0 are keys like any other.
+    uint64_t key = r.below(5000);
+    if (key == 1)
+      key = ~uint64_t{0};
+    if (r.below(3) == 0) {
+      const uint32_t row = index.erase(key);
+      auto it = reference.find(key);
+      CHECK(row == (it == reference.end() ? key_index::npos : it->second));
+      if (it != reference.end())
+        reference.erase(it);
+    } else {
+      bool added = false;
+      const uint32_t row = index.insert(key, next_row, added);
+      auto [it, inserted] = reference.try_emplace(key, next_row);
+      REQUIRE(added == inserted);
+      REQUIRE(row == it->second);
+      next_row += added ? 1 : 0;
+    }
+  }
+  CHECK(index.size() == reference.size());
+  size_t visited = 0;
+  index.for_each([&](uint64_t key, uint32_t row) {
+    ++visited;
+    CHECK(reference.at(key) == row);
+  });
+  CHECK(visited == reference.size());
+  for (uint64_t key = 0; key < 5000; ++key)
+    CHECK(index.find(key) == (reference.count(key) ? reference.at(key) : key_index::npos));
 }

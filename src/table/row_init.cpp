@@ -25,9 +25,7 @@ double unit(uint64_t seed, uint64_t key, uint32_t column, uint32_t draw) {
 
 void initial_row(const table_spec& spec, uint64_t key, uint32_t first, uint32_t width, float* out) {
   switch (spec.init) {
-    case table_init::zeros:
-      std::fill(out, out + width, 0.0f);
-      return;
+    case table_init::zeros: std::fill(out, out + width, 0.0f); return;
     case table_init::uniform:
       for (uint32_t c = 0; c < width; ++c)
         out[c] = static_cast<float>(spec.init_scale * (2.0 * unit(spec.seed, key, first + c, 0) - 1.0));

@@ -41,9 +41,7 @@ struct field_reader {
   }
 };
 
-size_t header_bytes(size_t name_length) {
-  return 8 + 4 + name_length + 4 + 8 + 4 + 4 + 8 + 4 * 4 + 5 * 4 + 8;
-}
+size_t header_bytes(size_t name_length) { return 8 + 4 + name_length + 4 + 8 + 4 + 4 + 8 + 4 * 4 + 5 * 4 + 8; }
 
 } // namespace
 
@@ -134,8 +132,8 @@ expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path)
   s.beta1 = r.get<float>();
   s.beta2 = r.get<float>();
   s.epsilon = r.get<float>();
-  uint32_t shard = r.get<uint32_t>(), shards = r.get<uint32_t>(), first = r.get<uint32_t>(),
-           width = r.get<uint32_t>(), stride = r.get<uint32_t>();
+  uint32_t shard = r.get<uint32_t>(), shards = r.get<uint32_t>(), first = r.get<uint32_t>(), width = r.get<uint32_t>(),
+           stride = r.get<uint32_t>();
   const uint64_t rows = r.get<uint64_t>();
   if (!r.ok)
     return failure{bad + " (truncated header)"};
@@ -151,8 +149,7 @@ expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path)
   const uint64_t row_bytes = 12 + uint64_t{stride} * sizeof(float);
   const uint64_t expect = header_bytes(name_length) + rows * row_bytes + 4;
   if (rows > (uint64_t{1} << 40) || size < 0 || static_cast<uint64_t>(size) != expect)
-    return failure{bad + " (" + std::to_string(size) + " bytes where its header needs " + std::to_string(expect) +
-                   ")"};
+    return failure{bad + " (" + std::to_string(size) + " bytes where its header needs " + std::to_string(expect) + ")"};
   std::vector<float> row(stride);
   for (uint64_t i = 0; i < rows; ++i) {
     const uint64_t key = r.get<uint64_t>();

@@ -18,13 +18,15 @@ table_slice::table_slice(table_spec spec, uint32_t shard, uint32_t shards)
     width_ = spec_.dim;
   }
   stride_ = width_ * (1 + slots_per_column(spec_.optimizer));
+  while (page_shift_ < 16 && (uint64_t{2} << page_shift_) * stride_ * sizeof(float) <= (1u << 16))
+    ++page_shift_;
+  page_mask_ = (1u << page_shift_) - 1;
 }
 
 uint64_t table_slice::memory_bytes() const {
-  // The arena and the slot lists, plus about 32 bytes per hash-map entry.
-  return arena_.capacity() * sizeof(float) + keys_.capacity() * sizeof(uint64_t) +
-         steps_.capacity() * sizeof(uint32_t) + free_.capacity() * sizeof(uint32_t) +
-         index_.bucket_count() * sizeof(void*) + index_.size() * 32;
+  // The arena, the slot lists and the key index.
+  return pages_.size() * (uint64_t{1} << page_shift_) * stride_ * sizeof(float) + keys_.capacity() * sizeof(uint64_t) +
+         steps_.capacity() * sizeof(uint32_t) + free_.capacity() * sizeof(uint32_t) + index_.memory_bytes();
 }
 
 status table_slice::check_keys(std::span<const uint64_t> keys) const {
@@ -40,22 +42,21 @@ status table_slice::check_keys(std::span<const uint64_t> keys) const {
 }
 
 uint32_t table_slice::slot_of(uint64_t key) {
-  auto [it, inserted] = index_.try_emplace(key, 0);
-  if (!inserted)
-    return it->second;
-  uint32_t slot;
+  const uint32_t next = free_.empty() ? static_cast<uint32_t>(keys_.size()) : free_.back();
+  bool added = false;
+  const uint32_t slot = index_.insert(key, next, added);
+  if (!added)
+    return slot;
   if (!free_.empty()) {
-    slot = free_.back();
     free_.pop_back();
     keys_[slot] = key;
   } else {
-    slot = static_cast<uint32_t>(keys_.size());
     keys_.push_back(key);
-    arena_.resize(arena_.size() + stride_);
+    if ((slot & page_mask_) == 0) // the first slot of a new page
+      pages_.push_back(std::make_unique_for_overwrite<float[]>(size_t{stride_} << page_shift_));
     if (keeps_step(spec_.optimizer))
       steps_.push_back(0);
   }
-  it->second = slot;
   float* r = at(slot);
   initial_row(spec_, key, first_, width_, r);
   std::fill(r + width_, r + stride_, 0.0f);
@@ -67,8 +68,8 @@ uint32_t table_slice::slot_of(uint64_t key) {
 float* table_slice::row(uint64_t key) { return at(slot_of(key)); }
 
 const float* table_slice::find(uint64_t key) const {
-  auto it = index_.find(key);
-  return it == index_.end() ? nullptr : at(it->second);
+  const uint32_t slot = index_.find(key);
+  return slot == key_index::npos ? nullptr : at(slot);
 }
 
 void table_slice::get(std::span<const uint64_t> keys, float* out) {
@@ -84,7 +85,7 @@ void table_slice::put(std::span<const uint64_t> keys, const float* values) {
 void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* values, std::vector<uint8_t>& flags) {
   flags.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (index_.count(keys[i]))
+    if (index_.find(keys[i]) != key_index::npos)
       continue;
     std::memcpy(row(keys[i]), values + i * width_, width_ * sizeof(float));
     flags[i] = 1;
@@ -94,11 +95,10 @@ void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* val
 void table_slice::remove(std::span<const uint64_t> keys, std::vector<uint8_t>& flags) {
   flags.assign(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); ++i) {
-    auto it = index_.find(keys[i]);
-    if (it == index_.end())
+    const uint32_t slot = index_.erase(keys[i]);
+    if (slot == key_index::npos)
       continue;
-    free_.push_back(it->second);
-    index_.erase(it);
+    free_.push_back(slot);
     flags[i] = 1;
   }
 }
@@ -167,16 +167,18 @@ bool table_slice::reduce(std::string_view what, std::vector<double>& out) const 
   }
   if (what == "sum") {
     out.assign(width_, 0.0);
-    for (const auto& [key, slot] : index_)
+    index_.for_each([&](uint64_t, uint32_t slot) {
       for (uint32_t c = 0; c < width_; ++c)
         out[c] += at(slot)[c];
+    });
     return true;
   }
   if (what == "sumsq") {
     double s = 0;
-    for (const auto& [key, slot] : index_)
+    index_.for_each([&](uint64_t, uint32_t slot) {
       for (uint32_t c = 0; c < width_; ++c)
         s += double{at(slot)[c]} * at(slot)[c];
+    });
     out.assign(1, s);
     return true;
   }
@@ -192,8 +194,8 @@ void table_slice::fetch(std::span<const uint64_t> keys, float* out, uint32_t* st
 }
 
 void table_slice::for_each(const std::function<void(uint64_t, const float*, uint32_t)>& visit) const {
-  for (const auto& [key, slot] : index_)
-    visit(key, at(slot), keeps_step(spec_.optimizer) ? steps_[slot] : 0);
+  index_.for_each(
+    [&](uint64_t key, uint32_t slot) { visit(key, at(slot), keeps_step(spec_.optimizer) ? steps_[slot] : 0); });
 }
 
 void table_slice::restore(uint64_t key, const float* saved, uint32_t step) {

@@ -9,10 +9,11 @@
 // updates them, except set_if_absent (which sets them), remove and reduce.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "src/table/key_index.hpp"
 #include "src/table/table_spec.hpp"
 
 namespace gridvec {
@@ -36,7 +37,7 @@ public:
   /// (>= rows) or, in the rows layout, belongs to another shard.
   status check_keys(std::span<const uint64_t> keys) const;
 
-  void get(std::span<const uint64_t> keys, float* out);           // width floats per key
+  void get(std::span<const uint64_t> keys, float* out);          // width floats per key
   void put(std::span<const uint64_t> keys, const float* values); // keeps the slots
   /// Sets the rows that do not exist yet; flags[i] = 1 where key i was set
   /// (the first of repeated keys wins).
@@ -77,17 +78,22 @@ public:
 
 private:
   uint32_t slot_of(uint64_t key); // creates the row if absent
-  float* at(uint32_t slot) { return arena_.data() + size_t{slot} * stride_; }
-  const float* at(uint32_t slot) const { return arena_.data() + size_t{slot} * stride_; }
+  float* at(uint32_t slot) { return pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_; }
+  const float* at(uint32_t slot) const {
+    return pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_;
+  }
 
   table_spec spec_;
   uint32_t shard_, shards_;
   uint32_t first_ = 0, width_ = 0, stride_ = 0;
-  std::unordered_map<uint64_t, uint32_t> index_; // key -> slot
-  std::vector<float> arena_;                     // stride floats per slot
-  std::vector<uint64_t> keys_;                   // slot -> key
-  std::vector<uint32_t> steps_;                  // slot -> adam step (empty unless adam)
-  std::vector<uint32_t> free_;                   // slots of removed rows
+  key_index index_; // key -> slot
+  // The rows, stride floats per slot, in pages of 2^page_shift_ slots (about
+  // 64 KiB): a growing table never copies its rows, as one vector would.
+  std::vector<std::unique_ptr<float[]>> pages_;
+  uint32_t page_shift_ = 0, page_mask_ = 0;
+  std::vector<uint64_t> keys_;  // slot -> key
+  std::vector<uint32_t> steps_; // slot -> adam step (empty unless adam)
+  std::vector<uint32_t> free_;  // slots of removed rows
 };
 
 } // namespace gridvec

@@ -23,8 +23,24 @@ struct table_info {
 
 /// The operations of a TableRequest, by the name of their union member.
 enum class table_op {
-  create, get, put, set_if_absent, remove, push, add, dot, axpy, scal, copy, reduce, call, fetch, info, list,
-  drop, save
+  create,
+  get,
+  put,
+  set_if_absent,
+  remove,
+  push,
+  add,
+  dot,
+  axpy,
+  scal,
+  copy,
+  reduce,
+  call,
+  fetch,
+  info,
+  list,
+  drop,
+  save
 };
 
 wire_bytes encode_table_create(const table_spec& spec);
