@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # gridvec as a library, as an outside project sees it: the built tree is
 # installed into a fresh prefix, examples/embedded-train and
-# examples/drive-cluster are copied out of the source tree and built against
-# that prefix only (find_package(gridvec CONFIG REQUIRED), warnings as
-# errors), then run: the first trains inside its own actor system, the
-# second drives a real loopback cluster of the *installed* `gridvec node`
-# binary, and every process must exit by itself.
+# examples/drive-cluster and examples/sparse-logreg are copied out of the
+# source tree and built against that prefix only (find_package(gridvec
+# CONFIG REQUIRED), warnings as errors), then run: the first trains inside
+# its own actor system, the second drives a real loopback cluster of the
+# *installed* `gridvec node` binary, the third trains a logistic
+# regression on that cluster's tables (and on tables in its own process),
+# and every process must exit by itself.
 # Usage: e2e_examples.sh CMAKE BUILD_DIR SOURCE_DIR
 set -euo pipefail
 cmake=$1
@@ -45,7 +47,7 @@ if grep -q -e "$src" -e "$build" -e "march" "$libdir"/cmake/gridvec/*.cmake; the
 fi
 
 # --- build both examples against the prefix, outside the source tree --------
-for ex in embedded-train drive-cluster; do
+for ex in embedded-train drive-cluster sparse-logreg; do
   cp -r "$src/examples/$ex" "$work/$ex-src"
   "$cmake" -S "$work/$ex-src" -B "$work/$ex" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_CXX_FLAGS=-Werror > "$work/$ex-configure.log" 2>&1 || { cat "$work/$ex-configure.log"; fail "configuring $ex"; }
@@ -58,11 +60,14 @@ b1=$!
 b2=$!
 wait $b1 || { cat "$work/embedded-train-build.log"; fail "building embedded-train"; }
 wait $b2 || { cat "$work/drive-cluster-build.log"; fail "building drive-cluster"; }
+"$cmake" --build "$work/sparse-logreg" > "$work/sparse-logreg-build.log" 2>&1 \
+  || { cat "$work/sparse-logreg-build.log"; fail "building sparse-logreg"; }
 if grep -q -e "$src/actors" -e "$src/src" -e "-I$build" "$work"/*/CMakeFiles/*.dir/flags.make; then
   fail "an example was compiled with headers of the source or build tree"
 fi
 embedded=$work/embedded-train/embedded-train
 drive=$work/drive-cluster/drive-cluster
+logreg=$work/sparse-logreg/sparse-logreg
 
 # --- embedded-train: gridvec inside the example's own actor system ----------
 # (zcat gets SIGPIPE when head has enough: check the result instead.)
@@ -98,8 +103,31 @@ cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard-a "roles = shard" "shards = 1"
 cluster_node shard-b "roles = shard" "shards = 1"
 cluster_node learn-a "roles = learner" "learners = 2"
-cluster_write "$work/cluster.conf" 500
+CLUSTER_EXTRA="table-dir = $work/tables" cluster_write "$work/cluster.conf" 500
 cluster_start coord shard-a shard-b learn-a
+
+# --- sparse-logreg: a model that is not word2vec, on the cluster's tables ----
+# The hidden model's accuracy is the ceiling; a model that learned nothing
+# scores about 0.5.
+check_logreg() {
+  grep -q "^epoch 3: training log-loss" "$1" || fail "sparse-logreg printed no third epoch"
+  /usr/bin/python3 - "$1" <<'PY' || fail "sparse-logreg did not learn: $(cat "$1")"
+import re, sys
+text = open(sys.argv[1]).read()
+got, best = map(float, re.search(r"held-out accuracy ([0-9.]+) \(the hidden model's: ([0-9.]+)", text).groups())
+assert got > 0.7 and got > best - 0.08, (got, best)
+PY
+}
+timeout 120 "$logreg" --config "$work/cluster.conf" --save > "$work/logreg.out" 2> "$work/logreg.err" \
+  || { cat "$work/logreg.out" "$work/logreg.err" "$work"/*.log; fail "sparse-logreg on the cluster exited non-zero"; }
+cat "$work/logreg.out"
+grep -q "; 2 shards$" "$work/logreg.out" || fail "sparse-logreg did not use the 2 shard nodes"
+check_logreg "$work/logreg.out"
+[ -f "$work/tables/logreg-weights/shard-0-of-2.slice" ] && [ -f "$work/tables/logreg-weights/shard-1-of-2.slice" ] \
+  || fail "sparse-logreg --save wrote no slices"
+timeout 120 "$logreg" --local 3 > "$work/logreg-local.out" 2> "$work/logreg-local.err" \
+  || { cat "$work/logreg-local.out" "$work/logreg-local.err"; fail "sparse-logreg --local exited non-zero"; }
+check_logreg "$work/logreg-local.out"
 
 # A first job through the config file; the cluster stays up after it.
 timeout 400 "$drive" --config "$work/cluster.conf" -train "$work/small.txt" -output "$work/cluster-vectors.txt" \

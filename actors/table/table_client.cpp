@@ -120,7 +120,8 @@ struct table_client::core {
           else if (reply->what == table_reply::kind::error)
             first_error = first_error.value_or(reply->error);
           else if (reply->what != expect)
-            first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + " sent a reply of another kind");
+            first_error =
+              first_error.value_or("table shard " + std::to_string(targets[i]) + " sent a reply of another kind");
           else
             replies[i] = std::move(*reply);
         },
@@ -243,7 +244,8 @@ expected<std::vector<table_reply>> send_values(table_client::core& core, const t
     routing r = route(spec, shards, key_batches[b]);
     for (size_t i = 0; i < r.targets.size(); ++i) {
       targets.push_back(r.targets[i]);
-      requests.push_back(encode_table_values(op, spec.name, r.keys[i], values_for(spec, shards, r, i, value_batches[b])));
+      requests.push_back(
+        encode_table_values(op, spec.name, r.keys[i], values_for(spec, shards, r, i, value_batches[b])));
     }
     if (routes_out)
       routes_out->push_back(std::move(r));
@@ -372,7 +374,8 @@ status table::axpy(float alpha, std::span<const uint64_t> x, std::span<const uin
     return ok;
   if (auto ok = check_pairs(spec_, x.size(), y.size()); !ok)
     return ok;
-  return as_status(core_->ask_all(encode_table_pairs(table_op::axpy, spec_.name, x, y, alpha), table_reply::kind::done));
+  return as_status(
+    core_->ask_all(encode_table_pairs(table_op::axpy, spec_.name, x, y, alpha), table_reply::kind::done));
 }
 
 status table::copy(std::span<const uint64_t> from, std::span<const uint64_t> to) {

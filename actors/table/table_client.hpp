@@ -39,9 +39,9 @@ expected<std::vector<table_shard_actor>> connect_table_shards(caf::actor_system&
 
 /// One key's value and optimizer slots, as table::fetch returns them.
 struct table_row {
-  std::vector<float> value;  // dim floats
-  std::vector<float> slots;  // adagrad: G (dim); adam: m then s (2 dim); sgd: none
-  uint32_t step = 0;         // adam's step count
+  std::vector<float> value; // dim floats
+  std::vector<float> slots; // adagrad: G (dim); adam: m then s (2 dim); sgd: none
+  uint32_t step = 0;        // adam's step count
 };
 
 class table;

@@ -137,7 +137,8 @@ status run_list(table_client& client, std::ostream& out) {
   std::map<std::string, std::pair<table_info, std::pair<uint64_t, uint64_t>>> tables;
   for (auto& info : *infos) {
     auto& [first, totals] = tables.try_emplace(info.spec.name, info, std::pair<uint64_t, uint64_t>{0, 0}).first->second;
-    totals.first = info.spec.layout == table_layout::columns ? std::max(totals.first, info.rows) : totals.first + info.rows;
+    totals.first =
+      info.spec.layout == table_layout::columns ? std::max(totals.first, info.rows) : totals.first + info.rows;
     totals.second += info.memory_bytes;
   }
   if (tables.empty()) {
@@ -146,7 +147,8 @@ status run_list(table_client& client, std::ostream& out) {
   }
   std::vector<std::vector<std::string>> rows;
   for (auto& [name, entry] : tables)
-    rows.push_back({name, describe(entry.first.spec), std::to_string(entry.second.first), human_bytes(entry.second.second)});
+    rows.push_back(
+      {name, describe(entry.first.spec), std::to_string(entry.second.first), human_bytes(entry.second.second)});
   out << render_table({"table", "spec", "rows", "memory"}, rows);
   return {};
 }
@@ -163,7 +165,8 @@ status run_info(table_client& client, const words& w, std::ostream& out) {
   out << "table " << t->name() << ": " << describe(t->spec()) << "\n";
   std::vector<std::vector<std::string>> rows;
   for (auto& i : *infos)
-    rows.push_back({std::to_string(i.shard), std::to_string(i.first_column) + ".." + std::to_string(i.first_column + i.width),
+    rows.push_back({std::to_string(i.shard),
+                    std::to_string(i.first_column) + ".." + std::to_string(i.first_column + i.width),
                     std::to_string(i.rows), human_bytes(i.memory_bytes)});
   out << render_table({"shard", "columns", "rows", "memory"}, rows);
   return {};
@@ -204,8 +207,8 @@ status run_put_or_push(table_client& client, const words& w, std::ostream& out) 
     values.push_back(*x);
   }
   const uint64_t key = parse_key(w[2]);
-  status done = push ? t->push(std::span<const uint64_t>{&key, 1}, values)
-                     : t->put(std::span<const uint64_t>{&key, 1}, values);
+  status done =
+    push ? t->push(std::span<const uint64_t>{&key, 1}, values) : t->put(std::span<const uint64_t>{&key, 1}, values);
   if (!done)
     return done;
   out << (push ? "pushed " : "put ") << w[2] << "\n";

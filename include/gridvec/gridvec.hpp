@@ -14,6 +14,9 @@
 //     cluster (`gridvec node` processes), and its controller;
 //   - gridvec/roles.hpp:   the functions that spawn one role (a node, a
 //     shard, a learner, ...) on its own;
+//   - gridvec/tables.hpp:  the parameter server: named tables on the shards
+//     with a map and a matrix API, optimizer slots and user operations
+//     (docs/tables.md; examples/sparse-logreg trains a model with it);
 //   - gridvec/logging.hpp: where gridvec's own log lines go.
 //
 // With CMake:
@@ -28,6 +31,7 @@
 #include <gridvec/cluster.hpp>
 #include <gridvec/local.hpp>
 #include <gridvec/logging.hpp>
+#include <gridvec/tables.hpp>
 #include <gridvec/roles.hpp>
 
 #include "actors/job_types.hpp"
