@@ -130,7 +130,8 @@ void gridvec_gets(table& t, const groups& g, const workload& w, size_t dim) {
              " floats, expected " + std::to_string(n * dim));
       for (size_t k = 0; k < n; ++k)
         if (sampled(k, n))
-          check_row("gridvec", b, k, (*got)[j].data() + k * dim, dim * sizeof(float), w.values[b].data() + k * dim, dim);
+          check_row("gridvec", b, k, (*got)[j].data() + k * dim, dim * sizeof(float), w.values[b].data() + k * dim,
+                    dim);
     }
   }
 }
@@ -193,7 +194,8 @@ void redis_pipeline(redisContext* c, const std::vector<redis_commands::command>&
     for (size_t i = b; i < end; ++i)
       // hiredis 0.14 declares argv non-const but only reads it.
       if (redisAppendCommandArgv(c, static_cast<int>(commands[i].argv.size()),
-                                 const_cast<const char**>(commands[i].argv.data()), commands[i].lengths.data()) != REDIS_OK)
+                                 const_cast<const char**>(commands[i].argv.data()),
+                                 commands[i].lengths.data()) != REDIS_OK)
         fail(std::string("redis: ") + c->errstr);
     for (size_t i = b; i < end; ++i)
       on_reply(i, next_reply(c));

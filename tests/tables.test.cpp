@@ -259,6 +259,9 @@ TEST_CASE("the table service answers every request, bad ones with one error line
   auto got = ask(service, encode_table_keys(table_op::get, "emb", keys));
   CHECK(got.floats == values);
 
+  auto none = ask(service, encode_table_keys(table_op::get, "emb", {})); // found by fuzzing: an empty reply
+  CHECK(none.what == table_reply::kind::floats);
+  CHECK(none.floats.empty());
   CHECK(test::contains(error_of(service, encode_table_keys(table_op::get, "nope", keys)), "no table 'nope'"));
   CHECK(test::contains(error_of(service, encode_table_values(table_op::put, "emb", keys, std::vector<float>(7))),
                        "28 bytes of values for 2 keys of 4 floats"));

@@ -88,6 +88,16 @@ status check_pairs(const table_spec& spec, size_t a, size_t b) {
   return {};
 }
 
+// The table_infos of every shard's reply, in shard order.
+expected<std::vector<table_info>> every_table_info(const expected<std::vector<table_reply>>& replies) {
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<table_info> out;
+  for (auto& r : *replies)
+    out.insert(out.end(), r.tables.begin(), r.tables.end());
+  return out;
+}
+
 } // namespace
 
 struct table_client::core {
@@ -177,13 +187,7 @@ expected<table> table_client::find(const std::string& name) {
 }
 
 expected<std::vector<table_info>> table_client::list() {
-  auto replies = core_->ask_all(encode_table_simple(table_op::list, ""), table_reply::kind::tables);
-  if (!replies)
-    return failure{replies.error()};
-  std::vector<table_info> out;
-  for (auto& r : *replies)
-    out.insert(out.end(), r.tables.begin(), r.tables.end());
-  return out;
+  return every_table_info(core_->ask_all(encode_table_simple(table_op::list, ""), table_reply::kind::tables));
 }
 
 expected<std::vector<float>> table::get(std::span<const uint64_t> keys) {
@@ -435,13 +439,7 @@ expected<std::vector<wire_bytes>> table::call(const std::string& operation, cons
 }
 
 expected<std::vector<table_info>> table::info() {
-  auto replies = core_->ask_all(encode_table_simple(table_op::info, spec_.name), table_reply::kind::tables);
-  if (!replies)
-    return failure{replies.error()};
-  std::vector<table_info> out;
-  for (auto& r : *replies)
-    out.insert(out.end(), r.tables.begin(), r.tables.end());
-  return out;
+  return every_table_info(core_->ask_all(encode_table_simple(table_op::info, spec_.name), table_reply::kind::tables));
 }
 
 status table::save() {

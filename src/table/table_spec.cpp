@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "src/corpus/vocabulary.hpp" // word_key
+
 namespace gridvec {
 
 namespace {
@@ -118,14 +120,7 @@ uint32_t slots_per_column(table_optimizer o) {
 
 bool keeps_step(table_optimizer o) { return o == table_optimizer::adam; }
 
-uint64_t table_key(std::string_view text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+uint64_t table_key(std::string_view text) { return word_key(text); }
 
 uint32_t shard_of_key(uint64_t key, uint32_t shards) {
   // Mixed first: dense ids 0, 1, 2, ... and keys with common low bits

@@ -72,7 +72,8 @@ expected<table_layout> parse_table_layout(std::string_view text);
 uint32_t slots_per_column(table_optimizer o);
 bool keeps_step(table_optimizer o);
 
-/// The key of a string key of a map table: 64-bit FNV-1a of its bytes.
+/// The key of a string key of a map table: 64-bit FNV-1a of its bytes,
+/// the word_key of a word (src/corpus/vocabulary.hpp).
 uint64_t table_key(std::string_view text);
 
 /// Which of `shards` shards owns `key` in a rows-layout table.

@@ -17,7 +17,8 @@ void set_keys(capnp::List<uint64_t>::Builder list, std::span<const uint64_t> key
 
 template <class Builder>
 void set_floats(Builder&& data, std::span<const float> values) {
-  std::memcpy(data.begin(), values.data(), values.size_bytes());
+  if (!values.empty())
+    std::memcpy(data.begin(), values.data(), values.size_bytes());
 }
 
 // First-segment size for a message of `keys` keys and `floats` floats.
@@ -135,7 +136,8 @@ expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
         if (data.size() % sizeof(float) != 0)
           return failure{"malformed table reply: float bytes are not a whole number of floats"};
         out.floats.resize(data.size() / sizeof(float));
-        std::memcpy(out.floats.data(), data.begin(), data.size());
+        if (!out.floats.empty()) // an empty Data has no pointer to copy from
+          std::memcpy(out.floats.data(), data.begin(), data.size());
         break;
       }
       case wire::TableReply::FLAGS: {

@@ -24,6 +24,7 @@
 #include "src/corpus/vocabulary.hpp"
 #include "src/formats/wire.hpp"
 #include "src/replicated/row_block.hpp"
+#include "src/table/table_wire.hpp"
 
 using namespace gridvec;
 namespace fs = std::filesystem;
@@ -118,6 +119,30 @@ void wire_seeds() {
   b.values.clear();
   write("row_block", "no-columns", encode_row_block(b));
   write("row_block", "empty", encode_row_block(row_block{}));
+}
+
+void table_seeds() {
+  // One request of each kind, against the tables fuzz_table_request creates.
+  table_spec spec;
+  spec.name = "rows";
+  spec.dim = 3;
+  spec.optimizer = table_optimizer::adam;
+  const std::vector<uint64_t> keys{1, 2, 7};
+  const std::vector<float> values(9, 0.5f);
+  write("table_request", "create", encode_table_create(spec));
+  write("table_request", "get", encode_table_keys(table_op::get, "rows", keys));
+  write("table_request", "fetch", encode_table_keys(table_op::fetch, "rows", keys));
+  write("table_request", "remove", encode_table_keys(table_op::remove, "rows", keys));
+  write("table_request", "put", encode_table_values(table_op::put, "rows", keys, values));
+  write("table_request", "push", encode_table_values(table_op::push, "rows", keys, values));
+  write("table_request", "set-if-absent", encode_table_values(table_op::set_if_absent, "rows", keys, values));
+  write("table_request", "dot", encode_table_pairs(table_op::dot, "columns", keys, keys));
+  write("table_request", "axpy", encode_table_pairs(table_op::axpy, "columns", keys, keys, 0.5f));
+  write("table_request", "scal", encode_table_scal("columns", 2.0f, keys));
+  write("table_request", "reduce", encode_table_reduce("columns", "sum"));
+  write("table_request", "call", encode_table_call("rows", "nothing", wire_bytes(4, 'x')));
+  write("table_request", "list", encode_table_simple(table_op::list, ""));
+  write("table_request", "save", encode_table_simple(table_op::save, "rows"));
 }
 
 void checkpoint_seeds(const fs::path& tmp) {
@@ -282,6 +307,7 @@ int main(int argc, char** argv) {
   const fs::path tmp = fs::temp_directory_path() / ("gridvec-fuzz-seeds-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   wire_seeds();
+  table_seeds();
   checkpoint_seeds(tmp);
   caf_seeds();
   net_seeds();

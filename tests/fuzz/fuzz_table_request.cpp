@@ -1,0 +1,40 @@
+// Reached by: any peer that holds a table shard's handle (every client of
+// the parameter server, docs/tables.md): a TableRequest is decoded and run
+// by the shard's table_service (src/table/table_service.hpp), which must
+// answer anything (malformed bytes, unknown tables or operations, wrong
+// value sizes, keys outside a matrix or of another shard, huge batches)
+// with a reply and never write outside a row. The service keeps its tables
+// across inputs, as a shard does across requests; it has no directory, so
+// save writes nothing.
+#include <cstddef>
+#include <cstdint>
+
+#include "src/table/table_service.hpp"
+#include "src/table/table_wire.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace gridvec;
+  static table_service service = [] {
+    table_service s{1, 2, ""};
+    table_spec rows;
+    rows.name = "rows";
+    rows.dim = 3;
+    rows.optimizer = table_optimizer::adam;
+    table_spec columns = rows;
+    columns.name = "columns";
+    columns.kind = table_kind::matrix;
+    columns.rows = 100;
+    columns.layout = table_layout::columns;
+    columns.optimizer = table_optimizer::adagrad;
+    columns.init = table_init::normal;
+    columns.init_scale = 0.1f;
+    (void)s.handle(encode_table_create(rows));
+    (void)s.handle(encode_table_create(columns));
+    return s;
+  }();
+  const wire_bytes bytes(data, data + size);
+  auto reply = decode_table_reply(service.handle(bytes));
+  if (!reply)
+    __builtin_trap(); // the shard's own reply must always decode
+  return 0;
+}
