@@ -40,13 +40,6 @@ struct controller_state {
 
 using controller_ptr = controller_actor::stateful_pointer<controller_state>;
 
-std::string roles_text(const node_spec& spec) {
-  std::string out;
-  for (auto r : spec.roles)
-    out += (out.empty() ? "" : " ") + to_string(r);
-  return out;
-}
-
 // This node goes last, and only once every other node has its stop: this
 // node's stop ends the process that sends them, and a stop still queued
 // for the network when the process ends is never sent (that node would
@@ -412,7 +405,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
           auto& row = (*out)[i];
           row.name = spec.name;
           row.address = spec.host + ":" + std::to_string(spec.port);
-          row.roles = roles_text(spec) + (spec.standby ? " (standby)" : "");
+          row.roles = spec.roles_text() + (spec.standby ? " (standby)" : "");
           row.up = false;
           auto one_done = [rp, out, pending]() mutable {
             if (--*pending == 0)

@@ -154,4 +154,43 @@ grep -q "^stopping the cluster" "$work/drive2.out" || fail "the cluster was not 
 
 # Every node stops by itself after --stop, and exits 0.
 cluster_wait_exit 15 || { cat "$work"/*.log; fail "not every node stopped cleanly"; }
+
+# --- sparse-logreg's own nodes: a user operation linked into the nodes -------
+# Two shard nodes run by the example itself (start_cluster_node, as `gridvec
+# node` does), with its operation logreg.stats registered; the trainer asks
+# each shard for it. The other nodes of the config are named, not started.
+{
+  echo "[cluster]"
+  echo "connect-timeout-ms = 3000"
+  echo "secret = $CLUSTER_SECRET"
+  for n in coord lr-a lr-b learn; do
+    echo "[node $n]"
+    echo "host = 127.0.0.1"
+    echo "port = $(cluster_free_port)"
+    case $n in
+      coord) echo "roles = coordinator, vocabulary, exporter" ;;
+      learn) echo "roles = learner"; echo "learners = 1" ;;
+      *) echo "roles = shard"; echo "shards = 1" ;;
+    esac
+  done
+} > "$work/logreg.conf"
+lr_pids=()
+for n in lr-a lr-b; do
+  "$logreg" --config "$work/logreg.conf" --node "$n" > "$work/$n.log" 2>&1 &
+  lr_pids+=($!)
+done
+for n in lr-a lr-b; do
+  for _ in $(seq 1 100); do grep -q "^node $n listening" "$work/$n.log" && break; sleep 0.1; done
+  grep -q "^node $n listening on port [0-9]* with the user operation logreg.stats$" "$work/$n.log" \
+    || { kill "${lr_pids[@]}"; cat "$work/$n.log"; fail "sparse-logreg --node $n did not start"; }
+done
+timeout 120 "$logreg" --config "$work/logreg.conf" --stats --epochs 1 > "$work/logreg-stats.out" 2>&1 \
+  || { kill "${lr_pids[@]}"; cat "$work/logreg-stats.out" "$work"/lr-*.log; fail "sparse-logreg --stats exited non-zero"; }
+cat "$work/logreg-stats.out"
+[ "$(grep -cE '^logreg.stats on shard [01]: [0-9]+ rows, mean \|w\| [0-9.]+, max \|w\| [0-9.]+$' "$work/logreg-stats.out")" = 2 ] \
+  || { kill "${lr_pids[@]}"; fail "no logreg.stats from both shards"; }
+kill -TERM "${lr_pids[@]}"
+for p in "${lr_pids[@]}"; do
+  timeout 15 tail --pid="$p" -f /dev/null || fail "a sparse-logreg node did not stop on SIGTERM"
+done
 echo "examples test passed"

@@ -53,13 +53,6 @@ void start_stop_watchdog(const std::string& name, const char* what) {
   }).detach();
 }
 
-std::string roles_text(const node_spec& spec) {
-  std::string out;
-  for (auto r : spec.roles)
-    out += (out.empty() ? "" : " ") + to_string(r);
-  return out;
-}
-
 } // namespace
 
 int cli_node(const std::vector<std::string>& args) {
@@ -106,32 +99,14 @@ int cli_node(const std::vector<std::string>& args) {
     return 2;
   }
   caf::actor_system sys{cfg};
-  node_setup setup;
-  setup.name = name;
-  setup.roles = roles_text(*spec);
-  setup.address = spec->host + ":" + std::to_string(spec->port);
-  setup.controller = spec->has(node_role::coordinator);
-  setup.cluster = *cluster;
-  if (spec->shards_on_network_thread(std::max(1u, std::thread::hardware_concurrency())))
-    setup.shard_lanes = lane_thread::network;
-  // The non-standby shard nodes host the parameter server's table shards,
-  // numbered in config order (docs/tables.md).
-  auto table_nodes = cluster->table_shard_nodes();
-  for (uint32_t i = 0; i < table_nodes.size(); ++i)
-    if (table_nodes[i]->name == name)
-      setup.table_shard =
-        node_setup::table_shard_place{i, static_cast<uint32_t>(table_nodes.size()), cluster->table_dir};
-  auto node = spawn_node(sys, std::move(setup));
-  // Through the cluster's transport: peers prove the secret (and speak
-  // TLS) before CAF reads a byte from them.
-  auto port = net::publish(sys, caf::actor_cast<caf::strong_actor_ptr>(node), spec->host, spec->port);
-  if (!port) {
-    std::fprintf(stderr, "gridvec node: node %s cannot listen on %s:%u: %s\n", name.c_str(), spec->host.c_str(),
-                 spec->port, port.error().c_str());
-    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  auto started = start_cluster_node(sys, *cluster, name);
+  if (!started) {
+    std::fprintf(stderr, "gridvec node: %s\n", started.error().c_str());
     return 1;
   }
-  spdlog::info("node {} listening on {}:{} ({})", name, spec->host, *port, roles_text(*spec));
+  auto node = started->node;
+  auto port = started->port;
+  spdlog::info("node {} listening on {}:{} ({})", name, spec->host, port, spec->roles_text());
   // /metrics, /healthz and the JSON API (docs/http.md); stopped below,
   // before the actor system its workers ask.
   std::unique_ptr<http::server> web;
@@ -168,7 +143,7 @@ int cli_node(const std::vector<std::string>& args) {
   if (web)
     web->stop();
   if (auto transport = net::transport_actor(sys))
-    caf::anon_send(transport, caf::close_atom::value, *port);
+    caf::anon_send(transport, caf::close_atom::value, port);
   spdlog::info("node {} stopped", name);
   return 0;
 }

@@ -5,10 +5,15 @@
 // created on first read (zeros) with Adagrad's G kept beside each row;
 // the program only sends feature keys and gradients, and reads weights.
 //
-//   sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save]
+//   sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats]
+//   sparse-logreg --config CLUSTER.conf --node NAME
 //
 // --config: the tables of a running cluster (its shard nodes); --local: that
-// many table shards in this process. It makes a synthetic data set with a
+// many table shards in this process. --node: run node NAME of the cluster
+// in this process instead of `gridvec node`, with this program's own table
+// operation "logreg.stats" linked in (a user operation, seed 004: it runs on
+// each shard's slice and returns a few numbers); --stats then asks every
+// shard for it after training, which needs shard nodes started so. It makes a synthetic data set with a
 // known answer (a hidden weight per feature; each example has 12 of 5,000
 // features; its label is drawn from the hidden model), trains on 50,000
 // examples, and prints the held-out accuracy next to the hidden model's own
@@ -19,6 +24,9 @@
 #include <gridvec/tables.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -102,6 +110,21 @@ batch_keys collect(const std::vector<example>& xs, size_t begin, size_t end) {
   return b;
 }
 
+// The user operation: on one shard's slice of the weights, how many rows it
+// holds and the sum and largest of |w|, as three doubles.
+gridvec::expected<gridvec::wire_bytes> logreg_stats(gridvec::table_slice& slice, const gridvec::wire_bytes& args) {
+  if (!args.empty())
+    return gridvec::failure{"logreg.stats takes no arguments"};
+  double stats[3] = {0, 0, 0};
+  slice.for_each([&](uint64_t, const float* row, uint32_t) {
+    stats[0] += 1;
+    stats[1] += std::abs(row[0]);
+    stats[2] = std::max<double>(stats[2], std::abs(row[0]));
+  });
+  const char* bytes = reinterpret_cast<const char*>(stats);
+  return gridvec::wire_bytes(bytes, bytes + sizeof stats);
+}
+
 int fail(const std::string& line) {
   std::fprintf(stderr, "sparse-logreg: %s\n", line.c_str());
   return 1;
@@ -127,7 +150,7 @@ gridvec::expected<std::pair<double, double>> evaluate(gridvec::table& weights, c
                         loss / static_cast<double>(xs.size()));
 }
 
-int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards, int epochs, bool save) {
+int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards, int epochs, bool save, bool stats) {
   gridvec::table_client client{sys, std::move(shards)};
   gridvec::table_spec spec;
   spec.name = "logreg-weights";
@@ -181,6 +204,20 @@ int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards
               static_cast<unsigned long long>(memory));
   std::printf("held-out accuracy %.4f (the hidden model's: %.4f; always guessing the majority: about 0.5)\n",
               test_score->first, d.bayes_accuracy);
+  if (stats) {
+    auto parts = weights->call("logreg.stats");
+    if (!parts)
+      return fail(parts.error());
+    for (size_t s = 0; s < parts->size(); ++s) {
+      double v[3];
+      if ((*parts)[s].size() != sizeof v)
+        return fail("logreg.stats of shard " + std::to_string(s) + " sent " + std::to_string((*parts)[s].size()) +
+                    " bytes");
+      std::memcpy(v, (*parts)[s].data(), sizeof v);
+      std::printf("logreg.stats on shard %zu: %.0f rows, mean |w| %.4f, max |w| %.4f\n", s, v[0],
+                  v[0] > 0 ? v[1] / v[0] : 0.0, v[2]);
+    }
+  }
   if (save) {
     if (auto saved = weights->save(); !saved)
       return fail(saved.error());
@@ -189,12 +226,44 @@ int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards
   return 0;
 }
 
+// --node: one node of the cluster, as `gridvec node` runs it, until it is
+// stopped (the cluster's shutdown) or this process gets SIGTERM/SIGINT.
+int run_node(const std::string& config, const std::string& name) {
+  auto cluster = gridvec::load_cluster_config(config);
+  if (!cluster)
+    return fail(cluster.error());
+  const gridvec::node_spec* spec = cluster->find(name);
+  if (!spec)
+    return fail("there is no node '" + name + "' in " + config);
+  caf::actor_system_config cfg;
+  if (auto ok = gridvec::configure_cluster_system(cfg, *cluster, *spec); !ok)
+    return fail(ok.error());
+  caf::actor_system sys{cfg};
+  auto started = gridvec::start_cluster_node(sys, *cluster, name);
+  if (!started)
+    return fail(started.error());
+  std::printf("node %s listening on port %u with the user operation logreg.stats\n", name.c_str(), started->port);
+  std::fflush(stdout);
+  static std::atomic<bool> stop{false};
+  std::signal(SIGTERM, [](int) { stop = true; });
+  std::signal(SIGINT, [](int) { stop = true; });
+  caf::scoped_actor self{sys};
+  self->monitor(started->node);
+  for (bool running = true; running;)
+    self->receive([&](caf::down_msg&) { running = false; }, caf::after(std::chrono::milliseconds(100)) >>
+                                                              [&] {
+                                                                if (stop)
+                                                                  self->send(started->node, gridvec::stop_atom::value);
+                                                              });
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string config;
+  std::string config, node;
   int local = 0, epochs = 3;
-  bool save = false;
+  bool save = false, stats = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--config" && i + 1 < argc)
@@ -205,16 +274,25 @@ int main(int argc, char** argv) {
       epochs = std::atoi(argv[++i]);
     else if (a == "--save")
       save = true;
+    else if (a == "--stats")
+      stats = true;
+    else if (a == "--node" && i + 1 < argc)
+      node = argv[++i];
     else
-      return fail("usage: sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save]");
+      return fail("usage: sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats]\n"
+                  "       sparse-logreg --config CLUSTER.conf --node NAME");
   }
+  // Registered before any shard serves: in-process shards and --node's.
+  gridvec::register_table_operation("logreg.stats", logreg_stats);
+  if (!node.empty())
+    return run_node(config, node);
   if (config.empty() == (local <= 0) || epochs < 1)
     return fail("give either --config CLUSTER.conf or --local SHARDS (at least 1), and --epochs of at least 1");
   caf::actor_system_config cfg;
   if (local > 0) {
     caf::actor_system sys{cfg};
     auto shards = gridvec::spawn_table_shards(sys, static_cast<uint32_t>(local));
-    int code = train(sys, shards, epochs, save);
+    int code = train(sys, shards, epochs, save, stats);
     for (auto& s : shards)
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
     return code;
@@ -228,5 +306,5 @@ int main(int argc, char** argv) {
   auto shards = gridvec::connect_table_shards(sys, *cluster);
   if (!shards)
     return fail(shards.error());
-  return train(sys, *shards, epochs, save);
+  return train(sys, *shards, epochs, save, stats);
 }

@@ -34,6 +34,7 @@
 #include <functional>
 #include <string>
 
+#include "actors/cluster_node.hpp" // start_cluster_node: run a node of the cluster yourself
 #include "actors/connect.hpp"
 #include "actors/controller_client.hpp"
 #include "actors/protocol.hpp"

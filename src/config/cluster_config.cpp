@@ -408,6 +408,13 @@ uint32_t cluster_config::total_learners() const {
   return total;
 }
 
+std::string node_spec::roles_text() const {
+  std::string out;
+  for (auto r : roles)
+    out += (out.empty() ? "" : " ") + to_string(r);
+  return out;
+}
+
 std::vector<const node_spec*> cluster_config::table_shard_nodes() const {
   std::vector<const node_spec*> out;
   for (auto& n : nodes)

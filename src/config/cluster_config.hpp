@@ -92,6 +92,8 @@ struct node_spec {
   int line = 0;                 // of its [node NAME] header, for messages
 
   bool has(node_role r) const;
+  /// Its roles as written, space separated: "shard learner".
+  std::string roles_text() const;
   /// CAF worker threads for this node: `threads` if set, else one per
   /// shard and learner actor (they do the work; every other role is light),
   /// at least one and at most `cores`. More workers than busy actors only
