@@ -35,10 +35,10 @@ cmp first-again.bin first.bin || fail "export -binary 1 differs from the saved v
 /usr/bin/python3 "$here/../scripts/eval.py" first.txt.vec > /dev/null || fail "gensim cannot load the export"
 echo "ok   export: text (.vec) loads in gensim, binary equals the saved vectors, output vectors too"
 
-"$gridvec" train -train second.txt -output continued.bin -binary 1 "${flags[@]}" --init model 2> init.log
-grep -q "continuing the model in" init.log || fail "no word of continuing: $(cat init.log)"
-"$gridvec" train -train second.txt -output scratch.bin -binary 1 "${flags[@]}" 2> /dev/null
-/usr/bin/python3 - first.bin continued.bin second.txt <<'PY'
+# REFERENCE CONTINUED: the new word was added, no word of the reference
+# dropped, and every word the second corpus lacks kept its vector exactly.
+check_continued() {
+/usr/bin/python3 - "$1" "$2" second.txt <<'PY'
 import struct, sys
 def load(path):
     with open(path, "rb") as f:
@@ -62,6 +62,11 @@ changed = [w for w in absent if cont[w] != first[w]]
 assert not changed, f"vectors of words the new corpus lacks changed: {changed[:5]}"
 print(f"     {len(cont)} words ({len(cont) - len(first)} new); {len(absent)} words absent from the new corpus kept their vectors")
 PY
+}
+"$gridvec" train -train second.txt -output continued.bin -binary 1 "${flags[@]}" --init model 2> init.log
+grep -q "continuing the model in" init.log || fail "no word of continuing: $(cat init.log)"
+"$gridvec" train -train second.txt -output scratch.bin -binary 1 "${flags[@]}" 2> /dev/null
+check_continued first.bin continued.bin
 score() { "$gridvec" eval "$1" --analogies "$data/questions-words.txt" --similarity "$data/wordsim353.tsv" --json; }
 /usr/bin/python3 - "$(score continued.bin)" "$(score scratch.bin)" <<'PY'
 import json, sys
@@ -73,6 +78,39 @@ assert cont["analogy"] >= scratch["analogy"] - 0.005 and cont["wordsim"] >= scra
 assert cont["analogy"] >= 0.012 and cont["wordsim"] >= 0.25, "the continued model is below the floor"
 PY
 echo "ok   --init: new words added, the rest kept, quality at least that of the new corpus alone"
+
+# --init from a checkpoint of a run (its directory: the newest checkpoint)
+# and from a plain vectors file (text, as gensim and fastText write it).
+"$gridvec" train -train first.txt -output ck-run.txt "${flags[@]}" -debug 0 --checkpoint-dir ck --checkpoint-every 300000w
+ckpt=$(ls -d ck/ckpt-* | sort | tail -1)
+"$gridvec" export "$ckpt" -output ckpt.bin -binary 1 2> /dev/null
+"$gridvec" train -train second.txt -output from-ckpt.bin -binary 1 "${flags[@]}" --init ck 2> init-ck.log
+grep -q "the checkpoint .*$(basename "$ckpt") (.* words) as a model in" init-ck.log || fail "no word of the checkpoint: $(cat init-ck.log)"
+check_continued ckpt.bin from-ckpt.bin
+"$gridvec" train -train second.txt -output from-vec.bin -binary 1 "${flags[@]}" --init first.txt.vec 2> init-vec.log
+grep -q "the vectors .*first.txt.vec (.* words) as a model in" init-vec.log || fail "no word of the vectors: $(cat init-vec.log)"
+"$gridvec" export model -output first-text.bin -binary 1 2> /dev/null
+/usr/bin/python3 - first.txt.vec first-text.bin <<'PY'
+# The reference for --init first.txt.vec is the text file's values as float32.
+import struct, sys
+lines = open(sys.argv[1]).read().split("\n")
+n, d = map(int, lines[0].split())
+with open(sys.argv[2], "wb") as out:
+    out.write(f"{n} {d}\n".encode())
+    for line in lines[1:n + 1]:
+        parts = line.split()
+        out.write(parts[0].encode() + b" " + struct.pack(f"<{d}f", *map(float, parts[1:])) + b"\n")
+PY
+check_continued first-text.bin from-vec.bin
+/usr/bin/python3 - "$(score from-ckpt.bin)" "$(score from-vec.bin)" <<'PY'
+import json, sys
+ck, vec = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"     from the checkpoint: analogy {ck['analogy']:.4f} wordsim {ck['wordsim']:.4f}; "
+      f"from the vectors file: analogy {vec['analogy']:.4f} wordsim {vec['wordsim']:.4f}")
+for name, s in (("checkpoint", ck), ("vectors file", vec)):
+    assert s["analogy"] >= 0.012 and s["wordsim"] >= 0.25, f"continuing from the {name} is below the floor"
+PY
+echo "ok   --init from a checkpoint and from a vectors file: new words added, the rest kept"
 
 # Saving over a model replaces it whole; the bad cases replace nothing.
 "$gridvec" train -train second.txt -output c2.txt "${flags[@]}" -debug 0 --init model --save-model model2

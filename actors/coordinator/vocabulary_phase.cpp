@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/vocabulary_actor.hpp"
+#include "src/formats/init_model.hpp"
 #include "src/formats/model_dir.hpp"
 
 namespace gridvec {
@@ -49,6 +50,24 @@ void after_counting(coordinator_ptr self) {
   if (st.opt.init.empty()) {
     build_vocabulary(self);
     return;
+  }
+  // A checkpoint or a vectors file becomes a model in the work directory
+  // first (src/formats/init_model.hpp); the shards then read it there.
+  auto source = find_init_source(st.opt.init);
+  if (!source) {
+    fail(self, make_job_error(source.error()));
+    return;
+  }
+  if (source->kind != init_source_kind::model) {
+    const std::string dir = st.work_dir + "/init-model";
+    auto words = write_init_model(*source, dir, st.opt.min_count);
+    if (!words) {
+      fail(self, make_job_error(words.error()));
+      return;
+    }
+    say(self, std::string{source->kind == init_source_kind::checkpoint ? "the checkpoint " : "the vectors "} +
+                source->path + " (" + std::to_string(*words) + " words) as a model in " + dir);
+    st.opt.init = dir;
   }
   auto model = read_model_manifest(st.opt.init);
   if (!model) {

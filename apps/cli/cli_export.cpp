@@ -6,13 +6,9 @@
 #include <filesystem>
 
 #include "apps/cli/cli.hpp"
-#include "src/config/options.hpp"
-#include "src/corpus/vocabulary.hpp"
-#include "src/formats/checkpoint.hpp"
+#include "src/formats/checkpoint_vectors.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/vectors_file.hpp"
-#include "src/model/shard_store.hpp"
-#include "src/sgns/huffman_tree.hpp"
 
 namespace gridvec {
 
@@ -30,47 +26,6 @@ const char* usage = "usage: gridvec export MODEL_DIR|CHECKPOINT -output FILE [-b
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "gridvec export: %s (gridvec export --help)\n", why.c_str());
   return 2;
-}
-
-// The vectors of one checkpoint: its shards' column slices side by side.
-expected<embedding_table> checkpoint_vectors(const std::string& dir, bool outputs) {
-  namespace fs = std::filesystem;
-  auto m = read_manifest(dir + "/MANIFEST");
-  if (!m)
-    return failure{m.error()};
-  const std::string root = fs::path(dir).lexically_normal().parent_path().string();
-  const std::string vocab_path = root + "/" + m->vocabulary_file;
-  auto crc = file_crc32(vocab_path);
-  if (!crc)
-    return failure{crc.error()};
-  if (*crc != m->vocab_crc)
-    return failure{vocab_path + " is not the vocabulary of " + dir + " (its checksum differs)"};
-  auto vocab = vocabulary::load(vocab_path);
-  if (!vocab)
-    return failure{vocab.error()};
-  auto opt = parse_train_options(m->options);
-  if (!opt)
-    return failure{"the checkpoint's options do not parse: " + opt.error()};
-  embedding_table table;
-  table.dim = opt->size;
-  const auto words = static_cast<uint32_t>(vocab->size());
-  for (uint32_t w = 0; w < words; ++w)
-    table.words.push_back(vocab->word(w));
-  table.data.assign(size_t{words} * table.dim, 0.0f);
-  const auto shards = static_cast<uint32_t>(m->shards.size());
-  for (uint32_t s = 0; s < shards; ++s) {
-    const auto slice = column_slice::of(s, shards, table.dim);
-    const slice_header expect{s,           shards, table.dim,    slice.first,
-                              slice.width, words,  m->vocab_crc, opt->hs ? huffman_tree::inner_nodes_for(words) : 0};
-    std::vector<float> u(size_t{words} * slice.width), v(size_t{words + expect.node_rows} * slice.width);
-    if (auto r = read_slice_file(dir + "/" + m->shards[s].file, expect, u.data(), v.data()); !r)
-      return failure{r.error()};
-    const auto& from = outputs ? v : u;
-    for (uint32_t w = 0; w < words; ++w)
-      std::copy_n(from.data() + size_t{w} * slice.width, slice.width,
-                  table.data.data() + size_t{w} * table.dim + slice.first);
-  }
-  return table;
 }
 
 } // namespace
@@ -114,7 +69,11 @@ int cli_export(const std::vector<std::string>& args) {
     return usage_error("missing -output FILE");
   expected<embedding_table> table = failure{""};
   if (std::filesystem::exists(dir + "/MANIFEST")) {
-    table = checkpoint_vectors(dir, which == "output");
+    auto model = read_checkpoint_model(dir);
+    if (model)
+      table = std::move(which == "output" ? model->output : model->input);
+    else
+      table = failure{model.error()};
   } else {
     auto model = read_model_manifest(dir);
     if (!model) {

@@ -218,7 +218,9 @@ const std::vector<option_spec>& specs() {
      number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
     {"save-model", "DIR", "(none)", "also save the whole model in DIR: both vector sets and the counts (docs/model.md)",
      text(&train_options::save_model)},
-    {"init", "DIR", "(none)", "start from the model saved in DIR: its words keep their vectors, new words are added",
+    {"init", "PATH", "(none)",
+     "start from a model saved with --save-model, a checkpoint (a --checkpoint-dir or one ckpt-N in it) or a "
+     "vectors file: its words keep their vectors, new words are added",
      text(&train_options::init)},
     {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},
     {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run",
