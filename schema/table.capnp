@@ -66,7 +66,17 @@ struct TableRequest {
     list @16 :Void;          # -> tables: all of this shard's
     drop @17 :Void;          # -> done
     save @18 :Void;          # -> done: written to the shard's table directory
+    scan @19 :Scan;          # -> floats and keys: a page of this shard's rows, and next
   }
+}
+
+# A page of the rows a shard holds, in its own order, from `cursor` (0 at
+# first, then the reply's `next`) for at most `limit` rows. Rows added or
+# removed while a scan goes on may or may not be seen; the others are seen
+# exactly once.
+struct Scan {
+  cursor @0 :UInt64;
+  limit @1 :UInt32;
 }
 
 struct Axpy {
@@ -106,4 +116,6 @@ struct TableReply {
     tables @6 :List(TableInfo);
   }
   steps @7 :List(UInt32);    # fetch: adam's step count per key
+  keys @8 :List(UInt64);     # scan: the keys of the rows in `floats`
+  next @9 :UInt64;           # scan: the cursor of the next page; 2^64-1 at the end
 }

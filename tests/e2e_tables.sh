@@ -116,6 +116,12 @@ timeout 60 "$gv" shell --config "$conf" -c "tables; table get emb $key_b" > "$wo
 grep -qE "^emb +map of 4 floats.* +2 +" "$work/shell.out" || fail "shell tables: $(cat "$work/shell.out")"
 grep -qE "^$key_b( -?[0-9.e-]+){4}$" "$work/shell.out" || fail "shell table get: $(cat "$work/shell.out")"
 
+# --- export: every row, word2vec text with the key as the word -----------------
+table export emb "$work/emb.txt" | grep -q "^2 rows of table emb written to $work/emb.txt$" || fail "export"
+head -1 "$work/emb.txt" | grep -qE "^2 +4$" || fail "export header: $(head -1 "$work/emb.txt")"
+grep -qE "^$key_a( -?[0-9.e-]+){4}$" "$work/emb.txt" && grep -qE "^$key_b( -?[0-9.e-]+){4}$" "$work/emb.txt" \
+  || fail "export rows: $(cat "$work/emb.txt")"
+
 # --- drop removes the table and its saved slices --------------------------------
 table drop emb | grep -q "dropped" || fail "drop"
 [ ! -e "$work/tables/emb/shard-0-of-2.slice" ] || fail "drop left the slice files"

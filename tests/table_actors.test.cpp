@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include <gridvec/tables.hpp>
@@ -123,6 +124,13 @@ TEST_CASE("two table shards answer every API call as one does, in both layouts",
     auto other = spec;
     other.dim = 7;
     CHECK(test::contains(client.open(other).error(), "exists as"));
+    // Every row once, whole, in both layouts.
+    std::map<uint64_t, std::vector<float>> rows;
+    REQUIRE(t->for_each_row(
+      [&](uint64_t key, const float* row) { CHECK(rows.emplace(key, std::vector<float>(row, row + 6)).second); }, 7));
+    CHECK(rows.size() == 40);
+    for (auto& [key, row] : rows)
+      CHECK(row == *t->get(std::vector<uint64_t>{key}));
     auto infos = t->info();
     REQUIRE(infos);
     CHECK(infos->size() == 2);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <unordered_map>
 
 #include "src/table/key_index.hpp"
@@ -378,4 +379,44 @@ TEST_CASE("the key index agrees with std::unordered_map over random inserts and 
   CHECK(visited == reference.size());
   for (uint64_t key = 0; key < 5000; ++key)
     CHECK(index.find(key) == (reference.count(key) ? reference.at(key) : key_index::npos));
+}
+
+TEST_CASE("a scan pages through every row once, past removed ones", "[tables]") {
+  table_slice t{map_spec("s", 2), 0, 1};
+  std::vector<uint64_t> keys;
+  for (uint64_t k = 0; k < 100; ++k)
+    keys.push_back(k * 977);
+  std::vector<float> values(200);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i);
+  t.put(keys, values.data());
+  std::vector<uint8_t> flags;
+  t.remove(std::vector<uint64_t>{0, 977 * 50, 977 * 99}, flags);
+  std::map<uint64_t, std::vector<float>> seen;
+  uint64_t cursor = 0;
+  int pages = 0;
+  while (cursor != table_slice::scan_end) {
+    std::vector<uint64_t> page_keys;
+    std::vector<float> page_values;
+    cursor = t.scan(cursor, 7, page_keys, page_values);
+    REQUIRE(page_keys.size() <= 7);
+    REQUIRE(page_values.size() == page_keys.size() * 2);
+    for (size_t i = 0; i < page_keys.size(); ++i)
+      CHECK(seen.emplace(page_keys[i], std::vector<float>{page_values[2 * i], page_values[2 * i + 1]}).second);
+    ++pages;
+  }
+  CHECK(seen.size() == 97);
+  CHECK(pages >= 14);
+  CHECK(seen.count(977 * 50) == 0);
+  CHECK(seen.at(977 * 3) == std::vector<float>{6, 7});
+  // Through the service, a scan's page is bounded and says where to go on.
+  table_service service{0, 1, ""};
+  REQUIRE(ask(service, encode_table_create(map_spec("s", 2))).what == table_reply::kind::done);
+  REQUIRE(ask(service, encode_table_values(table_op::put, "s", keys, values)).what == table_reply::kind::done);
+  auto first = ask(service, encode_table_scan("s", 0, 60));
+  CHECK(first.keys.size() == 60);
+  CHECK(first.floats.size() == 120);
+  auto rest = ask(service, encode_table_scan("s", first.next, 1000));
+  CHECK(rest.keys.size() == 40);
+  CHECK(rest.next == table_slice::scan_end);
 }

@@ -442,6 +442,39 @@ expected<std::vector<table_info>> table::info() {
   return every_table_info(core_->ask_all(encode_table_simple(table_op::info, spec_.name), table_reply::kind::tables));
 }
 
+status table::for_each_row(const std::function<void(uint64_t, const float*)>& visit, uint32_t page) {
+  const uint32_t shards = core_->count();
+  // In the columns layout every shard holds every row: shard 0's keys,
+  // then the whole rows by get.
+  const bool columns = spec_.layout == table_layout::columns && shards > 1;
+  for (uint32_t s = 0; s < (columns ? 1 : shards); ++s) {
+    for (uint64_t cursor = 0; cursor != table_slice::scan_end;) {
+      auto replies =
+        core_->ask({s}, {encode_table_scan(spec_.name, cursor, std::max(page, 1u))}, table_reply::kind::floats);
+      if (!replies)
+        return failure{replies.error()};
+      const table_reply& r = (*replies)[0];
+      cursor = r.next;
+      if (r.keys.empty())
+        continue;
+      std::vector<float> rows;
+      if (columns) {
+        auto got = get(r.keys);
+        if (!got)
+          return failure{got.error()};
+        rows = std::move(*got);
+      } else {
+        rows = r.floats;
+      }
+      if (rows.size() != r.keys.size() * spec_.dim)
+        return failure{"table shard " + std::to_string(s) + " sent a scan page of the wrong size"};
+      for (size_t i = 0; i < r.keys.size(); ++i)
+        visit(r.keys[i], rows.data() + i * spec_.dim);
+    }
+  }
+  return {};
+}
+
 status table::save() {
   return as_status(core_->ask_all(encode_table_simple(table_op::save, spec_.name), table_reply::kind::done));
 }

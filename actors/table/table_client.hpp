@@ -19,6 +19,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -105,6 +106,10 @@ public:
   /// Runs a user operation (table_operations.hpp) on every shard; one
   /// result per shard, in shard order, to combine as the caller likes.
   expected<std::vector<wire_bytes>> call(const std::string& operation, const wire_bytes& args = {});
+  /// Calls visit(key, row) for every row of the table (dim floats), shard by
+  /// shard, `page` rows per request (seed 004's export). Rows added or
+  /// removed meanwhile may or may not be visited; the others are, once.
+  status for_each_row(const std::function<void(uint64_t key, const float* row)>& visit, uint32_t page = 4096);
   /// One table_info per shard: rows held, memory.
   expected<std::vector<table_info>> info();
   /// Every shard writes its slice to its table directory (table-dir).

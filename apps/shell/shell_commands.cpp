@@ -321,7 +321,7 @@ const std::vector<shell_command>& shell_commands() {
      "Lists the tables of the parameter server (docs/tables.md) that the\n"
      "cluster's shard nodes hold, with their spec, rows and memory.\n",
      run_tables},
-    {"table", "COMMAND [ARGS...]", 1, any, "work with a table: create, info, get, put, push, fetch, save, drop",
+    {"table", "COMMAND [ARGS...]", 1, any, "work with a table: create, info, get, put, push, fetch, save, export, drop",
      table_commands_usage, run_table},
     {"shutdown", "", 0, 0, "stop every node of the cluster",
      "Stops the current job, every node of the cluster and its controller. The\n"

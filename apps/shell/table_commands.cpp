@@ -9,6 +9,7 @@
 #include <gridvec/tables.hpp>
 
 #include "apps/shell/shell_format.hpp"
+#include "src/util/atomic_file.hpp"
 
 namespace gridvec {
 
@@ -22,6 +23,7 @@ const char* const table_commands_usage =
   "  push NAME KEY G1 ... Gdim         one optimizer step with this gradient\n"
   "  fetch NAME KEY                    value, optimizer slots and step count\n"
   "  save NAME                         each shard writes its slice to the cluster's table-dir\n"
+  "  export NAME FILE                  every row to FILE, word2vec text format with the key as the word\n"
   "  drop NAME                         remove the table (and its saved slices)\n"
   "A KEY of digits only is that number; any other KEY is a string key (hashed).\n";
 
@@ -237,11 +239,41 @@ status run_fetch(table_client& client, const words& w, std::ostream& out) {
   return {};
 }
 
+// Every row, as word2vec's text format with the key in the word's place
+// (gensim's KeyedVectors loads it). The header's row count is known only at
+// the end: it is written padded and filled in then.
+status run_export(table_client& client, const words& w, std::ostream& out) {
+  if (auto ok = need(w, 3, "export NAME FILE"); !ok)
+    return ok;
+  auto t = client.find(w[1]);
+  if (!t)
+    return failure{t.error()};
+  auto file = atomic_file::create(w[2]);
+  if (!file)
+    return failure{file.error()};
+  std::FILE* f = file->stream();
+  const uint32_t dim = t->spec().dim;
+  std::fprintf(f, "%-20s %u\n", "0", dim);
+  uint64_t rows = 0;
+  auto visited = t->for_each_row([&](uint64_t key, const float* row) {
+    std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(key), row_text(row, dim).c_str());
+    ++rows;
+  });
+  if (!visited)
+    return visited;
+  std::fseek(f, 0, SEEK_SET);
+  std::fprintf(f, "%-20llu", static_cast<unsigned long long>(rows));
+  if (auto done = file->commit(); !done)
+    return done;
+  out << rows << " rows of table " << w[1] << " written to " << w[2] << "\n";
+  return {};
+}
+
 } // namespace
 
 status run_table_command(table_client& client, const std::vector<std::string>& w, std::ostream& out) {
   if (w.empty())
-    return failure{"which table command? (list, create, info, get, put, push, fetch, save, drop)"};
+    return failure{"which table command? (list, create, info, get, put, push, fetch, save, export, drop)"};
   const std::string& c = w[0];
   if (c == "list")
     return run_list(client, out);
@@ -255,6 +287,8 @@ status run_table_command(table_client& client, const std::vector<std::string>& w
     return run_put_or_push(client, w, out);
   if (c == "fetch")
     return run_fetch(client, w, out);
+  if (c == "export")
+    return run_export(client, w, out);
   if (c == "save" || c == "drop") {
     if (auto ok = need(w, 2, c == "save" ? "save NAME" : "drop NAME"); !ok)
       return ok;
@@ -266,7 +300,7 @@ status run_table_command(table_client& client, const std::vector<std::string>& w
     out << "table " << w[1] << (c == "save" ? " saved by " : " dropped from ") << client.shards() << " shards\n";
     return {};
   }
-  return failure{"unknown table command '" + c + "' (list, create, info, get, put, push, fetch, save, drop)"};
+  return failure{"unknown table command '" + c + "' (list, create, info, get, put, push, fetch, save, export, drop)"};
 }
 
 } // namespace gridvec

@@ -13,6 +13,7 @@
 //   push NAME KEY G1 ... Gdim              one optimizer step with this gradient
 //   fetch NAME KEY                         value, optimizer slots and step count
 //   save NAME                              each shard writes its slice (table-dir)
+//   export NAME FILE                       every row to FILE (word2vec text, key as word)
 //   drop NAME                              remove the table (and its saved slices)
 //
 // A KEY of digits only is that number (a matrix row, a map key); any other

@@ -1,5 +1,6 @@
 #include "src/table/table_service.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -46,6 +47,19 @@ wire_bytes floats_reply(const std::vector<float>& floats, const std::vector<uint
     for (unsigned i = 0; i < steps->size(); ++i)
       list.set(i, (*steps)[i]);
   }
+  return to_bytes(builder);
+}
+
+wire_bytes scan_reply(const std::vector<uint64_t>& keys, const std::vector<float>& values, uint64_t next) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + keys.size() + values.size() / 2));
+  auto root = builder.initRoot<wire::TableReply>();
+  auto data = root.initFloats(static_cast<unsigned>(values.size() * sizeof(float)));
+  if (!values.empty())
+    std::memcpy(data.begin(), values.data(), values.size() * sizeof(float));
+  auto list = root.initKeys(static_cast<unsigned>(keys.size()));
+  for (unsigned i = 0; i < keys.size(); ++i)
+    list.set(i, keys[i]);
+  root.setNext(next);
   return to_bytes(builder);
 }
 
@@ -342,6 +356,16 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         if (!result)
           return failure{"table operation '" + op_name + "': " + result.error()};
         reply = result_reply(*result);
+        return {};
+      }
+      case R::SCAN: {
+        // At most as many rows as a request may carry.
+        const uint64_t limit = std::min<uint64_t>(
+          {r.getScan().getLimit(), max_request_keys, max_request_floats / std::max<uint32_t>(width, 1)});
+        std::vector<uint64_t> keys;
+        std::vector<float> values;
+        const uint64_t next = slice.scan(r.getScan().getCursor(), static_cast<uint32_t>(limit), keys, values);
+        reply = scan_reply(keys, values, next);
         return {};
       }
       case R::INFO: reply = tables_reply({info_of(slice)}); return {};

@@ -185,6 +185,23 @@ bool table_slice::reduce(std::string_view what, std::vector<double>& out) const 
   return false;
 }
 
+uint64_t table_slice::scan(uint64_t cursor, uint32_t limit, std::vector<uint64_t>& keys,
+                           std::vector<float>& values) const {
+  keys.clear();
+  values.clear();
+  uint64_t slot = cursor;
+  for (; slot < keys_.size() && keys.size() < limit; ++slot) {
+    // A slot is in use when its key still maps to it (removed rows' slots
+    // wait in free_ with their old key).
+    if (index_.find(keys_[slot]) != slot)
+      continue;
+    keys.push_back(keys_[slot]);
+    const float* r = at(static_cast<uint32_t>(slot));
+    values.insert(values.end(), r, r + width_);
+  }
+  return slot < keys_.size() ? slot : scan_end;
+}
+
 void table_slice::fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps) {
   for (size_t i = 0; i < keys.size(); ++i) {
     uint32_t slot = slot_of(keys[i]);

@@ -63,6 +63,12 @@ public:
   /// is none of them.
   bool reduce(std::string_view what, std::vector<double>& out) const;
 
+  /// A page of the rows held, in slot order: from `cursor` (0, then the
+  /// returned next) at most `limit` keys and their values (width floats
+  /// each). Returns the next cursor, or scan_end when there is no more.
+  static constexpr uint64_t scan_end = ~uint64_t{0};
+  uint64_t scan(uint64_t cursor, uint32_t limit, std::vector<uint64_t>& keys, std::vector<float>& values) const;
+
   /// Value and slots (stride floats per key) and adam's step count.
   void fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps);
 

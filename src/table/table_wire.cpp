@@ -121,6 +121,16 @@ wire_bytes encode_table_simple(table_op op, const std::string& table) {
   return to_bytes(builder);
 }
 
+wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t limit) {
+  capnp::MallocMessageBuilder builder(32);
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto scan = root.initScan();
+  scan.setCursor(cursor);
+  scan.setLimit(limit);
+  return to_bytes(builder);
+}
+
 expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
   table_reply out;
   auto read = with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
@@ -175,6 +185,9 @@ expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
     }
     for (uint32_t s : r.getSteps())
       out.steps.push_back(s);
+    for (uint64_t k : r.getKeys())
+      out.keys.push_back(k);
+    out.next = r.getNext();
     return {};
   });
   if (!read)

@@ -57,6 +57,8 @@ wire_bytes encode_table_reduce(const std::string& table, const std::string& what
 wire_bytes encode_table_call(const std::string& table, const std::string& operation, const wire_bytes& args);
 /// info, list, drop, save
 wire_bytes encode_table_simple(table_op op, const std::string& table);
+/// A page of a shard's rows (schema/table.capnp, Scan).
+wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t limit);
 
 /// A decoded TableReply.
 struct table_reply {
@@ -68,6 +70,8 @@ struct table_reply {
   wire_bytes result;
   std::vector<table_info> tables;
   std::vector<uint32_t> steps;
+  std::vector<uint64_t> keys; // scan
+  uint64_t next = 0;          // scan
 };
 
 /// Decodes a reply; a malformed one is a failure line.

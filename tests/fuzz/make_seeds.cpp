@@ -143,6 +143,7 @@ void table_seeds() {
   write("table_request", "call", encode_table_call("rows", "nothing", wire_bytes(4, 'x')));
   write("table_request", "list", encode_table_simple(table_op::list, ""));
   write("table_request", "save", encode_table_simple(table_op::save, "rows"));
+  write("table_request", "scan", encode_table_scan("rows", 0, 10));
 }
 
 void checkpoint_seeds(const fs::path& tmp) {
