@@ -223,6 +223,12 @@ wire_bytes table_service::handle(const wire_bytes& request) {
     auto checked = [&](std::vector<uint64_t> keys, uint32_t floats_per_key) -> expected<std::vector<uint64_t>> {
       if (auto ok = check_request(slice, keys.size(), floats_per_key); !ok)
         return failure{ok.error()};
+      // Rows are numbered with 32 bits on a shard (key_index); counted as
+      // if every key were new, which only matters near the limit.
+      if (slice.rows() + keys.size() > max_slice_rows)
+        return failure{"table " + name + ": shard " + std::to_string(shard_) + " holds " +
+                       std::to_string(slice.rows()) + " rows, near the most one shard may hold (" +
+                       std::to_string(max_slice_rows) + "); use more shards"};
       if (auto ok = slice.check_keys(keys); !ok)
         return failure{ok.error()};
       return keys;

@@ -7,8 +7,8 @@
 // Bounds, because the requests come from the network (docs/tables.md):
 // at most max_request_keys keys per request and keys x stride at most
 // max_request_floats (what a request may create or send back), at most
-// max_tables tables per shard. A bad request gets an error reply; the
-// tables are untouched by it.
+// max_tables tables per shard and max_slice_rows rows per table and
+// shard. A bad request gets an error reply; the tables are untouched by it.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -23,6 +23,7 @@ namespace gridvec {
 constexpr size_t max_request_keys = size_t{1} << 20;
 constexpr size_t max_request_floats = size_t{32} << 20;
 constexpr size_t max_tables = 1024;
+constexpr uint64_t max_slice_rows = 0xFFFFFFF0u; // row numbers are 32-bit (key_index)
 
 class table_service {
 public:
