@@ -112,37 +112,48 @@ struct table_client::core {
 
   /// Sends every request at once (requests[i] to shards[targets[i]]) and
   /// waits for all replies; the first error is the result.
-  expected<std::vector<table_reply>> ask(const std::vector<uint32_t>& targets, std::vector<wire_bytes> requests,
-                                         table_reply::kind expect) {
+  /// Sends every request at once (requests[i] to shards[targets[i]]) and
+  /// waits for all replies, as they came; a shard that does not answer is
+  /// the result (the first such).
+  expected<std::vector<wire_bytes>> ask_raw(const std::vector<uint32_t>& targets, std::vector<wire_bytes> requests) {
     using handle_type = decltype(self->request(shards[0], timeout, table_atom::value, wire_bytes{}));
     std::vector<handle_type> handles;
     handles.reserve(requests.size());
     for (size_t i = 0; i < requests.size(); ++i)
       handles.push_back(self->request(shards[targets[i]], timeout, table_atom::value, std::move(requests[i])));
-    std::vector<table_reply> replies(requests.size());
+    std::vector<wire_bytes> replies(requests.size());
     std::optional<std::string> first_error;
     for (size_t i = 0; i < handles.size(); ++i)
-      handles[i].receive(
-        [&](wire_bytes& bytes) {
-          auto reply = decode_table_reply(bytes);
-          if (!reply)
-            first_error = first_error.value_or(reply.error());
-          else if (reply->what == table_reply::kind::error)
-            first_error = first_error.value_or(reply->error);
-          else if (reply->what != expect)
-            first_error =
-              first_error.value_or("table shard " + std::to_string(targets[i]) + " sent a reply of another kind");
-          else
-            replies[i] = std::move(*reply);
-        },
-        [&](caf::error& err) {
-          std::string why = err == caf::sec::request_timeout
-                              ? "no answer within " + std::to_string(timeout.count()) + " ms"
-                              : error_text(err);
-          first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + ": " + why);
-        });
+      handles[i].receive([&](wire_bytes& bytes) { replies[i] = std::move(bytes); },
+                         [&](caf::error& err) {
+                           std::string why = err == caf::sec::request_timeout
+                                               ? "no answer within " + std::to_string(timeout.count()) + " ms"
+                                               : error_text(err);
+                           first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + ": " + why);
+                         });
     if (first_error)
       return failure{*first_error};
+    return replies;
+  }
+
+  /// ask_raw, each reply decoded; an error reply (or one of another kind
+  /// than `expect`) is the result.
+  expected<std::vector<table_reply>> ask(const std::vector<uint32_t>& targets, std::vector<wire_bytes> requests,
+                                         table_reply::kind expect) {
+    auto raw = ask_raw(targets, std::move(requests));
+    if (!raw)
+      return failure{raw.error()};
+    std::vector<table_reply> replies(raw->size());
+    for (size_t i = 0; i < raw->size(); ++i) {
+      auto reply = decode_table_reply((*raw)[i]);
+      if (!reply)
+        return failure{reply.error()};
+      if (reply->what == table_reply::kind::error)
+        return failure{reply->error};
+      if (reply->what != expect)
+        return failure{"table shard " + std::to_string(targets[i]) + " sent a reply of another kind"};
+      replies[i] = std::move(*reply);
+    }
     return replies;
   }
 
@@ -209,7 +220,8 @@ expected<std::vector<std::vector<float>>> table::get_batches(const std::vector<s
       requests.push_back(encode_table_keys(table_op::get, spec_.name, routes.back().keys[i]));
     }
   }
-  auto replies = core_->ask(targets, std::move(requests), table_reply::kind::floats);
+  // The floats are copied once, from the reply's bytes to their places.
+  auto replies = core_->ask_raw(targets, std::move(requests));
   if (!replies)
     return failure{replies.error()};
   std::vector<std::vector<float>> out;
@@ -219,13 +231,17 @@ expected<std::vector<std::vector<float>>> table::get_batches(const std::vector<s
     std::vector<float> values(batches[b].size() * spec_.dim);
     for (size_t i = 0; i < r.targets.size(); ++i) {
       const auto cols = held_columns(spec_, r.targets[i], shards);
-      const auto& floats = (*replies)[next++].floats;
-      if (floats.size() != r.keys[i].size() * cols.width)
-        return failure{"table shard " + std::to_string(r.targets[i]) + " sent " + std::to_string(floats.size()) +
-                       " floats for " + std::to_string(r.keys[i].size()) + " keys"};
-      for (size_t j = 0; j < r.keys[i].size(); ++j)
-        std::copy(floats.data() + j * cols.width, floats.data() + (j + 1) * cols.width,
-                  values.data() + position(r, i, j) * spec_.dim + cols.first);
+      auto read = read_table_floats((*replies)[next++], [&](const float* floats, size_t count) -> status {
+        if (count != r.keys[i].size() * cols.width)
+          return failure{"table shard " + std::to_string(r.targets[i]) + " sent " + std::to_string(count) +
+                         " floats for " + std::to_string(r.keys[i].size()) + " keys"};
+        for (size_t j = 0; j < r.keys[i].size(); ++j)
+          std::copy(floats + j * cols.width, floats + (j + 1) * cols.width,
+                    values.data() + position(r, i, j) * spec_.dim + cols.first);
+        return {};
+      });
+      if (!read)
+        return failure{read.error()};
     }
     out.push_back(std::move(values));
   }

@@ -131,6 +131,21 @@ wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t
   return to_bytes(builder);
 }
 
+status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use) {
+  return with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
+    if (r.which() == wire::TableReply::ERROR)
+      return failure{r.getError().cStr()};
+    if (r.which() != wire::TableReply::FLOATS)
+      return failure{"a table shard sent a reply of another kind than floats"};
+    auto data = r.getFloats();
+    if (data.size() % sizeof(float) != 0)
+      return failure{"malformed table reply: float bytes are not a whole number of floats"};
+    // Cap'n Proto keeps Data word-aligned in a message that with_reader has
+    // aligned: the bytes are floats in place.
+    return use(reinterpret_cast<const float*>(data.begin()), data.size() / sizeof(float));
+  });
+}
+
 expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
   table_reply out;
   auto read = with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {

@@ -3,6 +3,7 @@
 // (schema/table.capnp): the client builds requests with these, the shard
 // (table_service) decodes them and answers with a reply built here.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -76,5 +77,10 @@ struct table_reply {
 
 /// Decodes a reply; a malformed one is a failure line.
 expected<table_reply> decode_table_reply(const wire_bytes& bytes);
+
+/// For a `floats` reply: calls use(floats, count) on the floats where they
+/// lie in the message (no copy), and returns what it returns. An error
+/// reply is its line; any other kind, or malformed bytes, a failure.
+status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use);
 
 } // namespace gridvec
