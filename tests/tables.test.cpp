@@ -294,6 +294,12 @@ TEST_CASE("the table service answers every request, bad ones with one error line
   CHECK(before.floats == after.floats);
   CHECK(after.floats[4] == Approx(1.0)); // G of key 10, column 0: one push of 1.0
 
+  // Slices of a cluster of another size are named, not loaded.
+  table_service resized{0, 3, dir.path()};
+  auto resized_lines = resized.restore();
+  REQUIRE(resized_lines.size() == 1);
+  CHECK(test::contains(resized_lines[0], "holds slices of shard-0-of-1.slice, and this cluster has 3 table shards"));
+
   // Without a directory there is nothing to save to.
   table_service volatile_service{0, 1, ""};
   REQUIRE(ask(volatile_service, encode_table_create(spec)).what == table_reply::kind::done);

@@ -165,8 +165,17 @@ std::vector<std::string> table_service::restore() {
       continue;
     const std::string name = entry.path().filename().string();
     const std::string path = table_slice_path(dir_, name, shard_, shards_);
-    if (!fs::exists(path, ec))
+    if (!fs::exists(path, ec)) {
+      // Slices saved by a cluster of another size cannot be split anew.
+      for (auto& file : fs::directory_iterator(entry.path(), ec))
+        if (file.path().extension() == ".slice") {
+          lines.push_back("table " + name + " not restored: " + entry.path().string() + " holds slices of " +
+                          file.path().filename().string() + ", and this cluster has " + std::to_string(shards_) +
+                          " table shards");
+          break;
+        }
       continue;
+    }
     auto slice = read_table_slice(path);
     if (!slice) {
       lines.push_back("table " + name + " not restored: " + slice.error());
