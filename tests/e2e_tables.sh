@@ -116,6 +116,19 @@ timeout 60 "$gv" shell --config "$conf" -c "tables; table get emb $key_b" > "$wo
 grep -qE "^emb +map of 4 floats.* +2 +" "$work/shell.out" || fail "shell tables: $(cat "$work/shell.out")"
 grep -qE "^$key_b( -?[0-9.e-]+){4}$" "$work/shell.out" || fail "shell table get: $(cat "$work/shell.out")"
 
+# --- a shell that outlives a shard node's restart ------------------------------
+# Its first command meets the old node; the one after the restart fails (the
+# node it knew is gone) and the next reconnects.
+{ echo "table fetch emb $key_b"; sleep 3; echo "table fetch emb $key_b"; echo "table fetch emb $key_b"; } \
+  | timeout 60 "$gv" shell --config "$conf" > "$work/shell-restart.out" 2>&1 &
+shell_pid=$!
+sleep 1
+cluster_kill shard-b
+cluster_start shard-b
+wait $shell_pid || true
+[ "$(grep -c '^value ' "$work/shell-restart.out")" -ge 2 ] || fail "the shell did not reconnect: $(cat "$work/shell-restart.out")"
+tail -n 3 "$work/shell-restart.out" | grep -q '^value ' || fail "the last fetch failed: $(cat "$work/shell-restart.out")"
+
 # --- export: every row, word2vec text with the key as the word -----------------
 table export emb "$work/emb.txt" | grep -q "^2 rows of table emb written to $work/emb.txt$" || fail "export"
 head -1 "$work/emb.txt" | grep -qE "^2 +4$" || fail "export header: $(head -1 "$work/emb.txt")"

@@ -102,13 +102,33 @@ expected<std::vector<table_info>> every_table_info(const expected<std::vector<ta
 
 struct table_client::core {
   core(caf::actor_system& sys, std::vector<table_shard_actor> shards, std::chrono::milliseconds timeout)
-    : shards(std::move(shards)), timeout(timeout), self(sys) {}
+    : shards(std::move(shards)), timeout(timeout), self(sys), gone(this->shards.size()) {
+    // A message to a shard whose node has gone is dropped without a word in
+    // CAF 0.17: without this, a call would wait for its whole timeout.
+    for (auto& shard : this->shards)
+      self->monitor(shard);
+  }
 
   std::vector<table_shard_actor> shards;
   std::chrono::milliseconds timeout;
   caf::scoped_actor self;
+  std::vector<std::string> gone; // why shard i is gone; empty while it lives
 
   uint32_t count() const { return static_cast<uint32_t>(shards.size()); }
+
+  /// Takes note of the shards reported down since the last call.
+  void note_downs() {
+    for (bool more = true; more;)
+      self->receive(
+        [&](caf::down_msg& down) {
+          for (size_t i = 0; i < shards.size(); ++i)
+            if (shards[i].address() == down.source)
+              gone[i] = down.reason == caf::exit_reason::remote_link_unreachable ? "its node cannot be reached"
+                        : down.reason                                            ? error_text(down.reason)
+                                                                                 : "it stopped";
+        },
+        caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+  }
 
   /// Sends every request at once (requests[i] to shards[targets[i]]) and
   /// waits for all replies; the first error is the result.
@@ -116,6 +136,11 @@ struct table_client::core {
   /// waits for all replies, as they came; a shard that does not answer is
   /// the result (the first such).
   expected<std::vector<wire_bytes>> ask_raw(const std::vector<uint32_t>& targets, std::vector<wire_bytes> requests) {
+    note_downs();
+    for (uint32_t t : targets)
+      if (!gone[t].empty())
+        return failure{"table shard " + std::to_string(t) + " is gone (" + gone[t] +
+                       "); connect to the table shards again once its node is back"};
     using handle_type = decltype(self->request(shards[0], timeout, table_atom::value, wire_bytes{}));
     std::vector<handle_type> handles;
     handles.reserve(requests.size());

@@ -297,8 +297,9 @@ int cli_shell(const std::vector<std::string>& args) {
     // The tables live on the shard nodes, which only the config names.
     std::optional<table_client> tables;
     if (cluster)
-      ctx.tables = [&]() -> expected<table_client*> {
-        if (!tables) {
+      ctx.tables = [&](bool reconnect) -> expected<table_client*> {
+        if (!tables || reconnect) {
+          tables.reset();
           auto shards = connect_table_shards(sys, *cluster);
           if (!shards)
             return failure{shards.error()};

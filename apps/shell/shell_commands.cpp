@@ -239,10 +239,12 @@ status run_shutdown(shell_context& ctx, const shell_words& args) {
 status with_tables(shell_context& ctx, const std::vector<std::string>& words) {
   if (!ctx.tables)
     return failure{"tables need the cluster config (start the shell with --config CLUSTER.conf)"};
-  auto client = ctx.tables();
+  auto client = ctx.tables(ctx.tables_failed);
   if (!client)
     return failure{client.error()};
-  return run_table_command(**client, words, ctx.out);
+  auto done = run_table_command(**client, words, ctx.out);
+  ctx.tables_failed = !done;
+  return done;
 }
 
 status run_tables(shell_context& ctx, const shell_words& args) { return with_tables(ctx, {"list"}); }

@@ -29,9 +29,12 @@ struct shell_context {
   /// needs it fails with "not connected").
   controller_client* client = nullptr;
   /// The parameter server's tables (`tables`, `table ...`): connects to the
-  /// shard nodes on first use; empty when the shell was started without a
-  /// cluster config (then those commands say so).
-  std::function<expected<table_client*>()> tables;
+  /// shard nodes on first use, and again when asked to (`reconnect`: after
+  /// a table command failed, e.g. because a shard node was restarted);
+  /// empty when the shell was started without a cluster config (then those
+  /// commands say so).
+  std::function<expected<table_client*>(bool reconnect)> tables;
+  bool tables_failed = false; // the last table command failed
   /// Set by `quit`: the shell reads no more commands.
   bool quit = false;
   /// `out` is a terminal: progress lines are redrawn in place.
