@@ -80,6 +80,11 @@ status=$(code "${auth[@]}" -H "X-Big: $big" "$base/status")
 [ "$(code "${auth[@]}" "$base/status")" = 200 ] || fail "the server stopped serving after an oversized header"
 echo "ok: 404, 400, 405, 431 ($status) and still serving"
 
+# A parameter-server table on the shard node (docs/tables.md): its rows show
+# in that node's /metrics.
+"$gridvec" table --config "$conf" create http-t 4 > /dev/null || fail "table create"
+"$gridvec" table --config "$conf" get http-t 1 2 3 > /dev/null || fail "table get"
+
 # --- Python's standard library: parse everything, then load ---
 /usr/bin/python3 - "$base" "$token" "$http_shard" "$http_learn" <<'PY'
 import json, sys, threading, time, urllib.error, urllib.request
@@ -115,6 +120,9 @@ for url, node in ((base, "coord"), (f"http://127.0.0.1:{shard_port}", "shard-a")
     m = prometheus(text)
     assert m[f'gridvec_up{{node="{node}"}}'] == 1, m
     assert m[f'gridvec_node_resident_memory_bytes{{node="{node}"}}'] > 0, m
+m = prometheus(get(f"http://127.0.0.1:{shard_port}/metrics")[2])
+assert m['gridvec_table_rows{table="http-t",shard="0",node="shard-a"}'] == 3, m
+assert m['gridvec_table_memory_bytes{table="http-t",shard="0",node="shard-a"}'] > 0, m
 m = prometheus(get(base + "/metrics")[2])
 for key in ("gridvec_job_words_per_second", "gridvec_job_loss", "gridvec_job_recoveries_total",
             'gridvec_message_bytes_total{kind="dotprod_request"}', 'gridvec_shard_memory_bytes{shard="0",node="shard-a"}'):

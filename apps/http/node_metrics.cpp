@@ -82,6 +82,15 @@ std::string render_metrics(const metrics_input& in) {
     out.family("gridvec_node_learners", "gauge", "learner actors hosted by the node");
     out.sample("gridvec_node_learners", node, in.self->learners);
   }
+  if (!in.tables.empty()) {
+    out.family("gridvec_table_rows", "gauge", "rows of a parameter-server table on this node's table shard");
+    out.family("gridvec_table_memory_bytes", "gauge", "memory of a table's rows, slots and index on this node");
+    for (const auto& t : in.tables) {
+      const metric_labels l{{"table", t.spec.name}, {"shard", std::to_string(t.shard)}, {"node", in.node}};
+      out.sample("gridvec_table_rows", l, static_cast<double>(t.rows));
+      out.sample("gridvec_table_memory_bytes", l, static_cast<double>(t.memory_bytes));
+    }
+  }
   if (in.job)
     job_metrics(out, in, *in.job);
   return out.text();

@@ -1,12 +1,14 @@
 #pragma once
 // /metrics of a node, in Prometheus text: what the node knows of itself
-// (node_status) on every node, and on the coordinator's node what the
+// (node_status) on every node, on shard nodes their parameter-server
+// tables (docs/tables.md), and on the coordinator's node what the
 // controller knows of the job (job_status, shard_status, learner_status).
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "actors/job_types.hpp"
+#include "src/table/table_wire.hpp" // table_info
 
 namespace gridvec::http {
 
@@ -16,6 +18,7 @@ struct metrics_input {
   std::optional<job_status> job;    // coordinator's node only
   std::vector<shard_status> shards; // of the current or last job
   std::vector<learner_status> learners;
+  std::vector<table_info> tables; // of this node's table shard (shard nodes)
 };
 
 std::string render_metrics(const metrics_input& in);

@@ -105,6 +105,12 @@ private:
     in.node = name_;
     if (auto s = ask<node_status>(sys_, node_, status_timeout, status_atom::value))
       in.self = std::move(*s.value);
+    // A shard node's tables (other nodes have no table shard: no samples).
+    if (auto shard = ask<table_shard_actor>(sys_, node_, status_timeout, tables_atom::value))
+      if (auto listed = ask<wire_bytes>(sys_, *shard.value, status_timeout, table_atom::value,
+                                        encode_table_simple(table_op::list, "")))
+        if (auto reply = decode_table_reply(*listed.value); reply && reply->what == table_reply::kind::tables)
+          in.tables = std::move(reply->tables);
     if (coordinator_) {
       if (auto ctl = controller()) {
         if (auto j = ask<job_status>(sys_, *ctl.value, status_timeout, status_atom::value))
