@@ -69,34 +69,7 @@ status configure_cluster_system(caf::actor_system_config& cfg, const std::string
 
 expected<controller_actor> connect_to_controller(caf::actor_system& sys, const std::string& host, uint16_t port,
                                                  std::chrono::milliseconds timeout) {
-  if (!sys.has_middleman())
-    return failure{"cannot connect to " + host + ":" + std::to_string(port) +
-                   ": the actor system has no network layer (configure it with configure_cluster_system)"};
-  // A short-lived actor runs the non-blocking connect (the same steps and
-  // error lines as everywhere else) and answers with its outcome.
-  auto helper = sys.spawn([host, port, timeout](caf::event_based_actor* self) -> caf::behavior {
-    return {
-      [=](caf::connect_atom) -> caf::result<controller_actor> {
-        auto rp = self->make_response_promise<controller_actor>();
-        connect_to_controller(self, host, port, timeout, [self, rp](expected<controller_actor> c) mutable {
-          if (c)
-            rp.deliver(*c);
-          else
-            rp.deliver(make_job_error(c.error()));
-          self->quit();
-        });
-        return rp;
-      },
-    };
-  });
-  std::optional<expected<controller_actor>> out;
-  caf::scoped_actor self{sys};
-  // Both steps have their own timeout; this one only guards against a bug.
-  self->request(helper, 2 * timeout + std::chrono::seconds(5), caf::connect_atom::value)
-    .receive([&](const controller_actor& controller) { out.emplace(controller); },
-             [&](caf::error& err) { out.emplace(failure{error_text(err)}); });
-  caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
-  return std::move(*out);
+  return ask_node<controller_actor>(sys, host, port, timeout, controller_atom::value, "controller");
 }
 
 expected<controller_actor> connect_to_controller(caf::actor_system& sys, const cluster_config& cluster) {

@@ -525,50 +525,13 @@ status table::drop() {
 }
 
 expected<std::vector<table_shard_actor>> connect_table_shards(caf::actor_system& sys, const cluster_config& cluster) {
-  if (!sys.has_middleman())
-    return failure{"cannot connect to the table shards: the actor system has no network layer (configure it with "
-                   "configure_cluster_system)"};
   const auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms);
   std::vector<table_shard_actor> out;
   for (const node_spec* node : cluster.table_shard_nodes()) {
-    const std::string host = node->host, name = node->name;
-    const uint16_t port = node->port;
-    // A short-lived actor runs the non-blocking connect (connect.hpp) and
-    // asks the node for its table shard.
-    auto helper = sys.spawn([host, port, timeout](caf::event_based_actor* self) -> caf::behavior {
-      return {
-        [=](caf::connect_atom) -> caf::result<table_shard_actor> {
-          auto rp = self->make_response_promise<table_shard_actor>();
-          connect_to_node(self, host, port, timeout, [self, rp, timeout](expected<caf::strong_actor_ptr> ptr) mutable {
-            if (!ptr) {
-              rp.deliver(make_job_error(ptr.error()));
-              self->quit();
-              return;
-            }
-            self->request(caf::actor_cast<node_actor>(std::move(*ptr)), timeout, tables_atom::value)
-              .then(
-                [self, rp](const table_shard_actor& shard) mutable {
-                  rp.deliver(shard);
-                  self->quit();
-                },
-                [self, rp](caf::error& err) mutable {
-                  rp.deliver(err);
-                  self->quit();
-                });
-          });
-          return rp;
-        },
-      };
-    });
-    std::optional<expected<table_shard_actor>> got;
-    caf::scoped_actor self{sys};
-    self->request(helper, 2 * timeout + std::chrono::seconds(5), caf::connect_atom::value)
-      .receive([&](const table_shard_actor& shard) { got.emplace(shard); },
-               [&](caf::error& err) { got.emplace(failure{error_text(err)}); });
-    caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
-    if (!*got)
-      return failure{"table shard node " + name + " (" + cluster.source + "): " + got->error()};
-    out.push_back(**got);
+    auto got = ask_node<table_shard_actor>(sys, node->host, node->port, timeout, tables_atom::value, "table shard");
+    if (!got)
+      return failure{"table shard node " + node->name + " (" + cluster.source + "): " + got.error()};
+    out.push_back(*got);
   }
   if (out.empty())
     return failure{cluster.source + " has no shard node to hold tables"};

@@ -85,23 +85,7 @@ expected<controller_actor> connect_to_controller(caf::actor_system& sys, const c
 template <class Self>
 void connect_to_controller(Self* self, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
                            std::function<void(expected<controller_actor>)> then) {
-  auto where = host + ":" + std::to_string(port);
-  connect_to_node(self, host, port, timeout, [self, then, timeout, where](expected<caf::strong_actor_ptr> ptr) {
-    if (!ptr) {
-      then(failure{ptr.error()});
-      return;
-    }
-    auto node = caf::actor_cast<node_actor>(std::move(*ptr));
-    self->request(node, timeout, controller_atom::value)
-      .then([then](const controller_actor& controller) { then(controller); },
-            [then, timeout, where](caf::error& err) {
-              // e.g. "node shard-a is not the coordinator's node; connect to that one"
-              std::string why = err == caf::sec::request_timeout
-                                  ? "no answer within " + std::to_string(timeout.count()) + " ms"
-                                  : error_text(err);
-              then(failure{"the node at " + where + " gave no controller: " + why});
-            });
-  });
+  ask_node<controller_actor>(self, host, port, timeout, controller_atom::value, "controller", std::move(then));
 }
 
 } // namespace gridvec
