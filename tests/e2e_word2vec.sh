@@ -25,14 +25,23 @@ cmp "$work/w2v.vocab" "$work/gv.vocab" || fail "the -save-vocab files differ"
 echo "ok   -save-vocab: equal to word2vec.c's, $(wc -l < "$work/gv.vocab") lines"
 
 score() { "$gridvec" eval "$1" --analogies "$data/questions-words.txt" --similarity "$data/wordsim353.tsv" --json; }
-# compare WHAT REFERENCE_VECTORS GRIDVEC_VECTORS [WORDSIM_MARGIN]: gridvec's
-# vectors score at least the reference's, less the margin (analogy 0.008).
+# compare WHAT "REFERENCE_VECTORS..." "GRIDVEC_VECTORS..." [WORDSIM_MARGIN]:
+# gridvec's vectors score at least the reference's, less the margin
+# (analogy 0.008); with several files on a side, their mean score.
 compare() {
-  /usr/bin/python3 - "$1" "$(score "$2")" "$(score "$3")" "${4:-0.04}" <<'PY'
+  local refs=() gvs=() f
+  for f in $2; do refs+=("$(score "$f")"); done
+  for f in $3; do gvs+=("$(score "$f")"); done
+  /usr/bin/python3 - "$1" "${4:-0.04}" "$(IFS=$'\n'; echo "${refs[*]}")" "$(IFS=$'\n'; echo "${gvs[*]}")" <<'PY'
 import json, sys
-what, w2v, gv, margin = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), float(sys.argv[4])
+what, margin = sys.argv[1], float(sys.argv[2])
+def mean(lines):
+    runs = [json.loads(line) for line in lines.splitlines() if line.strip()]
+    return {k: sum(r[k] for r in runs) / len(runs) for k in ("analogy", "wordsim")}, len(runs)
+(w2v, n_ref), (gv, n_gv) = mean(sys.argv[3]), mean(sys.argv[4])
+runs = f" (means of {n_ref} and {n_gv} runs)" if n_ref > 1 or n_gv > 1 else ""
 print(f"     {what}: word2vec.c analogy {w2v['analogy']:.4f} wordsim {w2v['wordsim']:.4f}; "
-      f"gridvec analogy {gv['analogy']:.4f} wordsim {gv['wordsim']:.4f}")
+      f"gridvec analogy {gv['analogy']:.4f} wordsim {gv['wordsim']:.4f}{runs}")
 assert gv["analogy"] >= w2v["analogy"] - 0.008, f"{what}: gridvec's analogy is below word2vec.c's"
 assert gv["wordsim"] >= w2v["wordsim"] - margin, f"{what}: gridvec's WordSim-353 is below word2vec.c's"
 PY
@@ -94,15 +103,21 @@ echo "ok   -debug 0/1/2"
 # Hierarchical softmax: word2vec.c's Huffman tree, alone (-negative 0).
 # (The bench flags: at -size 50 -iter 3 one run of WordSim-353 varies by 0.05.)
 hs_flags=(-size 100 -window 5 -sample 1e-4 -hs 1 -negative 0 -threads 2 -iter 5 -min-count 5 -cbow 0 -debug 0)
-"$w2v" -train "$work/corpus.txt" -output "$work/w2v-hs.txt" "${hs_flags[@]}" > /dev/null
-"$gridvec" train -train "$work/corpus.txt" -output "$work/gv-hs.txt" "${hs_flags[@]}"
-# One run against one run: WordSim-353 of -hs 1 varies by about 0.012 (one
-# standard deviation) from run to run of either trainer, and over five runs
-# of each, dotprod/adjust over 2 shards scored 0.015 below word2vec.c
-# (docs/quality.md has the means). So one run is held to 0.06 here, not
-# the 0.03 that means are held to.
-compare "-hs 1 -negative 0" "$work/w2v-hs.txt" "$work/gv-hs.txt" 0.06
+for run in 1 2; do
+  "$w2v" -train "$work/corpus.txt" -output "$work/w2v-hs-$run.txt" "${hs_flags[@]}" > /dev/null
+  "$gridvec" train -train "$work/corpus.txt" -output "$work/gv-hs-$run.txt" "${hs_flags[@]}"
+done
+# WordSim-353 of -hs 1 varies by about 0.012 (one standard deviation) from
+# run to run of either trainer; on 25 November 2026 three runs each gave
+# word2vec.c 0.499-0.505 and the fused path 0.477-0.488 (a gap of 0.02,
+# issue 22), and over five runs dotprod/adjust over 2 shards scored 0.015
+# below word2vec.c (docs/quality.md). One run against one run once fell
+# 0.061 apart (0.521 against 0.460) in CI, so the means of two runs each
+# are compared, held to 0.06 as one run was; the protocol path's one run
+# against word2vec.c's mean.
+compare "-hs 1 -negative 0" "$work/w2v-hs-1.txt $work/w2v-hs-2.txt" "$work/gv-hs-1.txt $work/gv-hs-2.txt" 0.06
 "$gridvec" train -train "$work/corpus.txt" -output "$work/gv-hs-msg.txt" "${hs_flags[@]}" --fused 0 --shards 2
-compare "-hs 1 -negative 0, dotprod/adjust over 2 shards" "$work/w2v-hs.txt" "$work/gv-hs-msg.txt" 0.06
+compare "-hs 1 -negative 0, dotprod/adjust over 2 shards" "$work/w2v-hs-1.txt $work/w2v-hs-2.txt" \
+  "$work/gv-hs-msg.txt" 0.06
 echo "ok   -hs 1"
 echo "gridvec takes word2vec.c's command line"
