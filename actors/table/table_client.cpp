@@ -226,6 +226,8 @@ expected<std::vector<table_info>> table_client::list() {
   return every_table_info(core_->ask_all(encode_table_simple(table_op::list, ""), table_reply::kind::tables));
 }
 
+uint32_t table::shards() const { return core_->count(); }
+
 expected<std::vector<float>> table::get(std::span<const uint64_t> keys) {
   auto batches = get_batches({std::vector<uint64_t>(keys.begin(), keys.end())});
   if (!batches)

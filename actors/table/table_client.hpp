@@ -74,6 +74,8 @@ class table {
 public:
   const table_spec& spec() const { return spec_; }
   const std::string& name() const { return spec_.name; }
+  /// The shards it is spread over (its client's).
+  uint32_t shards() const;
 
   // --- map API (seed 004) ---------------------------------------------------
   /// Multi-get: rows never written start with the table's initializer.

@@ -90,14 +90,7 @@ int cli_export(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec export: %s\n", table.error().c_str());
     return 1;
   }
-  auto writer = vectors_writer::create(output, binary, table->words.size(), table->dim);
-  if (!writer) {
-    std::fprintf(stderr, "gridvec export: %s\n", writer.error().c_str());
-    return 1;
-  }
-  for (size_t i = 0; i < table->words.size(); ++i)
-    writer->add(table->words[i], table->row(i));
-  if (auto s = writer->commit(); !s) {
+  if (auto s = write_vectors(output, *table, binary); !s) {
     std::fprintf(stderr, "gridvec export: %s\n", s.error().c_str());
     return 1;
   }

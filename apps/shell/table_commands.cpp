@@ -155,16 +155,11 @@ status run_list(table_client& client, std::ostream& out) {
   return {};
 }
 
-status run_info(table_client& client, const words& w, std::ostream& out) {
-  if (auto ok = need(w, 2, "info NAME"); !ok)
-    return ok;
-  auto t = client.find(w[1]);
-  if (!t)
-    return failure{t.error()};
-  auto infos = t->info();
+status run_info(table& t, const words& w, std::ostream& out) {
+  auto infos = t.info();
   if (!infos)
     return failure{infos.error()};
-  out << "table " << t->name() << ": " << describe(t->spec()) << "\n";
+  out << "table " << t.name() << ": " << describe(t.spec()) << "\n";
   std::vector<std::vector<std::string>> rows;
   for (auto& i : *infos)
     rows.push_back({std::to_string(i.shard),
@@ -174,32 +169,22 @@ status run_info(table_client& client, const words& w, std::ostream& out) {
   return {};
 }
 
-status run_get(table_client& client, const words& w, std::ostream& out) {
-  if (auto ok = need(w, 3, "get NAME KEY..."); !ok)
-    return ok;
-  auto t = client.find(w[1]);
-  if (!t)
-    return failure{t.error()};
+status run_get(table& t, const words& w, std::ostream& out) {
   std::vector<uint64_t> keys;
   for (size_t i = 2; i < w.size(); ++i)
     keys.push_back(parse_key(w[i]));
-  auto values = t->get(keys);
+  auto values = t.get(keys);
   if (!values)
     return failure{values.error()};
   for (size_t i = 0; i < keys.size(); ++i)
-    out << w[2 + i] << " " << row_text(values->data() + i * t->spec().dim, t->spec().dim) << "\n";
+    out << w[2 + i] << " " << row_text(values->data() + i * t.spec().dim, t.spec().dim) << "\n";
   return {};
 }
 
-status run_put_or_push(table_client& client, const words& w, std::ostream& out) {
+status run_put_or_push(table& t, const words& w, std::ostream& out) {
   const bool push = w[0] == "push";
-  if (auto ok = need(w, 4, push ? "push NAME KEY G1 ... Gdim" : "put NAME KEY V1 ... Vdim"); !ok)
-    return ok;
-  auto t = client.find(w[1]);
-  if (!t)
-    return failure{t.error()};
-  if (w.size() - 3 != t->spec().dim)
-    return failure{"table " + t->name() + " has " + std::to_string(t->spec().dim) + " floats per row; " +
+  if (w.size() - 3 != t.spec().dim)
+    return failure{"table " + t.name() + " has " + std::to_string(t.spec().dim) + " floats per row; " +
                    std::to_string(w.size() - 3) + " given"};
   std::vector<float> values;
   for (size_t i = 3; i < w.size(); ++i) {
@@ -210,28 +195,23 @@ status run_put_or_push(table_client& client, const words& w, std::ostream& out) 
   }
   const uint64_t key = parse_key(w[2]);
   status done =
-    push ? t->push(std::span<const uint64_t>{&key, 1}, values) : t->put(std::span<const uint64_t>{&key, 1}, values);
+    push ? t.push(std::span<const uint64_t>{&key, 1}, values) : t.put(std::span<const uint64_t>{&key, 1}, values);
   if (!done)
     return done;
   out << (push ? "pushed " : "put ") << w[2] << "\n";
   return {};
 }
 
-status run_fetch(table_client& client, const words& w, std::ostream& out) {
-  if (auto ok = need(w, 3, "fetch NAME KEY"); !ok)
-    return ok;
-  auto t = client.find(w[1]);
-  if (!t)
-    return failure{t.error()};
+status run_fetch(table& t, const words& w, std::ostream& out) {
   const uint64_t key = parse_key(w[2]);
-  auto rows = t->fetch(std::span<const uint64_t>{&key, 1});
+  auto rows = t.fetch(std::span<const uint64_t>{&key, 1});
   if (!rows)
     return failure{rows.error()};
   const auto& row = (*rows)[0];
-  const uint32_t dim = t->spec().dim;
+  const uint32_t dim = t.spec().dim;
   out << "value " << row_text(row.value.data(), dim) << "\n";
   const char* names[] = {"G", "m", "s"};
-  const bool adam = t->spec().optimizer == table_optimizer::adam;
+  const bool adam = t.spec().optimizer == table_optimizer::adam;
   for (size_t k = 0; k * dim < row.slots.size(); ++k)
     out << "slot " << names[adam ? 1 + k : k] << " " << row_text(row.slots.data() + k * dim, dim) << "\n";
   if (adam)
@@ -242,20 +222,15 @@ status run_fetch(table_client& client, const words& w, std::ostream& out) {
 // Every row, as word2vec's text format with the key in the word's place
 // (gensim's KeyedVectors loads it). The header's row count is known only at
 // the end: it is written padded and filled in then.
-status run_export(table_client& client, const words& w, std::ostream& out) {
-  if (auto ok = need(w, 3, "export NAME FILE"); !ok)
-    return ok;
-  auto t = client.find(w[1]);
-  if (!t)
-    return failure{t.error()};
+status run_export(table& t, const words& w, std::ostream& out) {
   auto file = atomic_file::create(w[2]);
   if (!file)
     return failure{file.error()};
   std::FILE* f = file->stream();
-  const uint32_t dim = t->spec().dim;
+  const uint32_t dim = t.spec().dim;
   std::fprintf(f, "%-20s %u\n", "0", dim);
   uint64_t rows = 0;
-  auto visited = t->for_each_row([&](uint64_t key, const float* row) {
+  auto visited = t.for_each_row([&](uint64_t key, const float* row) {
     std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(key), row_text(row, dim).c_str());
     ++rows;
   });
@@ -269,6 +244,40 @@ status run_export(table_client& client, const words& w, std::ostream& out) {
   return {};
 }
 
+status run_save(table& t, const words& w, std::ostream& out) {
+  if (auto done = t.save(); !done)
+    return done;
+  out << "table " << t.name() << " saved by " << t.shards() << " shards\n";
+  return {};
+}
+
+status run_drop(table& t, const words& w, std::ostream& out) {
+  if (auto done = t.drop(); !done)
+    return done;
+  out << "table " << t.name() << " dropped from " << t.shards() << " shards\n";
+  return {};
+}
+
+// The commands on one table: at least `min_words` words (the command's,
+// the table's name, its arguments), `usage` otherwise; `run` gets the table.
+struct table_command {
+  std::string_view name;
+  size_t min_words;
+  const char* usage;
+  status (*run)(table& t, const words& w, std::ostream& out);
+};
+
+const table_command on_a_table[] = {
+  {"info", 2, "info NAME", run_info},
+  {"get", 3, "get NAME KEY...", run_get},
+  {"put", 4, "put NAME KEY V1 ... Vdim", run_put_or_push},
+  {"push", 4, "push NAME KEY G1 ... Gdim", run_put_or_push},
+  {"fetch", 3, "fetch NAME KEY", run_fetch},
+  {"save", 2, "save NAME", run_save},
+  {"export", 3, "export NAME FILE", run_export},
+  {"drop", 2, "drop NAME", run_drop},
+};
+
 } // namespace
 
 status run_table_command(table_client& client, const std::vector<std::string>& w, std::ostream& out) {
@@ -279,27 +288,15 @@ status run_table_command(table_client& client, const std::vector<std::string>& w
     return run_list(client, out);
   if (c == "create")
     return run_create(client, w, out);
-  if (c == "info")
-    return run_info(client, w, out);
-  if (c == "get")
-    return run_get(client, w, out);
-  if (c == "put" || c == "push")
-    return run_put_or_push(client, w, out);
-  if (c == "fetch")
-    return run_fetch(client, w, out);
-  if (c == "export")
-    return run_export(client, w, out);
-  if (c == "save" || c == "drop") {
-    if (auto ok = need(w, 2, c == "save" ? "save NAME" : "drop NAME"); !ok)
-      return ok;
-    auto t = client.find(w[1]);
-    if (!t)
-      return failure{t.error()};
-    if (auto done = c == "save" ? t->save() : t->drop(); !done)
-      return done;
-    out << "table " << w[1] << (c == "save" ? " saved by " : " dropped from ") << client.shards() << " shards\n";
-    return {};
-  }
+  for (const auto& command : on_a_table)
+    if (command.name == c) {
+      if (auto ok = need(w, command.min_words, command.usage); !ok)
+        return ok;
+      auto t = client.find(w[1]);
+      if (!t)
+        return failure{t.error()};
+      return command.run(*t, w, out);
+    }
   return failure{"unknown table command '" + c + "' (list, create, info, get, put, push, fetch, save, export, drop)"};
 }
 

@@ -13,17 +13,35 @@ namespace {
 
 constexpr const char* line_end_word = "</s>";
 
-} // namespace
-
-status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path) {
+// The file of `n` words, word(i) and count(i) giving each.
+template <class Word, class Count>
+status write_vocab(size_t n, Word word, Count count, uint64_t lines, const std::string& path) {
   auto file = atomic_file::create(path);
   if (!file)
     return failure{file.error()};
   std::FILE* f = file->stream();
   std::fprintf(f, "%s %llu\n", line_end_word, static_cast<unsigned long long>(lines));
-  for (uint32_t id = 0; id < vocab.size(); ++id)
-    std::fprintf(f, "%s %llu\n", vocab.word(id).c_str(), static_cast<unsigned long long>(vocab.count(id)));
+  for (size_t id = 0; id < n; ++id)
+    std::fprintf(f, "%s %llu\n", word(id).c_str(), static_cast<unsigned long long>(count(id)));
   return file->commit();
+}
+
+} // namespace
+
+status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path) {
+  return write_vocab(
+    vocab.size(), [&](size_t id) -> const std::string& { return vocab.word(static_cast<uint32_t>(id)); },
+    [&](size_t id) { return vocab.count(static_cast<uint32_t>(id)); }, lines, path);
+}
+
+status save_word2vec_vocab(std::span<const std::string> words, std::span<const uint64_t> counts, uint64_t lines,
+                           const std::string& path) {
+  if (words.size() != counts.size())
+    return failure{"cannot write " + path + ": " + std::to_string(words.size()) + " words and " +
+                   std::to_string(counts.size()) + " counts"};
+  return write_vocab(
+    words.size(), [&](size_t id) -> const std::string& { return words[id]; }, [&](size_t id) { return counts[id]; },
+    lines, path);
 }
 
 expected<count_table> read_word2vec_vocab(const std::string& path) {

@@ -5,6 +5,7 @@
 // with the number of line ends of the corpus (word2vec.c reads each line
 // end as a word of that name).
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "src/corpus/vocabulary.hpp"
@@ -14,6 +15,9 @@ namespace gridvec {
 
 /// Writes `vocab` (in id order) after the "</s> LINES" line, atomically.
 status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path);
+/// The same for words and their counts (as many), in that order.
+status save_word2vec_vocab(std::span<const std::string> words, std::span<const uint64_t> counts, uint64_t lines,
+                           const std::string& path);
 
 /// Reads such a file as counts: words keep the file's order among equal
 /// counts, and "</s>" gives `lines`. A malformed line fails with its

@@ -10,11 +10,44 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "src/formats/wire_bytes.hpp"
 #include "src/util/expected.hpp"
 
 namespace gridvec {
+
+/// Fills a list of numbers just initialised to xs.size() elements.
+template <class Builder, class Range>
+void set_list(Builder list, const Range& xs) {
+  unsigned i = 0;
+  for (auto x : xs)
+    list.set(i++, x);
+}
+
+/// Reads a list of numbers into xs.
+template <class Reader, class T>
+void get_list(Reader list, std::vector<T>& xs) {
+  xs.resize(list.size());
+  for (unsigned i = 0; i < list.size(); ++i)
+    xs[i] = list[i];
+}
+
+/// Copies n bytes into a Data field just initialised to n bytes. (Nothing
+/// for n = 0: memcpy from the null pointer of an empty buffer is undefined.)
+inline void copy_into(capnp::Data::Builder data, const void* from, size_t n) {
+  if (n > 0)
+    std::memcpy(data.begin(), from, n);
+}
+
+/// A Data field's bytes as elements of T (the caller has checked that its
+/// size is a multiple of sizeof(T)).
+template <class T>
+void copy_from(capnp::Data::Reader data, std::vector<T>& out) {
+  out.resize(data.size() / sizeof(T));
+  if (!out.empty())
+    std::memcpy(out.data(), data.begin(), out.size() * sizeof(T));
+}
 
 inline wire_bytes to_bytes(capnp::MessageBuilder& builder) {
   wire_bytes out(capnp::computeSerializedSizeInWords(builder) * sizeof(capnp::word));

@@ -3,53 +3,15 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "src/formats/checkpoint.hpp"
 #include "src/formats/checkpoint_vectors.hpp"
 #include "src/formats/model_dir.hpp"
+#include "src/corpus/word2vec_vocab.hpp"
 #include "src/formats/vectors_file.hpp"
-#include "src/util/atomic_file.hpp"
 
 namespace gridvec {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-// The newest complete checkpoint in a --checkpoint-dir, or "".
-std::string newest_checkpoint(const std::string& dir) {
-  std::string best;
-  std::error_code ec;
-  for (auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    // ckpt-000007; a ".partial" one is incomplete.
-    if (name.rfind("ckpt-", 0) == 0 && name.find('.') == std::string::npos && fs::exists(e.path() / "MANIFEST", ec))
-      if (best.empty() || name > fs::path(best).filename().string())
-        best = e.path().string();
-  }
-  return best;
-}
-
-status write_vectors_file(const std::string& path, const embedding_table& table) {
-  auto writer = vectors_writer::create(path, true, table.words.size(), table.dim);
-  if (!writer)
-    return failure{writer.error()};
-  for (size_t i = 0; i < table.words.size(); ++i)
-    writer->add(table.words[i], table.row(i));
-  return writer->commit();
-}
-
-// vocab.txt as word2vec's -save-vocab writes it.
-status write_counts(const std::string& path, const std::vector<std::string>& words,
-                    const std::vector<uint64_t>& counts) {
-  auto file = atomic_file::create(path);
-  if (!file)
-    return failure{file.error()};
-  std::fprintf(file->stream(), "</s> 0\n");
-  for (size_t i = 0; i < words.size(); ++i)
-    std::fprintf(file->stream(), "%s %llu\n", words[i].c_str(), static_cast<unsigned long long>(counts[i]));
-  return file->commit();
-}
-
-} // namespace
 
 expected<init_source> find_init_source(const std::string& path) {
   std::error_code ec;
@@ -59,8 +21,10 @@ expected<init_source> find_init_source(const std::string& path) {
       return init_source{init_source_kind::model, path};
     if (fs::exists(path + "/MANIFEST", ec))
       return init_source{init_source_kind::checkpoint, path};
-    if (auto newest = newest_checkpoint(path); !newest.empty())
-      return init_source{init_source_kind::checkpoint, newest};
+    // A --checkpoint-dir: its newest checkpoint that reads back intact.
+    const checkpoint_store store{path};
+    if (auto newest = store.latest())
+      return init_source{init_source_kind::checkpoint, store.final_dir(newest->sequence)};
     return failure{why};
   }
   if (fs::is_regular_file(path, ec))
@@ -97,11 +61,11 @@ expected<uint64_t> write_init_model(const init_source& source, const std::string
   auto partial = begin_model_dir(dir);
   if (!partial)
     return failure{partial.error()};
-  status s = write_vectors_file(model_files::input(*partial), input);
+  status s = write_vectors(model_files::input(*partial), input, true);
   if (s)
-    s = write_vectors_file(model_files::output(*partial), output);
+    s = write_vectors(model_files::output(*partial), output, true);
   if (s)
-    s = write_counts(model_files::vocab(*partial), input.words, counts);
+    s = save_word2vec_vocab(input.words, counts, 0, model_files::vocab(*partial));
   if (s)
     s = write_model_manifest(*partial, model_manifest{input.dim, input.words.size(), options});
   if (s)

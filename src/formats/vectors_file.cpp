@@ -36,6 +36,15 @@ void vectors_writer::add(const std::string& word, const float* vec) {
 
 status vectors_writer::commit() { return file_.commit(); }
 
+status write_vectors(const std::string& path, const embedding_table& table, bool binary) {
+  auto writer = vectors_writer::create(path, binary, table.words.size(), table.dim);
+  if (!writer)
+    return failure{writer.error()};
+  for (size_t i = 0; i < table.words.size(); ++i)
+    writer->add(table.words[i], table.row(i));
+  return writer->commit();
+}
+
 expected<embedding_table> read_vectors(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

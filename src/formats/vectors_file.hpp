@@ -37,4 +37,7 @@ struct embedding_table {
 /// Reads either format (binary detected from the bytes after the header).
 expected<embedding_table> read_vectors(const std::string& path);
 
+/// Writes a whole table in either format, atomically.
+status write_vectors(const std::string& path, const embedding_table& table, bool binary);
+
 } // namespace gridvec

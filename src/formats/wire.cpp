@@ -9,6 +9,7 @@
 #include <kj/io.h>
 
 #include <cstring>
+#include <span>
 
 #include "schema/minibatch.capnp.h"
 #include "src/formats/capnp_bytes.hpp"
@@ -17,12 +18,6 @@
 namespace gridvec {
 
 namespace {
-
-template <class Builder>
-void set_list(Builder list, const std::vector<uint32_t>& xs) {
-  for (unsigned i = 0; i < xs.size(); ++i)
-    list.set(i, xs[i]);
-}
 
 void fill_batch(wire::Minibatch::Builder b, const minibatch& mb) {
   b.setSeed(mb.seed);
@@ -33,13 +28,6 @@ void fill_batch(wire::Minibatch::Builder b, const minibatch& mb) {
   set_list(b.initInputCounts(static_cast<unsigned>(mb.input_counts.size())), mb.input_counts);
   set_list(b.initOutputs(static_cast<unsigned>(mb.outputs.size())), mb.outputs);
   set_list(b.initOutputCounts(static_cast<unsigned>(mb.output_counts.size())), mb.output_counts);
-}
-
-template <class Reader>
-void get_list(Reader list, std::vector<uint32_t>& xs) {
-  xs.resize(list.size());
-  for (unsigned i = 0; i < list.size(); ++i)
-    xs[i] = list[i];
 }
 
 void read_batch(wire::Minibatch::Reader b, minibatch& mb) {
@@ -78,19 +66,14 @@ wire_bytes encode_dotprod_reply(uint32_t shard, const float* dots, size_t count)
   capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + count / 2));
   auto root = builder.initRoot<wire::DotprodReply>();
   root.setShard(shard);
-  auto list = root.initDots(static_cast<unsigned>(count));
-  for (unsigned i = 0; i < count; ++i)
-    list.set(i, dots[i]);
+  set_list(root.initDots(static_cast<unsigned>(count)), std::span<const float>(dots, count));
   return to_bytes(builder);
 }
 
 status decode_dotprod_reply(const wire_bytes& bytes, uint32_t& shard, std::vector<float>& dots) {
   return with_reader<wire::DotprodReply>(bytes, "dotprod reply", [&](auto r) -> status {
     shard = r.getShard();
-    auto list = r.getDots();
-    dots.resize(list.size());
-    for (unsigned i = 0; i < list.size(); ++i)
-      dots[i] = list[i];
+    get_list(r.getDots(), dots);
     return {};
   });
 }
@@ -113,9 +96,7 @@ wire_bytes encode_adjust_request(const minibatch& mb, const float* weights, size
   fill_batch(root.initBatch(), mb);
   root.setAlpha(mb.alpha);
   root.setStaleness(mb.staleness);
-  auto list = root.initWeights(static_cast<unsigned>(count));
-  for (unsigned i = 0; i < count; ++i)
-    list.set(i, weights[i]);
+  set_list(root.initWeights(static_cast<unsigned>(count)), std::span<const float>(weights, count));
   return to_bytes(builder);
 }
 
@@ -126,10 +107,7 @@ status decode_adjust_request(const wire_bytes& bytes, minibatch& out, std::vecto
     out.staleness = r.getStaleness();
     if (!std::isfinite(out.alpha) || out.alpha < 0)
       return failure{"adjust request has an invalid learning rate"};
-    auto list = r.getWeights();
-    weights.resize(list.size());
-    for (unsigned i = 0; i < list.size(); ++i)
-      weights[i] = list[i];
+    get_list(r.getWeights(), weights);
     return {};
   });
 }
@@ -166,8 +144,7 @@ wire_bytes encode_row_block(const row_block& b) {
   // Whole rows of floats: one copy, not one call per float (gridvec runs on
   // little-endian machines only, as the vectors files assume).
   auto values = r.initValues(static_cast<unsigned>(b.values.size() * sizeof(float)));
-  if (!b.values.empty()) // (memcpy of nothing from nullptr is still undefined)
-    std::memcpy(values.begin(), b.values.data(), values.size());
+  copy_into(values, b.values.data(), values.size());
   return to_bytes(builder);
 }
 
@@ -185,9 +162,7 @@ status decode_row_block(const wire_bytes& bytes, row_block& out) {
     if (uint64_t{values.size()} != uint64_t{out.rows()} * out.width * sizeof(float))
       return failure{"malformed row block: " + std::to_string(values.size()) + " bytes of values for " +
                      std::to_string(out.rows()) + " rows of " + std::to_string(out.width) + " floats"};
-    out.values.resize(values.size() / sizeof(float));
-    if (values.size() > 0)
-      std::memcpy(out.values.data(), values.begin(), values.size());
+    copy_from(values, out.values);
     return {};
   });
 }

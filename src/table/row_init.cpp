@@ -3,21 +3,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/util/rng.hpp"
+
 namespace gridvec {
 
 namespace {
 
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// A uniform number in (0, 1) from the hash of (seed, key, column, draw).
+// A uniform number in (0, 1) from the hash of (seed, key, column, draw),
+// with the SplitMix64 mix the SGNS shards initialise their vectors with.
 double unit(uint64_t seed, uint64_t key, uint32_t column, uint32_t draw) {
-  uint64_t h = mix(seed + 0x9e3779b97f4a7c15ull);
-  h = mix(h ^ key);
-  h = mix(h ^ (uint64_t{column} << 1 | draw));
+  const uint64_t h = mix64(mix64(seed, key), uint64_t{column} << 1 | draw);
   return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
 }
 

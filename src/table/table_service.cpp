@@ -1,7 +1,6 @@
 #include "src/table/table_service.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 
 #include "schema/table.capnp.h"
@@ -16,92 +15,64 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The keys of a request as a span over the message (no copy).
+// The keys of a request, copied out of the message.
 std::vector<uint64_t> keys_of(capnp::List<uint64_t>::Reader list) {
-  std::vector<uint64_t> keys(list.size());
-  for (unsigned i = 0; i < list.size(); ++i)
-    keys[i] = list[i];
+  std::vector<uint64_t> keys;
+  get_list(list, keys);
   return keys;
 }
 
-wire_bytes error_reply(const std::string& line) {
-  capnp::MallocMessageBuilder builder(32);
-  builder.initRoot<wire::TableReply>().setError(line);
+// One reply: `fill` sets its root; `words` sizes the first segment so that
+// one segment holds it.
+template <class Fill>
+wire_bytes make_reply(size_t words, Fill&& fill) {
+  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + words));
+  fill(builder.initRoot<wire::TableReply>());
   return to_bytes(builder);
+}
+
+wire_bytes error_reply(const std::string& line) {
+  return make_reply(line.size() / 8, [&](wire::TableReply::Builder r) { r.setError(line); });
 }
 
 wire_bytes done_reply() {
-  capnp::MallocMessageBuilder builder(8);
-  builder.initRoot<wire::TableReply>().setDone();
-  return to_bytes(builder);
+  return make_reply(0, [](wire::TableReply::Builder r) { r.setDone(); });
 }
 
-wire_bytes floats_reply(const std::vector<float>& floats, const std::vector<uint32_t>* steps = nullptr) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + floats.size() / 2 + (steps ? steps->size() : 0)));
-  auto root = builder.initRoot<wire::TableReply>();
-  auto data = root.initFloats(static_cast<unsigned>(floats.size() * sizeof(float)));
-  if (!floats.empty())
-    std::memcpy(data.begin(), floats.data(), floats.size() * sizeof(float));
-  if (steps) {
-    auto list = root.initSteps(static_cast<unsigned>(steps->size()));
-    for (unsigned i = 0; i < steps->size(); ++i)
-      list.set(i, (*steps)[i]);
-  }
-  return to_bytes(builder);
-}
-
-wire_bytes scan_reply(const std::vector<uint64_t>& keys, const std::vector<float>& values, uint64_t next) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + keys.size() + values.size() / 2));
-  auto root = builder.initRoot<wire::TableReply>();
-  auto data = root.initFloats(static_cast<unsigned>(values.size() * sizeof(float)));
-  if (!values.empty())
-    std::memcpy(data.begin(), values.data(), values.size() * sizeof(float));
-  auto list = root.initKeys(static_cast<unsigned>(keys.size()));
-  for (unsigned i = 0; i < keys.size(); ++i)
-    list.set(i, keys[i]);
-  root.setNext(next);
-  return to_bytes(builder);
+// `count` floats, which `write` puts straight into the reply's bytes (a
+// multi-get is mostly this copy), then whatever `more` sets beside them.
+template <class Write, class More>
+wire_bytes floats_reply(size_t count, size_t more_words, Write&& write, More&& more) {
+  return make_reply(count / 2 + more_words, [&](wire::TableReply::Builder r) {
+    auto data = r.initFloats(static_cast<unsigned>(count * sizeof(float)));
+    write(reinterpret_cast<float*>(data.begin())); // Data is word-aligned in the message
+    more(r);
+  });
 }
 
 wire_bytes flags_reply(const std::vector<uint8_t>& flags) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + flags.size() / 8));
-  auto data = builder.initRoot<wire::TableReply>().initFlags(static_cast<unsigned>(flags.size()));
-  if (!flags.empty())
-    std::memcpy(data.begin(), flags.data(), flags.size());
-  return to_bytes(builder);
+  return make_reply(flags.size() / 8, [&](wire::TableReply::Builder r) {
+    copy_into(r.initFlags(static_cast<unsigned>(flags.size())), flags.data(), flags.size());
+  });
 }
 
 wire_bytes sums_reply(const std::vector<double>& sums) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + sums.size()));
-  auto list = builder.initRoot<wire::TableReply>().initSums(static_cast<unsigned>(sums.size()));
-  for (unsigned i = 0; i < sums.size(); ++i)
-    list.set(i, sums[i]);
-  return to_bytes(builder);
+  return make_reply(
+    sums.size(), [&](wire::TableReply::Builder r) { set_list(r.initSums(static_cast<unsigned>(sums.size())), sums); });
 }
 
 wire_bytes result_reply(const wire_bytes& result) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + result.size() / 8));
-  auto data = builder.initRoot<wire::TableReply>().initResult(static_cast<unsigned>(result.size()));
-  if (!result.empty())
-    std::memcpy(data.begin(), result.data(), result.size());
-  return to_bytes(builder);
+  return make_reply(result.size() / 8, [&](wire::TableReply::Builder r) {
+    copy_into(r.initResult(static_cast<unsigned>(result.size())), result.data(), result.size());
+  });
 }
 
 wire_bytes tables_reply(const std::vector<table_info>& infos) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(32 + infos.size() * 32));
-  auto list = builder.initRoot<wire::TableReply>().initTables(static_cast<unsigned>(infos.size()));
-  for (unsigned i = 0; i < infos.size(); ++i) {
-    auto t = list[i];
-    write_table_spec(t.initSpec(), infos[i].spec);
-    t.setShard(infos[i].shard);
-    t.setShards(infos[i].shards);
-    t.setFirstColumn(infos[i].first_column);
-    t.setWidth(infos[i].width);
-    t.setStride(infos[i].stride);
-    t.setRows(infos[i].rows);
-    t.setMemoryBytes(infos[i].memory_bytes);
-  }
-  return to_bytes(builder);
+  return make_reply(infos.size() * 32, [&](wire::TableReply::Builder r) {
+    auto list = r.initTables(static_cast<unsigned>(infos.size()));
+    for (unsigned i = 0; i < infos.size(); ++i)
+      write_table_info(list[i], infos[i]);
+  });
 }
 
 // The bounds every keyed request is held to, then the slice's own check.
@@ -116,18 +87,16 @@ status check_request(const table_slice& slice, size_t keys, uint32_t floats_per_
   return {};
 }
 
-// The values of a KeyValues request, checked against the keys.
-expected<std::vector<float>> values_of(const table_slice& slice, wire::KeyValues::Reader kv) {
+// The values of a KeyValues request, checked against the keys: the floats
+// where they lie in the message (Data is word-aligned), valid while it is.
+expected<const float*> values_of(const table_slice& slice, wire::KeyValues::Reader kv) {
   auto data = kv.getValues();
   const uint64_t expect = uint64_t{kv.getKeys().size()} * slice.width() * sizeof(float);
   if (data.size() != expect)
     return failure{"table " + slice.spec().name + ": " + std::to_string(data.size()) + " bytes of values for " +
                    std::to_string(kv.getKeys().size()) + " keys of " + std::to_string(slice.width()) +
                    " floats (expected " + std::to_string(expect) + ")"};
-  std::vector<float> values(data.size() / sizeof(float));
-  if (!values.empty())
-    std::memcpy(values.data(), data.begin(), data.size());
-  return values;
+  return reinterpret_cast<const float*>(data.begin());
 }
 
 } // namespace
@@ -259,22 +228,18 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         auto keys = checked(keys_of(r.getGet()), slice.stride());
         if (!keys)
           return failure{keys.error()};
-        // Straight into the reply's bytes: a multi-get is mostly this copy.
-        const size_t floats = keys->size() * width;
-        capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + floats / 2));
-        auto data = builder.initRoot<wire::TableReply>().initFloats(static_cast<unsigned>(floats * sizeof(float)));
-        slice.get(*keys, reinterpret_cast<float*>(data.begin()));
-        reply = to_bytes(builder);
+        reply = floats_reply(
+          keys->size() * width, 0, [&](float* out) { slice.get(*keys, out); }, [](wire::TableReply::Builder) {});
         return {};
       }
       case R::FETCH: {
         auto keys = checked(keys_of(r.getFetch()), slice.stride());
         if (!keys)
           return failure{keys.error()};
-        std::vector<float> out(keys->size() * slice.stride());
         std::vector<uint32_t> steps(keys->size());
-        slice.fetch(*keys, out.data(), steps.data());
-        reply = floats_reply(out, &steps);
+        reply = floats_reply(
+          keys->size() * slice.stride(), steps.size(), [&](float* out) { slice.fetch(*keys, out, steps.data()); },
+          [&](wire::TableReply::Builder r) { set_list(r.initSteps(static_cast<unsigned>(steps.size())), steps); });
         return {};
       }
       case R::REMOVE: {
@@ -302,16 +267,16 @@ wire_bytes table_service::handle(const wire_bytes& request) {
           return failure{values.error()};
         if (r.which() == R::SET_IF_ABSENT) {
           std::vector<uint8_t> flags;
-          slice.set_if_absent(*keys, values->data(), flags);
+          slice.set_if_absent(*keys, *values, flags);
           reply = flags_reply(flags);
           return {};
         }
         if (r.which() == R::PUT)
-          slice.put(*keys, values->data());
+          slice.put(*keys, *values);
         else if (r.which() == R::PUSH)
-          slice.push(*keys, values->data());
+          slice.push(*keys, *values);
         else
-          slice.add(*keys, values->data());
+          slice.add(*keys, *values);
         reply = done_reply();
         return {};
       }
@@ -360,8 +325,8 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         auto op = find_table_operation(op_name);
         if (!op)
           return failure{"no table operation '" + op_name + "' on shard " + std::to_string(shard_)};
-        auto data = r.getCall().getArgs();
-        wire_bytes args(reinterpret_cast<const char*>(data.begin()), reinterpret_cast<const char*>(data.end()));
+        wire_bytes args;
+        copy_from(r.getCall().getArgs(), args);
         expected<wire_bytes> result = failure{""};
         try {
           result = op(slice, args);
@@ -380,7 +345,12 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         std::vector<uint64_t> keys;
         std::vector<float> values;
         const uint64_t next = slice.scan(r.getScan().getCursor(), static_cast<uint32_t>(limit), keys, values);
-        reply = scan_reply(keys, values, next);
+        reply = floats_reply(
+          values.size(), keys.size(), [&](float* out) { std::copy(values.begin(), values.end(), out); },
+          [&](wire::TableReply::Builder r) {
+            set_list(r.initKeys(static_cast<unsigned>(keys.size())), keys);
+            r.setNext(next);
+          });
         return {};
       }
       case R::INFO: reply = tables_reply({info_of(slice)}); return {};

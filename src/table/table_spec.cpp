@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "src/corpus/vocabulary.hpp" // word_key
+#include "src/util/rng.hpp"
 
 namespace gridvec {
 
@@ -123,13 +124,9 @@ bool keeps_step(table_optimizer o) { return o == table_optimizer::adam; }
 uint64_t table_key(std::string_view text) { return word_key(text); }
 
 uint32_t shard_of_key(uint64_t key, uint32_t shards) {
-  // Mixed first: dense ids 0, 1, 2, ... and keys with common low bits
-  // still spread evenly.
-  uint64_t z = key + 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return static_cast<uint32_t>(z % shards);
+  // Mixed first (one SplitMix64 step): dense ids 0, 1, 2, ... and keys
+  // with common low bits still spread evenly.
+  return static_cast<uint32_t>(rng(key).next() % shards);
 }
 
 column_range columns_of_shard(uint32_t dim, uint32_t shard, uint32_t shards) {

@@ -1,7 +1,5 @@
 #include "src/table/table_wire.hpp"
 
-#include <cstring>
-
 #include "schema/table.capnp.h"
 #include "src/formats/capnp_bytes.hpp"
 #include "src/table/table_wire_spec.hpp"
@@ -9,17 +7,6 @@
 namespace gridvec {
 
 namespace {
-
-void set_keys(capnp::List<uint64_t>::Builder list, std::span<const uint64_t> keys) {
-  for (unsigned i = 0; i < keys.size(); ++i)
-    list.set(i, keys[i]);
-}
-
-template <class Builder>
-void set_floats(Builder&& data, std::span<const float> values) {
-  if (!values.empty())
-    std::memcpy(data.begin(), values.data(), values.size_bytes());
-}
 
 // First-segment size for a message of `keys` keys and `floats` floats.
 unsigned words_for(size_t keys, size_t floats) { return static_cast<unsigned>(32 + keys + floats / 2); }
@@ -40,9 +27,9 @@ wire_bytes encode_table_keys(table_op op, const std::string& table, std::span<co
   root.setTable(table);
   const auto n = static_cast<unsigned>(keys.size());
   switch (op) {
-    case table_op::get: set_keys(root.initGet(n), keys); break;
-    case table_op::remove: set_keys(root.initRemove(n), keys); break;
-    default: set_keys(root.initFetch(n), keys); break;
+    case table_op::get: set_list(root.initGet(n), keys); break;
+    case table_op::remove: set_list(root.initRemove(n), keys); break;
+    default: set_list(root.initFetch(n), keys); break;
   }
   return to_bytes(builder);
 }
@@ -56,8 +43,8 @@ wire_bytes encode_table_values(table_op op, const std::string& table, std::span<
             : op == table_op::set_if_absent ? root.initSetIfAbsent()
             : op == table_op::push          ? root.initPush()
                                             : root.initAdd();
-  set_keys(kv.initKeys(static_cast<unsigned>(keys.size())), keys);
-  set_floats(kv.initValues(static_cast<unsigned>(values.size_bytes())), values);
+  set_list(kv.initKeys(static_cast<unsigned>(keys.size())), keys);
+  copy_into(kv.initValues(static_cast<unsigned>(values.size_bytes())), values.data(), values.size_bytes());
   return to_bytes(builder);
 }
 
@@ -73,8 +60,8 @@ wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<c
                                                              axpy.setAlpha(alpha);
                                                              return axpy.initPairs();
                                                            }();
-  set_keys(pairs.initA(static_cast<unsigned>(a.size())), a);
-  set_keys(pairs.initB(static_cast<unsigned>(b.size())), b);
+  set_list(pairs.initA(static_cast<unsigned>(a.size())), a);
+  set_list(pairs.initB(static_cast<unsigned>(b.size())), b);
   return to_bytes(builder);
 }
 
@@ -84,7 +71,7 @@ wire_bytes encode_table_scal(const std::string& table, float alpha, std::span<co
   root.setTable(table);
   auto scal = root.initScal();
   scal.setAlpha(alpha);
-  set_keys(scal.initKeys(static_cast<unsigned>(keys.size())), keys);
+  set_list(scal.initKeys(static_cast<unsigned>(keys.size())), keys);
   return to_bytes(builder);
 }
 
@@ -102,9 +89,7 @@ wire_bytes encode_table_call(const std::string& table, const std::string& operat
   root.setTable(table);
   auto call = root.initCall();
   call.setOperation(operation);
-  auto data = call.initArgs(static_cast<unsigned>(args.size()));
-  if (!args.empty())
-    std::memcpy(data.begin(), args.data(), args.size());
+  copy_into(call.initArgs(static_cast<unsigned>(args.size())), args.data(), args.size());
   return to_bytes(builder);
 }
 
@@ -160,48 +145,31 @@ expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
         auto data = r.getFloats();
         if (data.size() % sizeof(float) != 0)
           return failure{"malformed table reply: float bytes are not a whole number of floats"};
-        out.floats.resize(data.size() / sizeof(float));
-        if (!out.floats.empty()) // an empty Data has no pointer to copy from
-          std::memcpy(out.floats.data(), data.begin(), data.size());
+        copy_from(data, out.floats);
         break;
       }
       case wire::TableReply::FLAGS: {
         out.what = table_reply::kind::flags;
-        auto data = r.getFlags();
-        out.flags.assign(data.begin(), data.end());
+        copy_from(r.getFlags(), out.flags);
         break;
       }
       case wire::TableReply::SUMS:
         out.what = table_reply::kind::sums;
-        for (double x : r.getSums())
-          out.sums.push_back(x);
+        get_list(r.getSums(), out.sums);
         break;
       case wire::TableReply::RESULT: {
         out.what = table_reply::kind::result;
-        auto data = r.getResult();
-        out.result.assign(reinterpret_cast<const char*>(data.begin()), reinterpret_cast<const char*>(data.end()));
+        copy_from(r.getResult(), out.result);
         break;
       }
       case wire::TableReply::TABLES:
         out.what = table_reply::kind::tables;
-        for (auto t : r.getTables()) {
-          table_info info;
-          info.spec = read_table_spec(t.getSpec());
-          info.shard = t.getShard();
-          info.shards = t.getShards();
-          info.first_column = t.getFirstColumn();
-          info.width = t.getWidth();
-          info.stride = t.getStride();
-          info.rows = t.getRows();
-          info.memory_bytes = t.getMemoryBytes();
-          out.tables.push_back(std::move(info));
-        }
+        for (auto t : r.getTables())
+          out.tables.push_back(read_table_info(t));
         break;
     }
-    for (uint32_t s : r.getSteps())
-      out.steps.push_back(s);
-    for (uint64_t k : r.getKeys())
-      out.keys.push_back(k);
+    get_list(r.getSteps(), out.steps);
+    get_list(r.getKeys(), out.keys);
     out.next = r.getNext();
     return {};
   });

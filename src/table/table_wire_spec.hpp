@@ -1,8 +1,10 @@
 #pragma once
-// table_spec <-> its Cap'n Proto struct (schema/table.capnp), for the
-// codecs of the client (table_wire.cpp) and the shard (table_service.cpp).
+// table_spec and table_info <-> their Cap'n Proto structs
+// (schema/table.capnp), for the codecs of the client (table_wire.cpp) and
+// the shard (table_service.cpp).
 #include "schema/table.capnp.h"
 #include "src/table/table_spec.hpp"
+#include "src/table/table_wire.hpp" // table_info
 
 namespace gridvec {
 
@@ -47,6 +49,30 @@ inline table_spec read_table_spec(wire::TableSpec::Reader r) {
   s.beta2 = r.getBeta2();
   s.epsilon = r.getEpsilon();
   return s;
+}
+
+inline void write_table_info(wire::TableInfo::Builder b, const table_info& info) {
+  write_table_spec(b.initSpec(), info.spec);
+  b.setShard(info.shard);
+  b.setShards(info.shards);
+  b.setFirstColumn(info.first_column);
+  b.setWidth(info.width);
+  b.setStride(info.stride);
+  b.setRows(info.rows);
+  b.setMemoryBytes(info.memory_bytes);
+}
+
+inline table_info read_table_info(wire::TableInfo::Reader r) {
+  table_info info;
+  info.spec = read_table_spec(r.getSpec());
+  info.shard = r.getShard();
+  info.shards = r.getShards();
+  info.first_column = r.getFirstColumn();
+  info.width = r.getWidth();
+  info.stride = r.getStride();
+  info.rows = r.getRows();
+  info.memory_bytes = r.getMemoryBytes();
+  return info;
 }
 
 } // namespace gridvec
