@@ -343,12 +343,53 @@ status table::add(std::span<const uint64_t> keys, std::span<const float> deltas)
 }
 
 expected<std::vector<bool>> table::set_if_absent(std::span<const uint64_t> keys, std::span<const float> values) {
-  std::vector<routing> routes;
-  auto replies =
-    send_values(*core_, spec_, table_op::set_if_absent, {keys}, {values}, table_reply::kind::flags, &routes);
-  if (!replies)
-    return failure{replies.error()};
-  return gather_flags(routes[0], *replies, keys.size());
+  const uint32_t shards = core_->count();
+  if (spec_.layout != table_layout::columns || shards == 1) { // each key has one shard: it decides
+    std::vector<routing> routes;
+    auto replies =
+      send_values(*core_, spec_, table_op::set_if_absent, {keys}, {values}, table_reply::kind::flags, &routes);
+    if (!replies)
+      return failure{replies.error()};
+    return gather_flags(routes[0], *replies, keys.size());
+  }
+  // Columns layout: every shard holds a slice of each row, and shards that
+  // decided on their own could each let another caller's value win (two
+  // racing callers left a row half one's, half the other's). Shard 0
+  // decides; the winners' other columns are then put on the other shards.
+  if (auto ok = check_values(spec_, keys.size(), values.size()); !ok)
+    return failure{ok.error()};
+  routing all = route(spec_, shards, keys);
+  auto decided = core_->ask(
+    {0},
+    {encode_table_values(table_op::set_if_absent, spec_.name, all.keys[0], values_for(spec_, shards, all, 0, values))},
+    table_reply::kind::flags);
+  if (!decided)
+    return failure{decided.error()};
+  const auto& flags = (*decided)[0].flags;
+  if (flags.size() != keys.size())
+    return failure{"table shard 0 sent " + std::to_string(flags.size()) + " flags for " + std::to_string(keys.size()) +
+                   " keys"};
+  std::vector<bool> set(keys.size());
+  std::vector<uint64_t> won;
+  std::vector<float> won_values;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if ((set[i] = flags[i] != 0)) {
+      won.push_back(keys[i]);
+      won_values.insert(won_values.end(), values.begin() + i * spec_.dim, values.begin() + (i + 1) * spec_.dim);
+    }
+  if (won.empty())
+    return set;
+  routing rest = route(spec_, shards, won);
+  std::vector<uint32_t> targets;
+  std::vector<wire_bytes> requests;
+  for (size_t i = 1; i < rest.targets.size(); ++i) {
+    targets.push_back(rest.targets[i]);
+    requests.push_back(
+      encode_table_values(table_op::put, spec_.name, rest.keys[i], values_for(spec_, shards, rest, i, won_values)));
+  }
+  if (auto put = core_->ask(targets, std::move(requests), table_reply::kind::done); !put)
+    return failure{put.error()};
+  return set;
 }
 
 expected<std::vector<bool>> table::remove(std::span<const uint64_t> keys) {
