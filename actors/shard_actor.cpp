@@ -14,9 +14,8 @@
 #include "src/formats/model_dir.hpp"
 #include "src/formats/wire.hpp"
 #include "src/replicated/row_block.hpp"
-#include "src/model/shard_store.hpp"
+#include "src/model/sgns_operations.hpp"
 #include "src/model/similarity.hpp"
-#include "src/sgns/drawn_targets.hpp"
 
 namespace gridvec {
 
@@ -34,20 +33,15 @@ struct shard_core {
 };
 
 struct lane_state {
-  uint32_t index = 0;
   std::shared_ptr<shard_core> core;
   // Set on the network thread: the worker lane that does the slow requests.
   shard_actor slow;
-  std::unique_ptr<adjust_scratch> scratch;
-  // Decode buffers, reused across calls.
-  minibatch batch;
-  std::vector<float> floats;
+  // The lane's buffers for the model's operations (sgns_operations.hpp).
+  std::unique_ptr<sgns_buffers> buffers;
   // A step's parts: its adjusts (minibatch and weights) and its dotprods.
   std::vector<minibatch> adjust_batches;
   std::vector<std::vector<float>> adjust_weights;
   std::vector<minibatch> dotprod_batches;
-  std::vector<float> hidden;
-  drawn_targets drawn; // by dotprod, for the adjust of the same minibatch
   static inline const char* name = "shard";
 };
 
@@ -56,24 +50,6 @@ status check_words(const shard_store& store, const std::vector<uint32_t>& words)
     if (w >= store.vocab_size())
       return failure{"word id " + std::to_string(w) + " is outside the vocabulary"};
   return {};
-}
-
-status decode_adjust(const shard_store& store, const wire_bytes& request, minibatch& batch,
-                     std::vector<float>& weights) {
-  if (auto s = decode_adjust_request(request, batch, weights); !s)
-    return s;
-  if (auto s = store.validate(batch); !s)
-    return s;
-  if (weights.size() != batch.dot_count())
-    return failure{"adjust request has " + std::to_string(weights.size()) + " weights for " +
-                   std::to_string(batch.dot_count()) + " dot products"};
-  return {};
-}
-
-status decode_dotprod(const shard_store& store, const wire_bytes& request, minibatch& into) {
-  if (auto s = decode_dotprod_request(request, into); !s)
-    return s;
-  return store.validate(into);
 }
 
 // Decodes and checks every part of a step into the lane's buffers.
@@ -87,10 +63,10 @@ status decode_step(lane_state& st, const std::vector<wire_bytes>& adjusts, const
   if (st.dotprod_batches.size() < dotprods.size())
     st.dotprod_batches.resize(dotprods.size());
   for (size_t i = 0; i < adjusts.size(); ++i)
-    if (auto s = decode_adjust(store, adjusts[i], st.adjust_batches[i], st.adjust_weights[i]); !s)
+    if (auto s = decode_sgns_adjust(store, adjusts[i], st.adjust_batches[i], st.adjust_weights[i]); !s)
       return s;
   for (size_t i = 0; i < dotprods.size(); ++i)
-    if (auto s = decode_dotprod(store, dotprods[i], st.dotprod_batches[i]); !s)
+    if (auto s = decode_sgns_dotprod(store, dotprods[i], st.dotprod_batches[i]); !s)
       return s;
   return {};
 }
@@ -149,21 +125,13 @@ status init_from_model(shard_store& store, const vocabulary& vocab, const std::s
   return {};
 }
 
-wire_bytes answer_dotprod(lane_state& st, const minibatch& mb) {
-  st.floats.resize(mb.dot_count());
-  st.core->store->dotprod(mb, st.floats.data(), st.hidden, &st.drawn.record(mb));
-  return encode_dotprod_reply(st.index, st.floats.data(), st.floats.size());
-}
-
 // One lane, as an actor on the workers (`Self` a stateful actor pointer) or
 // as a broker on the network thread (a stateful broker pointer, with `slow`
 // the worker lane its slow requests are delegated to).
 template <class Self>
-shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_ptr<shard_core> core,
-                                         shard_actor slow) {
+shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> core, shard_actor slow) {
   auto& st = self->state;
-  st.index = index;
-  st.scratch = std::make_unique<adjust_scratch>(core->store->slice().width);
+  st.buffers = std::make_unique<sgns_buffers>(core->store->slice().width);
   st.core = std::move(core);
   if (slow) {
     // The lanes of a shard live and die together.
@@ -174,17 +142,18 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
     [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
-      if (auto s = decode_dotprod(*st.core->store, request, st.batch); !s)
+      auto& b = *st.buffers;
+      if (auto s = decode_sgns_dotprod(*st.core->store, request, b.batch); !s)
         return make_job_error(s.error());
-      return answer_dotprod(st, st.batch);
+      return run_sgns_dotprod(*st.core->store, b.batch, b);
     },
     [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
-      if (auto s = decode_adjust(*st.core->store, request, st.batch, st.floats); !s)
+      auto& b = *st.buffers;
+      if (auto s = decode_sgns_adjust(*st.core->store, request, b.batch, b.floats); !s)
         return make_job_error(s.error());
-      st.core->store->adjust(st.batch, st.floats.data(), *st.scratch, st.drawn.find(st.batch));
-      return encode_adjust_reply(st.index, static_cast<uint32_t>(st.batch.pairs()));
+      return run_sgns_adjust(*st.core->store, b.batch, b.floats.data(), b);
     },
     [self](step_atom, const std::vector<wire_bytes>& adjusts,
            const std::vector<wire_bytes>& dotprods) -> caf::result<std::vector<wire_bytes>> {
@@ -193,14 +162,13 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
       // Every part is checked before anything is applied.
       if (auto s = decode_step(st, adjusts, dotprods); !s)
         return make_job_error(s.error());
-      for (size_t i = 0; i < adjusts.size(); ++i) {
-        const minibatch& mb = st.adjust_batches[i];
-        st.core->store->adjust(mb, st.adjust_weights[i].data(), *st.scratch, st.drawn.find(mb));
-      }
+      auto& store = *st.core->store;
+      for (size_t i = 0; i < adjusts.size(); ++i)
+        apply_sgns_adjust(store, st.adjust_batches[i], st.adjust_weights[i].data(), *st.buffers);
       std::vector<wire_bytes> replies;
       replies.reserve(dotprods.size());
       for (size_t i = 0; i < dotprods.size(); ++i)
-        replies.push_back(answer_dotprod(st, st.dotprod_batches[i]));
+        replies.push_back(run_sgns_dotprod(store, st.dotprod_batches[i], *st.buffers));
       return replies;
     },
     [self](rows_atom a, uint32_t begin, uint32_t end) -> caf::result<wire_bytes> {
@@ -283,18 +251,16 @@ shard_actor::behavior_type lane_behavior(Self self, uint32_t index, std::shared_
 }
 
 // One lane over the shard of `core`.
-shard_actor spawn_shard_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core) {
+shard_actor spawn_shard_lane(caf::actor_system& sys, std::shared_ptr<shard_core> core) {
   auto store = core->store;
-  auto lane =
-    sys.spawn(lane_behavior<shard_actor::stateful_pointer<lane_state>>, index, std::move(core), shard_actor{});
+  auto lane = sys.spawn(lane_behavior<shard_actor::stateful_pointer<lane_state>>, std::move(core), shard_actor{});
   register_local_lane(lane, store); // learners of this process may train on it directly
   return lane;
 }
 
-shard_actor spawn_network_lane(caf::actor_system& sys, uint32_t index, std::shared_ptr<shard_core> core,
-                               shard_actor slow) {
+shard_actor spawn_network_lane(caf::actor_system& sys, std::shared_ptr<shard_core> core, shard_actor slow) {
   auto store = core->store;
-  auto lane = sys.middleman().spawn_broker(lane_behavior<shard_actor::stateful_broker_pointer<lane_state>>, index,
+  auto lane = sys.middleman().spawn_broker(lane_behavior<shard_actor::stateful_broker_pointer<lane_state>>,
                                            std::move(core), std::move(slow));
   register_local_lane(lane, store);
   return lane;
@@ -314,7 +280,8 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   std::shared_ptr<const huffman_tree> tree;
   if (spec.hierarchical)
     tree = shared_huffman_tree(vocab_ptr);
-  core->store = std::make_shared<shard_store>(slice, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
+  core->store =
+    std::make_shared<shard_store>(spec.index, spec.count, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
   core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
                               slice.width, vocab.size(), spec.vocab_crc, core->store->node_rows()};
   if (!spec.init_model.empty())
@@ -334,13 +301,13 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   info.first = slice.first;
   info.width = slice.width;
   if (where == lane_thread::network && sys.has_middleman()) {
-    auto slow = spawn_shard_lane(sys, spec.index, core);
+    auto slow = spawn_shard_lane(sys, core);
     for (uint32_t i = 0; i < spec.lanes; ++i)
-      info.lanes.push_back(spawn_network_lane(sys, spec.index, core, slow));
+      info.lanes.push_back(spawn_network_lane(sys, core, slow));
     return info;
   }
   for (uint32_t i = 0; i < spec.lanes; ++i)
-    info.lanes.push_back(spawn_shard_lane(sys, spec.index, core));
+    info.lanes.push_back(spawn_shard_lane(sys, core));
   return info;
 }
 

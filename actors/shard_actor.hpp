@@ -1,7 +1,9 @@
 #pragma once
-// Shard actors: thin wrappers that decode a request, let shard_store do the
-// arithmetic and encode the reply. A shard is one shard_store served by
-// several lanes (actors) at once; checkpoints and queries go to any lane.
+// Shard actors: a shard of an SGNS job is one slice of the job's model
+// table (shard_store::model()), served by several lanes (actors) at once.
+// A training message is run as the table's operation sgns.dotprod or
+// sgns.adjust (src/model/sgns_operations.hpp); checkpoints and queries go
+// to any lane.
 #include <memory>
 
 #include "actors/protocol.hpp"

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     counts[i] = distinct ? 100000000ull - i : 1 + 10000000ull / (i + 1);
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
   auto zipf = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
-  shard_store store(column_slice::of(0, 2, 100), 100, vocab, 1, noise);
+  shard_store store(0, 2, 100, vocab, 1, noise);
 
   rng r(7);
   example_builder builder(5, false);

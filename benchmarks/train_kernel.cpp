@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     counts[i] = 1 + 100000000ull / (i + 1);
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
   auto zipf = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
-  auto store = std::make_shared<shard_store>(column_slice::of(0, 1, dim), dim, vocab, 1, noise);
+  auto store = std::make_shared<shard_store>(0, 1, dim, vocab, 1, noise);
   auto t1 = std::chrono::steady_clock::now();
 
   std::atomic<uint64_t> pairs{0};

@@ -33,6 +33,7 @@ struct TableSpec {
   beta1 @10 :Float32;
   beta2 @11 :Float32;
   epsilon @12 :Float32;
+  dense @13 :Bool;           # matrix only: all rows made at creation, stored contiguously
 }
 
 struct KeyValues {

@@ -119,7 +119,7 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
   REQUIRE(handle.lanes.size() == 2);
   REQUIRE(handle.width == 5);
 
-  shard_store reference(column_slice::of(0, 2, 10), 10, vocab.size(), 5, noise);
+  shard_store reference(0, 2, 10, vocab.size(), 5, noise);
   auto mb = sample_batch();
   std::vector<float> expected(mb.dot_count()), hidden;
   reference.dotprod(mb, expected.data(), hidden);

@@ -57,6 +57,12 @@ table save emb | grep -q "^table emb saved by 2 shards$" || fail "save"
 [ -f "$work/tables/emb/shard-0-of-2.slice" ] && [ -f "$work/tables/emb/shard-1-of-2.slice" ] \
   || fail "no slice files in $work/tables/emb: $(ls -R "$work/tables")"
 table fetch emb "$key_a" > "$work/saved-a.out"
+# A dense matrix (every row made at creation) is saved and restored too.
+table create dmat 4 rows=10 layout=columns storage=dense > "$work/dense.out" || fail "create dense: $(cat "$work/dense.out")"
+grep -q "^table dmat: matrix 10 x 4, columns, dense, init zeros, sgd lr 0.01, on 2 shards$" "$work/dense.out" \
+  || fail "create dense printed: $(cat "$work/dense.out")"
+table put dmat 3 1 2 3 4 > /dev/null || fail "put dense"
+table save dmat | grep -q "^table dmat saved by 2 shards$" || fail "save dense"
 grep -q "^slot G 1.25 5 1.25 4$" "$work/saved-a.out" || fail "Adagrad's G after two pushes: $(cat "$work/saved-a.out")"
 # A change after the save: lost with the node, as it was never saved.
 table push emb "$key_a" 3 3 3 3 > /dev/null
@@ -72,6 +78,10 @@ table fetch emb "$key_a" > "$work/restored-a.out" || fail "fetch after the resta
 cmp -s "$work/saved-a.out" "$work/restored-a.out" \
   || fail "restored row differs from the saved one: $(cat "$work/saved-a.out") vs $(cat "$work/restored-a.out")"
 table fetch emb "$key_b" | cmp -s - "$work/live-b.out" || fail "shard-b's row changed with shard-a's restart"
+grep -q "table dmat restored from .*shard-0-of-2.slice (10 rows)" "$work/shard-a.log" \
+  || fail "shard-a did not restore the dense table: $(tail -5 "$work/shard-a.log")"
+table get dmat 3 | grep -qE "^3 1 2 3 4$" || fail "dense row after the restart: $(table get dmat 3)"
+table drop dmat > /dev/null || fail "drop dense"
 # The slots are intact: one more Adagrad step from the saved G.
 table push emb "$key_a" 2 0 0 0 > /dev/null
 table fetch emb "$key_a" > "$work/after-push.out"

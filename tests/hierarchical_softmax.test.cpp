@@ -149,7 +149,7 @@ stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, std::shared_
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(zipf_counts(vocab)));
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s) {
-    out.push_back(std::make_shared<shard_store>(column_slice::of(s, shards, dim), dim, vocab, 3, noise, tree));
+    out.push_back(std::make_shared<shard_store>(s, shards, dim, vocab, 3, noise, tree));
     auto& st = *out.back();
     REQUIRE(st.output_rows() == 2 * vocab - 1);
     for (uint32_t r = 0; r < st.output_rows(); ++r) // nonzero, so every dot product matters
@@ -317,8 +317,8 @@ TEST_CASE("shard_store: -hs 1 minibatches only where the job trains with it", "[
   const uint32_t vocab = 10, dim = 4;
   auto tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(zipf_counts(vocab)));
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(zipf_counts(vocab)));
-  shard_store plain(column_slice::of(0, 1, dim), dim, vocab, 1, noise);
-  shard_store hs(column_slice::of(0, 1, dim), dim, vocab, 1, noise, tree);
+  shard_store plain(0, 1, dim, vocab, 1, noise);
+  shard_store hs(0, 1, dim, vocab, 1, noise, tree);
   CHECK(plain.output_rows() == vocab);
   CHECK(hs.output_rows() == 2 * vocab - 1);
   CHECK(hs.bytes() == (vocab + 2 * vocab - 1) * dim * sizeof(float));

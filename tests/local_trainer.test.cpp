@@ -28,7 +28,7 @@ std::shared_ptr<const alias_sampler> zipf_noise(uint32_t vocab) {
 stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const alias_sampler>& noise) {
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s) {
-    out.push_back(std::make_shared<shard_store>(column_slice::of(s, shards, dim), dim, vocab, 3, noise));
+    out.push_back(std::make_shared<shard_store>(s, shards, dim, vocab, 3, noise));
     // v starts at zero; give it values so that every dot product matters.
     auto& st = *out.back();
     for (uint32_t w = 0; w < vocab; ++w)

@@ -32,7 +32,7 @@ stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, uint64_t see
                      const std::shared_ptr<const alias_sampler>& noise) {
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s)
-    out.push_back(std::make_unique<shard_store>(column_slice::of(s, shards, dim), dim, vocab, seed, noise));
+    out.push_back(std::make_unique<shard_store>(s, shards, dim, vocab, seed, noise));
   return out;
 }
 
@@ -264,7 +264,7 @@ TEST_CASE("shard_store: initial vectors do not depend on the sharding", "[shard_
 
 TEST_CASE("shard_store: read_input_rows and bytes", "[shard_store]") {
   auto noise = zipf_noise(8);
-  shard_store st(column_slice::of(1, 3, 10), 10, 8, 5, noise);
+  shard_store st(1, 3, 10, 8, 5, noise);
   CHECK(st.slice().first == 3u);
   CHECK(st.slice().width == 3u);
   CHECK(st.vocab_size() == 8u);
@@ -593,7 +593,7 @@ TEST_CASE("shard_store: S shards trained with the same weights match S=1", "[sha
 TEST_CASE("shard_store: validate rejects malformed minibatches", "[shard_store]") {
   const uint32_t vocab = 10;
   auto noise = zipf_noise(vocab);
-  shard_store st(column_slice::of(0, 1, 4), 4, vocab, 1, noise);
+  shard_store st(0, 1, 4, vocab, 1, noise);
 
   minibatch good;
   good.negatives = 5;
@@ -686,7 +686,7 @@ TEST_CASE("shard_store: validate rejects malformed minibatches", "[shard_store]"
 
 TEST_CASE("shard_store: a one-word noise distribution does not loop", "[shard_store]") {
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts({5}));
-  shard_store st(column_slice::of(0, 1, 3), 3, 1, 1, noise);
+  shard_store st(0, 1, 3, 1, 1, noise);
   minibatch mb;
   mb.negatives = 4;
   mb.inputs = {0};

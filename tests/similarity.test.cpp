@@ -49,10 +49,10 @@ std::vector<float> summed_query(const std::vector<shard_store*>& shards, const s
 
 TEST_CASE("similarity: nearest over 3 shards equals nearest over full vectors", "[similarity]") {
   const uint32_t V = 50, d = 12;
-  shard_store whole(column_slice::of(0, 1, d), d, V, 9, flat_noise(V));
-  shard_store s0(column_slice::of(0, 3, d), d, V, 9, flat_noise(V));
-  shard_store s1(column_slice::of(1, 3, d), d, V, 9, flat_noise(V));
-  shard_store s2(column_slice::of(2, 3, d), d, V, 9, flat_noise(V));
+  shard_store whole(0, 1, d, V, 9, flat_noise(V));
+  shard_store s0(0, 3, d, V, 9, flat_noise(V));
+  shard_store s1(1, 3, d, V, 9, flat_noise(V));
+  shard_store s2(2, 3, d, V, 9, flat_noise(V));
 
   auto summed = summed_query({&s0, &s1, &s2}, {7}, {1.0f});
   auto best = top_cosine(summed, 5, {7});
@@ -73,9 +73,9 @@ TEST_CASE("similarity: nearest over 3 shards equals nearest over full vectors", 
 
 TEST_CASE("similarity: an analogy query is b - a + c of normalised vectors", "[similarity]") {
   const uint32_t V = 30, d = 8;
-  shard_store whole(column_slice::of(0, 1, d), d, V, 4, flat_noise(V));
-  shard_store s0(column_slice::of(0, 2, d), d, V, 4, flat_noise(V));
-  shard_store s1(column_slice::of(1, 2, d), d, V, 4, flat_noise(V));
+  shard_store whole(0, 1, d, V, 4, flat_noise(V));
+  shard_store s0(0, 2, d, V, 4, flat_noise(V));
+  shard_store s1(1, 2, d, V, 4, flat_noise(V));
   auto summed = summed_query({&s0, &s1}, {1, 2, 3}, {-1.0f, 1.0f, 1.0f});
   auto best = top_cosine(summed, 1, {1, 2, 3});
   REQUIRE(best.size() == 1);

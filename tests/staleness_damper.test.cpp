@@ -19,7 +19,7 @@ constexpr uint32_t vocab = 200, dim = 20;
 
 std::shared_ptr<shard_store> store_with_norm(float norm, uint32_t shards = 1, uint32_t index = 0) {
   auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(std::vector<uint64_t>(vocab, 10)));
-  auto s = std::make_shared<shard_store>(column_slice::of(index, shards, dim), dim, vocab, 1, noise);
+  auto s = std::make_shared<shard_store>(index, shards, dim, vocab, 1, noise);
   // Every row points the same way, with this norm over the whole dimension.
   const float x = norm / std::sqrt(static_cast<float>(dim));
   for (uint32_t w = 0; w < vocab; ++w)

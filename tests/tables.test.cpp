@@ -7,14 +7,18 @@
 #include <map>
 #include <unordered_map>
 
+#include "src/formats/checkpoint.hpp" // crc32
 #include "src/table/key_index.hpp"
 #include "src/table/slice_file.hpp"
 #include "src/table/table_operations.hpp"
 #include "src/table/table_service.hpp"
 #include "src/table/table_slice.hpp"
+#include "tests/table_test_util.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::ask;
+using gridvec::test::error_of;
 
 namespace {
 
@@ -28,18 +32,6 @@ table_spec map_spec(const std::string& name, uint32_t dim, table_optimizer opt =
   s.optimizer = opt;
   s.learning_rate = 0.1f;
   return s;
-}
-
-table_reply ask(table_service& service, const wire_bytes& request) {
-  auto reply = decode_table_reply(service.handle(request));
-  REQUIRE(reply);
-  return *reply;
-}
-
-std::string error_of(table_service& service, const wire_bytes& request) {
-  auto reply = ask(service, request);
-  REQUIRE(reply.what == table_reply::kind::error);
-  return reply.error;
 }
 
 } // namespace
@@ -232,7 +224,7 @@ TEST_CASE("a table slice file keeps values, slots and steps, and refuses damage"
     CHECK(test::contains(read_table_slice(path).error(), "bytes where its header needs"));
   }
   SECTION("a header that claims billions of rows is refused") {
-    const size_t rows_at = 8 + 4 + spec.name.size() + 4 + 8 + 4 + 4 + 8 + 16 + 20;
+    const size_t rows_at = 8 + 4 + spec.name.size() + 4 + 1 + 8 + 4 + 4 + 8 + 16 + 20;
     uint64_t huge = uint64_t{1} << 39;
     std::memcpy(bytes.data() + rows_at, &huge, 8);
     dir.write("adam-table/shard-1-of-2.slice", bytes);
@@ -425,4 +417,151 @@ TEST_CASE("a scan pages through every row once, past removed ones", "[tables]") 
   auto rest = ask(service, encode_table_scan("s", first.next, 1000));
   CHECK(rest.keys.size() == 40);
   CHECK(rest.next == table_slice::scan_end);
+}
+
+namespace {
+
+table_spec dense_spec() {
+  table_spec s;
+  s.name = "dense";
+  s.kind = table_kind::matrix;
+  s.rows = 100;
+  s.dim = 6;
+  s.layout = table_layout::columns;
+  s.init = table_init::uniform;
+  s.init_scale = 0.5f;
+  s.seed = 3;
+  s.optimizer = table_optimizer::adagrad;
+  s.dense = true;
+  return s;
+}
+
+std::vector<float> get_rows(table_slice& t, std::vector<uint64_t> keys) {
+  std::vector<float> out(keys.size() * t.width());
+  t.get(keys, out.data());
+  return out;
+}
+
+// Rewrites a slice file's checksum after an edit.
+void fix_crc(std::string& bytes) {
+  const uint32_t crc = crc32(bytes.data(), bytes.size() - 4, 0);
+  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
+}
+
+} // namespace
+
+TEST_CASE("a dense matrix has every row from the start and behaves as a lazy one", "[tables]") {
+  auto spec = dense_spec();
+  auto lazy_spec = spec;
+  lazy_spec.dense = false;
+  table_slice dense{spec, 1, 2}, lazy{lazy_spec, 1, 2};
+  CHECK(dense.rows() == 100);
+  CHECK(lazy.rows() == 0);
+  CHECK(dense.memory_bytes() >= 100 * dense.stride() * sizeof(float));
+  const std::vector<uint64_t> keys{0, 57, 99, 57};
+  CHECK(get_rows(dense, keys) == get_rows(lazy, keys)); // the same initial values
+  std::vector<float> grads(keys.size() * dense.width());
+  for (size_t i = 0; i < grads.size(); ++i)
+    grads[i] = 0.1f * static_cast<float>(i % 5) - 0.2f;
+  dense.push(keys, grads.data());
+  lazy.push(keys, grads.data());
+  std::vector<float> a(keys.size() * dense.stride()), b(a.size());
+  std::vector<uint32_t> sa(keys.size()), sb(keys.size());
+  dense.fetch(keys, a.data(), sa.data());
+  lazy.fetch(keys, b.data(), sb.data());
+  CHECK(a == b); // values and Adagrad slots
+  CHECK(dense.find(57) == dense.dense_rows() + 57 * dense.stride());
+  CHECK(dense.find(100) == nullptr);
+
+  std::vector<uint8_t> flags;
+  std::vector<float> ones(2 * dense.width(), 1.0f);
+  dense.set_if_absent(std::vector<uint64_t>{3, 4}, ones.data(), flags);
+  CHECK(flags == std::vector<uint8_t>{0, 0}); // every row exists
+  dense.remove(std::vector<uint64_t>{57}, flags);
+  CHECK(flags == std::vector<uint8_t>{1});
+  table_slice fresh{spec, 1, 2};
+  CHECK(get_rows(dense, {57}) == get_rows(fresh, {57})); // back to its initial value
+  std::vector<double> count;
+  REQUIRE(dense.reduce("count", count));
+  CHECK(count[0] == 100);
+  std::vector<uint64_t> page_keys, seen;
+  std::vector<float> values;
+  for (uint64_t cursor = 0; cursor != table_slice::scan_end;) {
+    cursor = dense.scan(cursor, 30, page_keys, values);
+    seen.insert(seen.end(), page_keys.begin(), page_keys.end());
+  }
+  CHECK(seen.size() == 100);
+  CHECK(seen.back() == 99);
+}
+
+TEST_CASE("a dense slice file round-trips, and version 1 files still read", "[tables]") {
+  test::temp_dir dir;
+  auto spec = dense_spec();
+  table_slice t{spec, 0, 2};
+  std::vector<float> grads(t.width(), 0.3f);
+  t.push(std::vector<uint64_t>{42}, grads.data());
+  std::filesystem::create_directories(dir.path() + "/dense");
+  const std::string path = table_slice_path(dir.path(), "dense", 0, 2);
+  REQUIRE(write_table_slice(path, t));
+  auto back = read_table_slice(path);
+  REQUIRE(back);
+  CHECK((*back)->spec() == spec);
+  CHECK((*back)->rows() == 100);
+  CHECK(get_rows(**back, {42, 7}) == get_rows(t, {42, 7}));
+
+  std::string bytes = test::read_file(path);
+  const size_t header = 8 + 4 + spec.name.size() + 4 + 1 + 8 + 4 + 4 + 8 + 16 + 20 + 8;
+  SECTION("a row outside the matrix is refused") {
+    const uint64_t key = 5000;
+    std::memcpy(bytes.data() + header, &key, 8);
+    fix_crc(bytes);
+    dir.write("dense/shard-0-of-2.slice", bytes);
+    CHECK(test::contains(read_table_slice(path).error(), "row 5000 of a matrix of 100 rows"));
+  }
+  SECTION("unknown flags are refused") {
+    bytes[8 + 4 + spec.name.size() + 4] = 2;
+    fix_crc(bytes);
+    dir.write("dense/shard-0-of-2.slice", bytes);
+    CHECK(test::contains(read_table_slice(path).error(), "unknown flags"));
+  }
+  SECTION("a version 1 file (no flags byte) is a table that is not dense") {
+    auto lazy_spec = spec;
+    lazy_spec.dense = false;
+    table_slice lazy{lazy_spec, 0, 2};
+    lazy.push(std::vector<uint64_t>{42}, grads.data());
+    REQUIRE(write_table_slice(path, lazy));
+    std::string v2 = test::read_file(path);
+    std::string v1 = v2.substr(0, 8 + 4 + spec.name.size() + 4) + v2.substr(8 + 4 + spec.name.size() + 4 + 1);
+    v1[7] = '1';
+    fix_crc(v1);
+    dir.write("dense/shard-0-of-2.slice", v1);
+    auto old = read_table_slice(path);
+    REQUIRE(old);
+    CHECK((*old)->spec() == lazy_spec);
+    CHECK(get_rows(**old, {42}) == get_rows(lazy, {42}));
+  }
+}
+
+TEST_CASE("dense tables are only matrices, and bounded by the shard's memory", "[tables]") {
+  auto spec = dense_spec();
+  spec.kind = table_kind::map;
+  spec.rows = 0;
+  CHECK(test::contains(validate_table_spec(spec).error(), "only a matrix can be dense"));
+  spec = dense_spec();
+  spec.layout = table_layout::rows;
+  CHECK(test::contains(validate_table_spec(spec).error(), "needs the columns layout"));
+  table_service service{0, 2, ""};
+  auto huge = dense_spec();
+  huge.rows = uint64_t{1} << 31;
+  huge.dim = 65536;
+  CHECK(test::contains(error_of(service, encode_table_create(huge)), "more than this shard allows"));
+  huge.rows = uint64_t{1} << 33;
+  huge.dim = 2;
+  CHECK(test::contains(error_of(service, encode_table_create(huge)), "a dense matrix has at most"));
+  REQUIRE(ask(service, encode_table_create(dense_spec())).what == table_reply::kind::done);
+  table_service small{0, 2, "", 1000};
+  CHECK(test::contains(error_of(small, encode_table_create(dense_spec())), "more than this shard allows (0 MiB)"));
+  auto info = service.tables();
+  REQUIRE(info.size() == 1);
+  CHECK(info[0].rows == 100);
 }

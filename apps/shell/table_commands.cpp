@@ -15,8 +15,8 @@ namespace gridvec {
 
 const char* const table_commands_usage =
   "  list                              every table: spec, rows, memory\n"
-  "  create NAME DIM [KEY=VALUE...]    rows=N (a matrix), layout=rows|columns, init=zeros|uniform|normal,\n"
-  "                                    scale=S, seed=N, optimizer=sgd|adagrad|adam, lr=X\n"
+  "  create NAME DIM [KEY=VALUE...]    rows=N (a matrix), layout=rows|columns, storage=lazy|dense,\n"
+  "                                    init=zeros|uniform|normal, scale=S, seed=N, optimizer=sgd|adagrad|adam, lr=X\n"
   "  info NAME                         each shard's rows, columns and memory\n"
   "  get NAME KEY...                   the rows' values, one line per key\n"
   "  put NAME KEY V1 ... Vdim          write one row\n"
@@ -86,7 +86,7 @@ status run_create(table_client& client, const words& w, std::ostream& out) {
   for (size_t i = 3; i < w.size(); ++i) {
     auto eq = w[i].find('=');
     if (eq == std::string::npos)
-      return failure{"'" + w[i] + "' is not KEY=VALUE (rows, layout, init, scale, seed, optimizer, lr)"};
+      return failure{"'" + w[i] + "' is not KEY=VALUE (rows, layout, storage, init, scale, seed, optimizer, lr)"};
     const std::string key = w[i].substr(0, eq), value = w[i].substr(eq + 1);
     if (key == "rows") {
       auto n = parse_count("rows", value);
@@ -104,6 +104,10 @@ status run_create(table_client& client, const words& w, std::ostream& out) {
       if (!l)
         return failure{l.error()};
       spec.layout = *l;
+    } else if (key == "storage") {
+      if (value != "dense" && value != "lazy")
+        return failure{"storage is dense or lazy, not '" + value + "'"};
+      spec.dense = value == "dense";
     } else if (key == "init") {
       auto i = parse_table_init(value);
       if (!i)
@@ -120,7 +124,7 @@ status run_create(table_client& client, const words& w, std::ostream& out) {
         return failure{x.error()};
       (key == "scale" ? spec.init_scale : spec.learning_rate) = *x;
     } else {
-      return failure{"unknown setting '" + key + "' (rows, layout, init, scale, seed, optimizer, lr)"};
+      return failure{"unknown setting '" + key + "' (rows, layout, storage, init, scale, seed, optimizer, lr)"};
     }
   }
   auto t = client.open(spec);

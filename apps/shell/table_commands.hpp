@@ -5,6 +5,7 @@
 //
 //   list                                   every table: spec, rows, memory
 //   create NAME DIM [KEY=VALUE...]         rows=N (a matrix), layout=rows|columns,
+//                                          storage=lazy|dense (a columns matrix),
 //                                          init=zeros|uniform|normal, scale=S, seed=N,
 //                                          optimizer=sgd|adagrad|adam, lr=X
 //   info NAME                              each shard's rows, columns and memory

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "src/model/sgns_operations.hpp"
 #include "src/sgns/sgns_update.hpp"
 #include "src/sgns/vector_math.hpp"
 
@@ -10,14 +11,35 @@ namespace gridvec {
 
 namespace {
 constexpr uint32_t max_negatives = 1000;
+// Marks a table slice whose owner is a shard_store.
+constexpr char owner_tag = 0;
+} // namespace
+
+table_spec sgns_model_spec(uint32_t dim, uint32_t vocab_size, uint32_t node_rows) {
+  table_spec spec;
+  spec.name = "sgns";
+  spec.kind = table_kind::matrix;
+  spec.rows = uint64_t{vocab_size} * 2 + node_rows;
+  spec.dim = dim;
+  spec.layout = table_layout::columns;
+  spec.dense = true;
+  return spec; // init zeros: reset() writes word2vec.c's start
 }
 
-shard_store::shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
+shard_store::shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
                          std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree)
-  : slice_(slice), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)), tree_(std::move(tree)),
-    u_(allocate_floats(size_t{vocab_size} * slice.width)), v_(allocate_floats(size_t{output_rows()} * slice.width)) {
+  : slice_(column_slice::of(shard, shards, dim)), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
+    tree_(std::move(tree)),
+    model_(std::make_shared<table_slice>(sgns_model_spec(dim, vocab_size, node_rows()), shard, shards)),
+    u_(model_->dense_rows()), v_(u_ + size_t{vocab_size} * slice_.width) {
+  model_->set_owner(&owner_tag, this);
+  register_sgns_operations();
   reset(init_seed);
 }
+
+shard_store::~shard_store() { model_->set_owner(nullptr, nullptr); }
+
+shard_store* shard_store::of(const table_slice& slice) { return static_cast<shard_store*>(slice.owner(&owner_tag)); }
 
 void shard_store::reset(uint64_t init_seed) {
   const float scale = 1.0f / static_cast<float>(dim_);
@@ -29,7 +51,7 @@ void shard_store::reset(uint64_t init_seed) {
       row[j] = (uniform - 0.5f) * scale;
     }
   }
-  std::fill(v_.get(), v_.get() + size_t{output_rows()} * slice_.width, 0.0f);
+  std::fill(v_, v_ + size_t{output_rows()} * slice_.width, 0.0f);
 }
 
 status shard_store::validate(minibatch& mb) const {

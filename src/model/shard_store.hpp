@@ -1,8 +1,13 @@
 #pragma once
 // One shard's part of the model: columns [first, first + width) of the input
-// vectors u and output vectors v of every vocabulary word, as flat float
-// arrays indexed by word id (seed 000, section 5). It computes the shard's
-// side of the two training RPCs (seed 000, Figures 5 and 6):
+// vectors u and output vectors v of every vocabulary word (seed 000,
+// section 5). They are the rows of a dense, columns-layout table of the
+// parameter server (src/table/, seed 004): rows 0..V-1 are u, rows V.. are
+// v, so the model is one table like any other, and its shard is a
+// table_slice (model()). This class is that table's SGNS kernel: it
+// computes the shard's side of the two training RPCs (seed 000, Figures 5
+// and 6), which src/model/sgns_operations.hpp serves as the table's
+// operations "sgns.dotprod" and "sgns.adjust":
 //   dotprod: partial dot products u_s . v_s for every positive pair and
 //            every noise word, noise words drawn from the request's seed;
 //   adjust:  regenerates the same noise words and adds the weighted partial
@@ -23,20 +28,26 @@
 #include "src/util/huge_buffer.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/staleness_damper.hpp"
+#include "src/table/table_slice.hpp"
 
 namespace gridvec {
 
 /// Which columns shard `index` of `count` holds for dimension `dim`:
-/// [index·dim/count, (index+1)·dim/count).
+/// [index·dim/count, (index+1)·dim/count), as for every columns-layout
+/// table.
 struct column_slice {
   uint32_t first = 0;
   uint32_t width = 0;
   static column_slice of(uint32_t index, uint32_t count, uint32_t dim) {
-    uint32_t a = static_cast<uint32_t>(uint64_t{index} * dim / count);
-    uint32_t b = static_cast<uint32_t>(uint64_t{index + 1} * dim / count);
-    return {a, b - a};
+    auto range = columns_of_shard(dim, index, count);
+    return {range.first, range.width};
   }
 };
+
+/// The table that holds an SGNS model of `dim` columns: a dense matrix of
+/// the `vocab_size` input rows, then the output rows (one per word, and one
+/// per Huffman inner node with -hs 1), split by columns over the shards.
+table_spec sgns_model_spec(uint32_t dim, uint32_t vocab_size, uint32_t node_rows);
 
 /// Per-caller buffers for adjust, reused across calls: steady state
 /// allocates nothing.
@@ -51,12 +62,22 @@ struct adjust_scratch {
 
 class shard_store {
 public:
-  /// u is initialised as word2vec.c does, (uniform - 0.5) / dim, from a hash
-  /// of (seed, word, global column), so every sharding gets the same start;
-  /// v starts at zero. `tree`: the job's Huffman tree if it trains with
+  /// Shard `shard` of `shards` of a model of `dim` columns. u is
+  /// initialised as word2vec.c does, (uniform - 0.5) / dim, from a hash of
+  /// (seed, word, global column), so every sharding gets the same start; v
+  /// starts at zero. `tree`: the job's Huffman tree if it trains with
   /// hierarchical softmax.
-  shard_store(column_slice slice, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
+  shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
               std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree = nullptr);
+  ~shard_store();
+  // The model's slice points back here (table_slice::owner).
+  shard_store(const shard_store&) = delete;
+  shard_store& operator=(const shard_store&) = delete;
+
+  /// The model's table slice: its rows are this store's u and v.
+  const std::shared_ptr<table_slice>& model() const { return model_; }
+  /// The store whose model `slice` is, or nullptr (another table).
+  static shard_store* of(const table_slice& slice);
 
   column_slice slice() const { return slice_; }
   uint32_t vocab_size() const { return vocab_size_; }
@@ -92,20 +113,20 @@ public:
 
   /// The whole slices, vocab_size (u) and output_rows (v) x width floats
   /// (checkpoints).
-  float* input_data() { return u_.get(); }
-  float* output_data() { return v_.get(); }
-  const float* input_data() const { return u_.get(); }
-  const float* output_data() const { return v_.get(); }
+  float* input_data() { return u_; }
+  float* output_data() { return v_; }
+  const float* input_data() const { return u_; }
+  const float* output_data() const { return v_; }
 
   /// Copies the slice of input vectors of words [begin, end), row-major.
   void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
   /// ... and of output vectors (a saved model keeps both).
   void read_output_rows(uint32_t begin, uint32_t end, float* out) const;
 
-  float* input_row(uint32_t w) { return u_.get() + size_t{w} * slice_.width; }
-  float* output_row(uint32_t w) { return v_.get() + size_t{w} * slice_.width; }
-  const float* input_row(uint32_t w) const { return u_.get() + size_t{w} * slice_.width; }
-  const float* output_row(uint32_t w) const { return v_.get() + size_t{w} * slice_.width; }
+  float* input_row(uint32_t w) { return u_ + size_t{w} * slice_.width; }
+  float* output_row(uint32_t w) { return v_ + size_t{w} * slice_.width; }
+  const float* input_row(uint32_t w) const { return u_ + size_t{w} * slice_.width; }
+  const float* output_row(uint32_t w) const { return v_ + size_t{w} * slice_.width; }
 
   /// The next noise word for a pair whose positive output is `positive`;
   /// dotprod, adjust and the local trainer draw them in the same order.
@@ -140,7 +161,9 @@ private:
   uint32_t vocab_size_;
   std::shared_ptr<const alias_sampler> noise_;
   std::shared_ptr<const huffman_tree> tree_;
-  float_buffer u_, v_;
+  std::shared_ptr<table_slice> model_;
+  float* u_; // model_'s rows 0..V-1
+  float* v_; // and V..
 };
 
 } // namespace gridvec

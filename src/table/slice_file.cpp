@@ -10,7 +10,11 @@ namespace gridvec {
 
 namespace {
 
-constexpr char magic[8] = {'G', 'V', 'T', 'A', 'B', 'L', 'E', '1'};
+// Version 2 adds a flags byte after the optimizer (bit 0: dense); version
+// 1 files still read, as tables without flags.
+constexpr char magic[8] = {'G', 'V', 'T', 'A', 'B', 'L', 'E', '2'};
+constexpr char magic_v1[8] = {'G', 'V', 'T', 'A', 'B', 'L', 'E', '1'};
+constexpr uint8_t dense_flag = 1;
 
 // Appends little-endian fields to a buffer (x86 and ARM are little-endian).
 struct field_writer {
@@ -41,7 +45,9 @@ struct field_reader {
   }
 };
 
-size_t header_bytes(size_t name_length) { return 8 + 4 + name_length + 4 + 8 + 4 + 4 + 8 + 4 * 4 + 5 * 4 + 8; }
+size_t header_bytes(size_t name_length, bool v1) {
+  return 8 + 4 + name_length + 4 + (v1 ? 0 : 1) + 8 + 4 + 4 + 8 + 4 * 4 + 5 * 4 + 8;
+}
 
 } // namespace
 
@@ -62,6 +68,7 @@ expected<file_digest> write_table_slice(const std::string& path, const table_sli
   w.put(static_cast<uint8_t>(s.layout));
   w.put(static_cast<uint8_t>(s.init));
   w.put(static_cast<uint8_t>(s.optimizer));
+  w.put(static_cast<uint8_t>(s.dense ? dense_flag : 0));
   w.put(s.rows);
   w.put(s.dim);
   w.put(s.init_scale);
@@ -112,8 +119,9 @@ expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path)
   const std::string bad = "table slice " + path + " is damaged or not a table slice";
   field_reader r{f};
   char head[8];
-  if (!r.raw(head, 8) || std::memcmp(head, magic, 8) != 0)
+  if (!r.raw(head, 8) || (std::memcmp(head, magic, 8) != 0 && std::memcmp(head, magic_v1, 8) != 0))
     return failure{path + " is not a gridvec table slice"};
+  const bool v1 = std::memcmp(head, magic_v1, 8) == 0;
   table_spec s;
   const uint32_t name_length = r.get<uint32_t>();
   if (!r.ok || name_length > max_table_name)
@@ -124,6 +132,10 @@ expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path)
   s.layout = static_cast<table_layout>(r.get<uint8_t>());
   s.init = static_cast<table_init>(r.get<uint8_t>());
   s.optimizer = static_cast<table_optimizer>(r.get<uint8_t>());
+  const uint8_t flags = v1 ? 0 : r.get<uint8_t>();
+  if (flags & ~dense_flag)
+    return failure{bad + " (unknown flags)"};
+  s.dense = flags & dense_flag;
   s.rows = r.get<uint64_t>();
   s.dim = r.get<uint32_t>();
   s.init_scale = r.get<float>();
@@ -141,15 +153,21 @@ expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path)
     return failure{bad + ": " + valid.error()};
   if (shards == 0 || shard >= shards)
     return failure{bad + " (shard " + std::to_string(shard) + " of " + std::to_string(shards) + ")"};
-  auto slice = std::make_unique<table_slice>(s, shard, shards);
-  if (slice->first_column() != first || slice->width() != width || slice->stride() != stride)
+  const auto columns =
+    s.layout == table_layout::columns ? columns_of_shard(s.dim, shard, shards) : column_range{0, s.dim};
+  if (columns.first != first || columns.width != width || stride != width * (1 + slots_per_column(s.optimizer)))
     return failure{bad + " (its columns do not match its spec)"};
+  // A dense slice saves every row.
+  if (s.dense && rows != s.rows)
+    return failure{bad + " (a dense table of " + std::to_string(s.rows) + " rows with " + std::to_string(rows) +
+                   " saved)"};
   // The size must be exactly what the header says, before anything is
-  // allocated for the rows.
+  // allocated for the rows (a dense slice allocates them all at once).
   const uint64_t row_bytes = 12 + uint64_t{stride} * sizeof(float);
-  const uint64_t expect = header_bytes(name_length) + rows * row_bytes + 4;
+  const uint64_t expect = header_bytes(name_length, v1) + rows * row_bytes + 4;
   if (rows > (uint64_t{1} << 40) || size < 0 || static_cast<uint64_t>(size) != expect)
     return failure{bad + " (" + std::to_string(size) + " bytes where its header needs " + std::to_string(expect) + ")"};
+  auto slice = std::make_unique<table_slice>(s, shard, shards);
   std::vector<float> row(stride);
   for (uint64_t i = 0; i < rows; ++i) {
     const uint64_t key = r.get<uint64_t>();
@@ -157,6 +175,8 @@ expected<std::unique_ptr<table_slice>> read_table_slice(const std::string& path)
     r.raw(row.data(), stride * sizeof(float));
     if (!r.ok)
       return failure{bad + " (truncated rows)"};
+    if (s.kind == table_kind::matrix && key >= s.rows)
+      return failure{bad + " (row " + std::to_string(key) + " of a matrix of " + std::to_string(s.rows) + " rows)"};
     slice->restore(key, row.data(), step);
   }
   const uint32_t computed = r.crc;

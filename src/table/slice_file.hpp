@@ -5,9 +5,10 @@
 //   DIR/TABLE/shard-I-of-S.slice   (written through atomic_file)
 //
 // Format (little-endian):
-//   "GVTABLE1"                                   8 bytes
+//   "GVTABLE2"                                   8 bytes
 //   name length, name                            uint32, bytes (<= 64)
 //   kind, layout, init, optimizer                4 x uint8
+//   flags (bit 0: dense)                         uint8 (absent in "GVTABLE1")
 //   rows, dim, init_scale, seed                  uint64, uint32, float32, uint64
 //   learning_rate, beta1, beta2, epsilon         4 x float32
 //   shard, shards, first, width, stride          5 x uint32

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "schema/table.capnp.h"
 #include "src/formats/capnp_bytes.hpp"
 #include "src/table/slice_file.hpp"
@@ -101,8 +103,8 @@ expected<const float*> values_of(const table_slice& slice, wire::KeyValues::Read
 
 } // namespace
 
-table_service::table_service(uint32_t shard, uint32_t shards, std::string dir)
-  : shard_(shard), shards_(shards), dir_(std::move(dir)) {}
+table_service::table_service(uint32_t shard, uint32_t shards, std::string dir, uint64_t dense_limit)
+  : shard_(shard), shards_(shards), dir_(std::move(dir)), dense_limit_(dense_limit) {}
 
 table_info table_service::info_of(const table_slice& slice) const {
   table_info info;
@@ -160,6 +162,34 @@ std::vector<std::string> table_service::restore() {
   return lines;
 }
 
+uint64_t default_dense_limit() { return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE)) / 2; }
+
+status dense_slice_fits(const table_spec& spec, uint32_t shards, uint64_t limit) {
+  if (spec.rows > max_slice_rows)
+    return failure{"table " + spec.name + ": a dense matrix has at most " + std::to_string(max_slice_rows) +
+                   " rows, not " + std::to_string(spec.rows)};
+  const uint32_t width = spec.layout == table_layout::columns ? columns_of_shard(spec.dim, 0, shards).width + 1
+                                                              : spec.dim; // the widest shard's
+  const double bytes = double(spec.rows) * width * (1 + slots_per_column(spec.optimizer)) * sizeof(float);
+  if (bytes > double(limit))
+    return failure{"table " + spec.name + ": a dense slice of " + std::to_string(uint64_t(bytes) >> 20) +
+                   " MiB is more than this shard allows (" + std::to_string(limit >> 20) +
+                   " MiB); make it lazy or use more shards"};
+  return {};
+}
+
+status table_service::adopt(std::shared_ptr<table_slice> slice) {
+  const std::string& name = slice->spec().name;
+  if (slice->shard() != shard_ || slice->shards() != shards_)
+    return failure{"table " + name + " is shard " + std::to_string(slice->shard()) + " of " +
+                   std::to_string(slice->shards()) + ", this service shard " + std::to_string(shard_) + " of " +
+                   std::to_string(shards_)};
+  if (tables_.count(name))
+    return failure{"table " + name + " exists on shard " + std::to_string(shard_)};
+  tables_[name] = std::move(slice);
+  return {};
+}
+
 wire_bytes table_service::handle(const wire_bytes& request) {
   ++requests_;
   wire_bytes reply;
@@ -188,7 +218,10 @@ wire_bytes table_service::handle(const wire_bytes& request) {
       }
       if (tables_.size() >= max_tables)
         return failure{"this shard holds " + std::to_string(max_tables) + " tables already; drop one first"};
-      tables_[name] = std::make_unique<table_slice>(spec, shard_, shards_);
+      if (spec.dense)
+        if (auto fits = dense_slice_fits(spec, shards_, dense_limit_); !fits)
+          return fits;
+      tables_[name] = std::make_shared<table_slice>(spec, shard_, shards_);
       reply = done_reply();
       return {};
     }
@@ -203,7 +236,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         return failure{ok.error()};
       // Rows are numbered with 32 bits on a shard (key_index); counted as
       // if every key were new, which only matters near the limit.
-      if (slice.rows() + keys.size() > max_slice_rows)
+      if (!slice.spec().dense && slice.rows() + keys.size() > max_slice_rows)
         return failure{"table " + name + ": shard " + std::to_string(shard_) + " holds " +
                        std::to_string(slice.rows()) + " rows, near the most one shard may hold (" +
                        std::to_string(max_slice_rows) + "); use more shards"};

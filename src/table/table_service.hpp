@@ -25,16 +25,29 @@ constexpr size_t max_request_floats = size_t{32} << 20;
 constexpr size_t max_tables = 1024;
 constexpr uint64_t max_slice_rows = 0xFFFFFFF0u; // row numbers are 32-bit (key_index)
 
+/// Half of this machine's memory: the most one dense slice may take (it
+/// allocates all its rows at once, and a peer chose the size).
+uint64_t default_dense_limit();
+
+/// Whether shard slices of the dense table `spec` fit: at most
+/// max_slice_rows rows and `limit` bytes per slice. One line if not.
+status dense_slice_fits(const table_spec& spec, uint32_t shards, uint64_t limit);
+
 class table_service {
 public:
   /// Shard `shard` of `shards`; `dir` is where save writes and restore
   /// reads its slices (docs/tables.md); empty: tables are not saved.
-  table_service(uint32_t shard, uint32_t shards, std::string dir);
+  /// `dense_limit`: the most bytes one dense slice may take.
+  table_service(uint32_t shard, uint32_t shards, std::string dir, uint64_t dense_limit = default_dense_limit());
 
   /// Loads every slice of this shard found under the directory (a restarted
   /// shard node gets its tables back). Returns one line per table loaded
   /// and per file that could not be (which is left as it is).
   std::vector<std::string> restore();
+
+  /// Serves a slice made elsewhere (it must be this shard's): gridvec's SGNS
+  /// shard serves its model this way (src/model/sgns_operations.hpp).
+  status adopt(std::shared_ptr<table_slice> slice);
 
   /// Answers one TableRequest with one TableReply (an error reply for a
   /// malformed or refused request).
@@ -51,7 +64,8 @@ private:
 
   uint32_t shard_, shards_;
   std::string dir_;
-  std::map<std::string, std::unique_ptr<table_slice>> tables_;
+  uint64_t dense_limit_;
+  std::map<std::string, std::shared_ptr<table_slice>> tables_;
   uint64_t requests_ = 0;
 };
 

@@ -21,9 +21,30 @@ table_slice::table_slice(table_spec spec, uint32_t shard, uint32_t shards)
   while (page_shift_ < 16 && (uint64_t{2} << page_shift_) * stride_ * sizeof(float) <= (1u << 16))
     ++page_shift_;
   page_mask_ = (1u << page_shift_) - 1;
+  if (spec_.dense) {
+    // Callers bound rows (max_slice_rows, and the service the memory).
+    dense_ = allocate_floats(size_t(spec_.rows) * stride_); // zeros
+    if (keeps_step(spec_.optimizer))
+      steps_.assign(spec_.rows, 0);
+    if (spec_.init != table_init::zeros)
+      for (uint64_t r = 0; r < spec_.rows; ++r)
+        initial_row(spec_, r, first_, width_, at(static_cast<uint32_t>(r)));
+  }
+}
+
+template <class Visit>
+void table_slice::for_each_slot(Visit&& visit) const {
+  if (dense_) {
+    for (uint64_t r = 0; r < spec_.rows; ++r)
+      visit(r, static_cast<uint32_t>(r));
+    return;
+  }
+  index_.for_each(visit);
 }
 
 uint64_t table_slice::memory_bytes() const {
+  if (dense_)
+    return uint64_t{spec_.rows} * stride_ * sizeof(float) + steps_.capacity() * sizeof(uint32_t);
   // The arena, the slot lists and the key index.
   return pages_.size() * (uint64_t{1} << page_shift_) * stride_ * sizeof(float) + keys_.capacity() * sizeof(uint64_t) +
          steps_.capacity() * sizeof(uint32_t) + free_.capacity() * sizeof(uint32_t) + index_.memory_bytes();
@@ -41,7 +62,17 @@ status table_slice::check_keys(std::span<const uint64_t> keys) const {
   return {};
 }
 
+void table_slice::initialise(uint32_t slot, uint64_t key) {
+  float* r = at(slot);
+  initial_row(spec_, key, first_, width_, r);
+  std::fill(r + width_, r + stride_, 0.0f);
+  if (keeps_step(spec_.optimizer))
+    steps_[slot] = 0;
+}
+
 uint32_t table_slice::slot_of(uint64_t key) {
+  if (dense_)
+    return static_cast<uint32_t>(key);
   const uint32_t next = free_.empty() ? static_cast<uint32_t>(keys_.size()) : free_.back();
   bool added = false;
   const uint32_t slot = index_.insert(key, next, added);
@@ -57,17 +88,15 @@ uint32_t table_slice::slot_of(uint64_t key) {
     if (keeps_step(spec_.optimizer))
       steps_.push_back(0);
   }
-  float* r = at(slot);
-  initial_row(spec_, key, first_, width_, r);
-  std::fill(r + width_, r + stride_, 0.0f);
-  if (keeps_step(spec_.optimizer))
-    steps_[slot] = 0;
+  initialise(slot, key);
   return slot;
 }
 
 float* table_slice::row(uint64_t key) { return at(slot_of(key)); }
 
 const float* table_slice::find(uint64_t key) const {
+  if (dense_)
+    return key < spec_.rows ? at(static_cast<uint32_t>(key)) : nullptr;
   const uint32_t slot = index_.find(key);
   return slot == key_index::npos ? nullptr : at(slot);
 }
@@ -84,6 +113,8 @@ void table_slice::put(std::span<const uint64_t> keys, const float* values) {
 
 void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* values, std::vector<uint8_t>& flags) {
   flags.assign(keys.size(), 0);
+  if (dense_)
+    return; // every row exists
   for (size_t i = 0; i < keys.size(); ++i) {
     if (index_.find(keys[i]) != key_index::npos)
       continue;
@@ -94,6 +125,13 @@ void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* val
 
 void table_slice::remove(std::span<const uint64_t> keys, std::vector<uint8_t>& flags) {
   flags.assign(keys.size(), 0);
+  if (dense_) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      initialise(static_cast<uint32_t>(keys[i]), keys[i]);
+      flags[i] = 1;
+    }
+    return;
+  }
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t slot = index_.erase(keys[i]);
     if (slot == key_index::npos)
@@ -162,12 +200,12 @@ void table_slice::copy(std::span<const uint64_t> from, std::span<const uint64_t>
 
 bool table_slice::reduce(std::string_view what, std::vector<double>& out) const {
   if (what == "count") {
-    out.assign(1, static_cast<double>(index_.size()));
+    out.assign(1, static_cast<double>(rows()));
     return true;
   }
   if (what == "sum") {
     out.assign(width_, 0.0);
-    index_.for_each([&](uint64_t, uint32_t slot) {
+    for_each_slot([&](uint64_t, uint32_t slot) {
       for (uint32_t c = 0; c < width_; ++c)
         out[c] += at(slot)[c];
     });
@@ -175,7 +213,7 @@ bool table_slice::reduce(std::string_view what, std::vector<double>& out) const 
   }
   if (what == "sumsq") {
     double s = 0;
-    index_.for_each([&](uint64_t, uint32_t slot) {
+    for_each_slot([&](uint64_t, uint32_t slot) {
       for (uint32_t c = 0; c < width_; ++c)
         s += double{at(slot)[c]} * at(slot)[c];
     });
@@ -190,6 +228,14 @@ uint64_t table_slice::scan(uint64_t cursor, uint32_t limit, std::vector<uint64_t
   keys.clear();
   values.clear();
   uint64_t slot = cursor;
+  if (dense_) {
+    for (; slot < spec_.rows && keys.size() < limit; ++slot) {
+      keys.push_back(slot);
+      const float* r = at(static_cast<uint32_t>(slot));
+      values.insert(values.end(), r, r + width_);
+    }
+    return slot < spec_.rows ? slot : scan_end;
+  }
   for (; slot < keys_.size() && keys.size() < limit; ++slot) {
     // A slot is in use when its key still maps to it (removed rows' slots
     // wait in free_ with their old key).
@@ -211,7 +257,7 @@ void table_slice::fetch(std::span<const uint64_t> keys, float* out, uint32_t* st
 }
 
 void table_slice::for_each(const std::function<void(uint64_t, const float*, uint32_t)>& visit) const {
-  index_.for_each(
+  for_each_slot(
     [&](uint64_t key, uint32_t slot) { visit(key, at(slot), keeps_step(spec_.optimizer) ? steps_[slot] : 0); });
 }
 

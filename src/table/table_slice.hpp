@@ -7,6 +7,8 @@
 // Every operation works on a batch of keys. Rows absent so far are created
 // with their initial value (row_init.hpp) by every operation that reads or
 // updates them, except set_if_absent (which sets them), remove and reduce.
+// A dense matrix (table_spec::dense) has all its rows from the start, in
+// one contiguous array.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -15,6 +17,7 @@
 
 #include "src/table/key_index.hpp"
 #include "src/table/table_spec.hpp"
+#include "src/util/huge_buffer.hpp"
 
 namespace gridvec {
 
@@ -30,7 +33,7 @@ public:
   uint32_t width() const { return width_; }
   /// Floats stored per row: the value, then the slots.
   uint32_t stride() const { return stride_; }
-  uint64_t rows() const { return index_.size(); }
+  uint64_t rows() const { return dense_ ? spec_.rows : index_.size(); }
   uint64_t memory_bytes() const;
 
   /// Fails, with one line, if a key is not a row of a matrix table
@@ -73,7 +76,8 @@ public:
   void fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps);
 
   /// The row's value (width floats, then its slots), created if absent: for
-  /// user operations (table_operations.hpp).
+  /// user operations (table_operations.hpp). A matrix's key must be below
+  /// its rows (check_keys).
   float* row(uint64_t key);
   /// The row's value or nullptr, creating nothing.
   const float* find(uint64_t key) const;
@@ -82,12 +86,32 @@ public:
   /// Puts a row back as a checkpoint saved it (value and slots, stride floats).
   void restore(uint64_t key, const float* row, uint32_t step);
 
+  /// A dense matrix's rows, row r at r x stride (nullptr if not dense): for
+  /// operations that run over the whole slice, as gridvec's SGNS does.
+  float* dense_rows() { return dense_.get(); }
+  const float* dense_rows() const { return dense_.get(); }
+
+  /// What a specialised table's operations need besides its rows, set by
+  /// the code that made the table: gridvec's SGNS model points to its
+  /// shard_store (the noise sampler, the Huffman tree). Not owned.
+  void set_owner(const void* tag, void* owner) {
+    owner_tag_ = tag;
+    owner_ = owner;
+  }
+  /// The owner set with `tag`, or nullptr.
+  void* owner(const void* tag) const { return tag == owner_tag_ ? owner_ : nullptr; }
+
 private:
   uint32_t slot_of(uint64_t key); // creates the row if absent
-  float* at(uint32_t slot) { return pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_; }
-  const float* at(uint32_t slot) const {
-    return pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_;
+  float* at(uint32_t slot) {
+    return dense_ ? dense_.get() + size_t{slot} * stride_
+                  : pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_;
   }
+  const float* at(uint32_t slot) const { return const_cast<table_slice*>(this)->at(slot); }
+  void initialise(uint32_t slot, uint64_t key); // the initial value, zero slots and step
+  // Every row that exists, as (key, slot).
+  template <class Visit>
+  void for_each_slot(Visit&& visit) const;
 
   table_spec spec_;
   uint32_t shard_, shards_;
@@ -100,6 +124,9 @@ private:
   std::vector<uint64_t> keys_;  // slot -> key
   std::vector<uint32_t> steps_; // slot -> adam step (empty unless adam)
   std::vector<uint32_t> free_;  // slots of removed rows
+  float_buffer dense_;          // a dense matrix's rows: slot = key, no index
+  const void* owner_tag_ = nullptr;
+  void* owner_ = nullptr;
 };
 
 } // namespace gridvec

@@ -40,6 +40,10 @@ status validate_table_spec(const table_spec& spec) {
     return failure{t + "a matrix needs rows > 0"};
   if (spec.kind == table_kind::map && spec.rows != 0)
     return failure{t + "a map has no row count (its keys are any 64-bit numbers)"};
+  if (spec.kind == table_kind::map && spec.dense)
+    return failure{t + "only a matrix can be dense (a map's keys are not known in advance)"};
+  if (spec.dense && spec.layout != table_layout::columns)
+    return failure{t + "a dense matrix needs the columns layout (each shard then holds every row)"};
   if (spec.kind != table_kind::matrix && spec.kind != table_kind::map)
     return failure{t + "unknown table kind"};
   if (spec.layout != table_layout::rows && spec.layout != table_layout::columns)
@@ -66,7 +70,10 @@ std::string describe(const table_spec& spec) {
     s += " " + std::to_string(spec.rows) + " x " + std::to_string(spec.dim);
   else
     s += " of " + std::to_string(spec.dim) + " floats";
-  s += ", " + std::string{to_string(spec.layout)} + ", init " + std::string{to_string(spec.init)};
+  s += ", " + std::string{to_string(spec.layout)};
+  if (spec.dense)
+    s += ", dense";
+  s += ", init " + std::string{to_string(spec.init)};
   if (spec.init != table_init::zeros)
     s += " " + number(spec.init_scale) + " seed " + std::to_string(spec.seed);
   s += ", " + std::string{to_string(spec.optimizer)} + " lr " + number(spec.learning_rate);

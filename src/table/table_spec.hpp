@@ -43,6 +43,12 @@ struct table_spec {
   float learning_rate = 0.01f;
   float beta1 = 0.9f, beta2 = 0.999f; // adam
   float epsilon = 1e-8f;              // adagrad, adam
+  // Matrix in the columns layout only: every row is made, with its initial value, when the table
+  // is created, and stored contiguously (row r at r x stride): no key index
+  // and no per-row cost, for a matrix whose rows are all used (gridvec's
+  // own SGNS model, src/model/shard_store.hpp). A removed row goes back to
+  // its initial value.
+  bool dense = false;
 
   bool operator==(const table_spec&) const = default;
 };

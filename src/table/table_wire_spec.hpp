@@ -22,6 +22,7 @@ inline void write_table_spec(wire::TableSpec::Builder b, const table_spec& s) {
   b.setBeta1(s.beta1);
   b.setBeta2(s.beta2);
   b.setEpsilon(s.epsilon);
+  b.setDense(s.dense);
 }
 
 /// An enum's number, 255 if it does not fit the spec's byte (invalid then).
@@ -48,6 +49,7 @@ inline table_spec read_table_spec(wire::TableSpec::Reader r) {
   s.beta1 = r.getBeta1();
   s.beta2 = r.getBeta2();
   s.epsilon = r.getEpsilon();
+  s.dense = r.getDense();
   return s;
 }
 

@@ -5,7 +5,8 @@
 // value sizes, keys outside a matrix or of another shard, huge batches)
 // with a reply and never write outside a row. The service keeps its tables
 // across inputs, as a shard does across requests; it has no directory, so
-// save writes nothing.
+// save writes nothing, and its dense tables may take 64 MiB (a node's
+// limit is half its memory, more than the fuzzer's).
 #include <cstddef>
 #include <cstdint>
 
@@ -15,7 +16,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gridvec;
   static table_service service = [] {
-    table_service s{1, 2, ""};
+    table_service s{1, 2, "", uint64_t{64} << 20};
     table_spec rows;
     rows.name = "rows";
     rows.dim = 3;

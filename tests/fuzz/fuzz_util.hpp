@@ -44,8 +44,7 @@ struct small_shard {
   static constexpr uint64_t init_seed = 7;
 
   small_shard()
-    : store(column_slice::of(0, 1, dim), dim, vocab, init_seed,
-            std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts()))),
+    : store(0, 1, dim, vocab, init_seed, std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts()))),
       scratch(dim) {}
 
   static std::vector<uint64_t> counts() {

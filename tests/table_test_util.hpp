@@ -1,0 +1,25 @@
+#pragma once
+// Asking a table service directly in tests: the reply, decoded.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "src/table/table_service.hpp"
+#include "src/table/table_wire.hpp"
+
+namespace gridvec::test {
+
+inline table_reply ask(table_service& service, const wire_bytes& request) {
+  auto reply = decode_table_reply(service.handle(request));
+  REQUIRE(reply);
+  return *reply;
+}
+
+/// The error line of a request that must fail.
+inline std::string error_of(table_service& service, const wire_bytes& request) {
+  auto reply = ask(service, request);
+  REQUIRE(reply.what == table_reply::kind::error);
+  return reply.error;
+}
+
+} // namespace gridvec::test
