@@ -8,9 +8,10 @@
 #include <optional>
 #include <thread>
 
+#include "actors/connect.hpp"
 #include "actors/message_types.hpp"
 #include "actors/net/guarded_transport.hpp"
-#include "actors/scheduler_config.hpp"
+#include <gridvec/local.hpp>
 
 namespace gridvec {
 
@@ -70,6 +71,11 @@ status configure_cluster_system(caf::actor_system_config& cfg, const std::string
 expected<controller_actor> connect_to_controller(caf::actor_system& sys, const std::string& host, uint16_t port,
                                                  std::chrono::milliseconds timeout) {
   return ask_node<controller_actor>(sys, host, port, timeout, controller_atom::value, "controller");
+}
+
+void connect_to_controller(caf::event_based_actor* self, const std::string& host, uint16_t port,
+                           std::chrono::milliseconds timeout, std::function<void(expected<controller_actor>)> then) {
+  ask_node<controller_actor>(self, host, port, timeout, controller_atom::value, "controller", std::move(then));
 }
 
 expected<controller_actor> connect_to_controller(caf::actor_system& sys, const cluster_config& cluster) {

@@ -6,8 +6,6 @@
 #include <limits>
 #include <optional>
 
-#include "actors/scheduler_config.hpp"
-
 namespace gridvec {
 
 expected<local_gridvec> start_local_gridvec(caf::actor_system& sys, std::chrono::milliseconds timeout) {

@@ -15,6 +15,7 @@
 #include "src/formats/wire.hpp"
 #include "src/replicated/row_block.hpp"
 #include "src/model/sgns_operations.hpp"
+#include "src/sgns/alias_sampler.hpp"
 #include "src/model/similarity.hpp"
 
 namespace gridvec {
@@ -275,6 +276,8 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
                    " for dimension " + std::to_string(spec.dim)};
   auto slice = column_slice::of(spec.index, spec.count, spec.dim);
+  if (!noise)
+    noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto core = std::make_shared<shard_core>();
   core->init_seed = spec.seed;
   std::shared_ptr<const huffman_tree> tree;

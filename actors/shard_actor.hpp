@@ -7,9 +7,10 @@
 #include <memory>
 
 #include "actors/protocol.hpp"
-#include "src/sgns/alias_sampler.hpp"
 
 namespace gridvec {
+
+class alias_sampler; // src/sgns/alias_sampler.hpp
 
 /// Which thread a shard's lanes run their training messages on.
 ///   workers: the scheduler's worker threads, as every actor.
@@ -27,8 +28,11 @@ enum class lane_thread { workers, network };
 /// Creates shard spec.index of spec.count, from its checkpoint file if
 /// spec.checkpoint is set (else from the model of spec.init_model, if
 /// set), with spec.lanes actors on it. Fails if the checkpoint or model
-/// cannot be read back intact.
+/// cannot be read back intact. `noise`: the sampler of noise words, shared
+/// by the shards of a process; null: one made from the vocabulary's counts
+/// (word2vec's unigram^0.75).
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab,
-                                 std::shared_ptr<const alias_sampler> noise, lane_thread where = lane_thread::workers);
+                                 std::shared_ptr<const alias_sampler> noise = nullptr,
+                                 lane_thread where = lane_thread::workers);
 
 } // namespace gridvec

@@ -1,4 +1,4 @@
-#include "actors/train_job.hpp"
+#include <gridvec/local.hpp>
 
 #include "actors/node_actor.hpp"
 #include "actors/protocol.hpp"

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "actors/shard_actor.hpp"
-#include "actors/train_job.hpp"
+#include <gridvec/local.hpp>
 #include "src/formats/vectors_file.hpp"
 #include "src/formats/wire.hpp"
 #include "src/model/shard_store.hpp"

@@ -9,9 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "actors/train_job.hpp"
+#include <gridvec/local.hpp>
 #include "src/formats/checkpoint.hpp"
-#include "actors/scheduler_config.hpp"
 #include "src/util/rng.hpp"
 #include "src/formats/vectors_file.hpp"
 #include "tests/test_util.hpp"
@@ -24,13 +23,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct local_gridvec {
+struct gridvec_fixture {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   node_actor node;
   controller_actor controller;
 
-  local_gridvec() {
+  gridvec_fixture() {
     configure_scheduler(cfg, 2); // as gridvec train does, and hosts should
     sys = std::make_unique<caf::actor_system>(cfg);
     node = spawn_local_gridvec(*sys);
@@ -38,7 +37,7 @@ struct local_gridvec {
     self->request(node, std::chrono::seconds(10), controller_atom::value)
       .receive([&](controller_actor c) { controller = c; }, [](caf::error& e) { FAIL(error_text(e)); });
   }
-  ~local_gridvec() { caf::anon_send(node, stop_atom::value); }
+  ~gridvec_fixture() { caf::anon_send(node, stop_atom::value); }
 
   /// Sends `xs` to the controller and returns the reply or the error line.
   template <class T, class... Ts>
@@ -52,7 +51,7 @@ struct local_gridvec {
 };
 
 /// Pauses the job as soon as it trains (pause is refused before that).
-void pause_once_training(local_gridvec& g) {
+void pause_once_training(gridvec_fixture& g) {
   for (int i = 0; i < 2000; ++i) {
     auto paused = g.ask<bool>(pause_atom::value);
     if (paused)
@@ -101,7 +100,7 @@ T must(expected<T> x) {
 TEST_CASE("controller: pause, checkpoint, resume, query and export a running job", "[actors][controller]") {
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 20000, 11);
-  local_gridvec g;
+  gridvec_fixture g;
   auto idle = g.ask<job_status>(status_atom::value);
   REQUIRE(idle);
   CHECK(idle->phase == "idle");
@@ -170,7 +169,7 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 500, 11);
   {
-    local_gridvec g;
+    gridvec_fixture g;
     auto first = job(dir, 300);
     first.fused = false; // dotprod/adjust messages: slow enough to pause long before its end
     first.in_flight = 1;
@@ -200,7 +199,7 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
     f.seekp(100);
     f.put('\x7f');
   }
-  local_gridvec g;
+  gridvec_fixture g;
   train_options again;
   again.resume = dir.file("ck");
   again.threads = 2;
@@ -219,7 +218,7 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
 
 TEST_CASE("controller: resuming without a usable checkpoint fails with one line", "[actors][controller]") {
   temp_dir dir;
-  local_gridvec g;
+  gridvec_fixture g;
   train_options o;
   o.resume = dir.file("nothing-here");
   o.threads = 2;
@@ -231,7 +230,7 @@ TEST_CASE("controller: resuming without a usable checkpoint fails with one line"
 TEST_CASE("controller: a finished job stays queryable and exportable until the next", "[actors][controller]") {
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
-  local_gridvec g;
+  gridvec_fixture g;
   auto o = job(dir, 20);
   o.checkpoint_dir.clear(); // the vocabulary lives in a temporary work directory
 

@@ -40,6 +40,12 @@ for f in libgridvec.a cmake/gridvec/gridvecTargets.cmake cmake/gridvec/FindCAF01
          cmake/gridvec/gridvecConfigVersion.cmake; do
   [ -e "$libdir/$f" ] || fail "$libdir/$f is not installed"
 done
+# Exactly the headers tests/installed_headers.txt lists: the public API and
+# the types it names, no internal that crept into a public header's includes.
+(cd "$prefix/include" && find . -type f | sed 's|^\./||' | LC_ALL=C sort) > "$work/installed-headers.txt"
+if ! diff <(grep -v '^#' "$here/installed_headers.txt") "$work/installed-headers.txt" > "$work/headers.diff"; then
+  fail "the installed headers differ from tests/installed_headers.txt (< listed only, > installed only): $(cat "$work/headers.diff")"
+fi
 # The exported target must not point back into the source or build tree,
 # nor carry this machine's -march=native to its users.
 if grep -q -e "$src" -e "$build" -e "march" "$libdir"/cmake/gridvec/*.cmake; then

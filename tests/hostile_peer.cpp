@@ -23,6 +23,8 @@
 
 #include <gridvec/cluster.hpp>
 
+#include "actors/connect.hpp" // connect_to_node: an internal helper, this test is built in-tree
+
 namespace {
 
 // Encodes as std::vector<gridvec::wire_bytes> with one element of 4 bytes

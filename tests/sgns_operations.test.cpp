@@ -41,7 +41,6 @@ minibatch sample_batch() {
   return mb;
 }
 
-
 } // namespace
 
 TEST_CASE("the SGNS model is a dense columns-layout table of input then output rows", "[sgns_operations]") {
@@ -91,8 +90,8 @@ TEST_CASE("sgns.dotprod and sgns.adjust through the table service equal the stor
     weights[i] = 0.05f * static_cast<float>(i % 3) - 0.04f;
   adjust_scratch scratch(direct.slice().width);
   direct.adjust(mb, weights.data(), scratch);
-  reply = ask(service,
-              encode_table_call("sgns", "sgns.adjust", encode_adjust_request(mb, weights.data(), weights.size())));
+  reply =
+    ask(service, encode_table_call("sgns", "sgns.adjust", encode_adjust_request(mb, weights.data(), weights.size())));
   REQUIRE(reply.what == table_reply::kind::result);
   uint32_t pairs = 0;
   REQUIRE(decode_adjust_reply(reply.result, shard, pairs));
@@ -117,17 +116,17 @@ TEST_CASE("the SGNS operations refuse bad requests with one line and change noth
   REQUIRE(service.adopt(store->model()));
   const std::vector<float> before(store->input_data(), store->input_data() + vocab * dim);
 
-  CHECK(test::contains(error_of(service, encode_table_call("sgns", "sgns.dotprod", wire_bytes(10, 'x'))),
-                       "sgns.dotprod"));
+  CHECK(
+    test::contains(error_of(service, encode_table_call("sgns", "sgns.dotprod", wire_bytes(10, 'x'))), "sgns.dotprod"));
   minibatch bad = sample_batch();
   bad.inputs[2] = vocab; // outside the vocabulary
   CHECK(test::contains(error_of(service, encode_table_call("sgns", "sgns.dotprod", encode_dotprod_request(bad))),
                        "out of range"));
   minibatch mb = sample_batch();
   std::vector<float> too_few(mb.dot_count() - 1, 0.1f);
-  CHECK(test::contains(
-    error_of(service, encode_table_call("sgns", "sgns.adjust", encode_adjust_request(mb, too_few.data(), too_few.size()))),
-    "weights for"));
+  CHECK(test::contains(error_of(service, encode_table_call("sgns", "sgns.adjust",
+                                                           encode_adjust_request(mb, too_few.data(), too_few.size()))),
+                       "weights for"));
   CHECK(std::vector<float>(store->input_data(), store->input_data() + vocab * dim) == before);
 
   // On a table that is not a model.

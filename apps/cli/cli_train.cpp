@@ -8,13 +8,12 @@
 #include <cstdio>
 
 #include "actors/coordinator/coordinator_actor.hpp"
-#include "actors/train_job.hpp"
+#include <gridvec/local.hpp>
 #include "src/util/atomic_file.hpp"
 #include "apps/cli/cli.hpp"
 #include "apps/cli/staged_corpus.hpp"
 #include "src/util/human_units.hpp"
 #include "src/config/options.hpp"
-#include "actors/scheduler_config.hpp"
 
 namespace gridvec {
 

@@ -35,7 +35,6 @@
 #include <string>
 
 #include "actors/cluster_node.hpp" // start_cluster_node: run a node of the cluster yourself
-#include "actors/connect.hpp"
 #include "actors/controller_client.hpp"
 #include "actors/protocol.hpp"
 #include "src/config/cluster_config.hpp" // cluster_config, load_cluster_config
@@ -82,10 +81,7 @@ expected<controller_actor> connect_to_controller(caf::actor_system& sys, const c
 
 /// From inside an event-based actor: connects without blocking and calls
 /// `then` (in the actor's context) with the controller or one error line.
-template <class Self>
-void connect_to_controller(Self* self, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
-                           std::function<void(expected<controller_actor>)> then) {
-  ask_node<controller_actor>(self, host, port, timeout, controller_atom::value, "controller", std::move(then));
-}
+void connect_to_controller(caf::event_based_actor* self, const std::string& host, uint16_t port,
+                           std::chrono::milliseconds timeout, std::function<void(expected<controller_actor>)> then);
 
 } // namespace gridvec

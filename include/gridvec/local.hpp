@@ -28,16 +28,42 @@
 // queryable (nearest, analogy, export) until the next job starts or the
 // gridvec is stopped. docs/actors.md lists every message it answers.
 #include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
 
 #include <chrono>
 
 #include "actors/protocol.hpp"
-#include "actors/train_job.hpp" // spawn_local_gridvec, run_train_job
 #include "src/util/expected.hpp"
-#include "src/config/options.hpp"      // train_options, parse_train_options
-#include "actors/scheduler_config.hpp" // configure_scheduler: call it on the host's config
+#include "src/config/options.hpp" // train_options, parse_train_options
+#include "src/formats/report.hpp"
 
 namespace gridvec {
+
+/// How gridvec runs CAF's scheduler, in `gridvec train`, on cluster nodes
+/// and in embedding applications that ask for it: `threads` workers sharing
+/// one queue. CAF's default work-stealing policy puts an actor woken from
+/// outside the workers (a timer, the network) at the back of a worker's
+/// queue, behind actors that always have mail while training (shard lanes,
+/// learners): the coordinator's ticks, pause and checkpoint requests then
+/// waited seconds. One shared FIFO queue, and at most 64 messages per turn,
+/// keep every actor's turn within milliseconds; with few workers the shared
+/// queue's lock costs nothing measurable.
+inline void configure_scheduler(caf::actor_system_config& cfg, size_t threads) {
+  cfg.set("scheduler.max-threads", threads);
+  cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("scheduler.max-throughput", size_t{64});
+}
+
+/// A node hosting every role and a controller, in this actor system: ask it
+/// for its controller (controller_atom) and submit jobs there. Send it
+/// stop_atom when done; it stops the controller and the last job with it.
+node_actor spawn_local_gridvec(caf::actor_system& sys);
+
+/// Runs one job on a local gridvec and waits until the vectors are written
+/// (or the job fails): the job's summary or one error line. Blocks; do not
+/// call it from inside an actor. (`gridvec train` is this.)
+expected<job_summary> run_train_job(caf::actor_system& sys, const train_options& options);
 
 /// A gridvec running inside the host's actor system.
 struct local_gridvec {

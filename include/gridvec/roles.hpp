@@ -17,10 +17,8 @@
 // or a shard served in-process to a learner of their own:
 //
 //   auto vocab = gridvec::load_shared_vocabulary("vocabulary.txt");       // expected<vocabulary_ptr>
-//   auto noise = std::make_shared<const gridvec::alias_sampler>(
-//     gridvec::alias_sampler::from_counts((*vocab)->counts()));
 //   gridvec::shard_spec spec{0, 1, 100, "vocabulary.txt", 1, 2};          // shard 0 of 1, d = 100, seed 1, 2 lanes
-//   auto shard = gridvec::spawn_shard(sys, spec, **vocab, noise);         // expected<shard_info>: its lanes
+//   auto shard = gridvec::spawn_shard(sys, spec, *vocab);                 // expected<shard_info>: its lanes
 //
 // Every actor spawned here keeps the actor system alive until it is told to
 // stop (a node: stop_atom; the others: an exit message, e.g.
@@ -33,4 +31,3 @@
 #include "actors/shard_actor.hpp"                   // spawn_shard
 #include "actors/supervisor_actor.hpp"              // spawn_supervisor
 #include "actors/vocabulary_actor.hpp"              // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
-#include "src/sgns/alias_sampler.hpp"

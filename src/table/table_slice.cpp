@@ -3,13 +3,23 @@
 #include <algorithm>
 #include <cstring>
 
+#include "src/table/key_index.hpp"
 #include "src/table/optimizer_step.hpp"
 #include "src/table/row_init.hpp"
+#include "src/util/huge_buffer.hpp"
 
 namespace gridvec {
 
+struct table_slice::dense_buffer {
+  float_buffer floats;
+};
+
+table_slice::~table_slice() = default;
+
+uint64_t table_slice::rows() const { return dense_ ? spec_.rows : index_->size(); }
+
 table_slice::table_slice(table_spec spec, uint32_t shard, uint32_t shards)
-  : spec_(std::move(spec)), shard_(shard), shards_(shards) {
+  : spec_(std::move(spec)), shard_(shard), shards_(shards), index_(std::make_unique<key_index>()) {
   if (spec_.layout == table_layout::columns) {
     auto range = columns_of_shard(spec_.dim, shard_, shards_);
     first_ = range.first;
@@ -23,7 +33,8 @@ table_slice::table_slice(table_spec spec, uint32_t shard, uint32_t shards)
   page_mask_ = (1u << page_shift_) - 1;
   if (spec_.dense) {
     // Callers bound rows (max_slice_rows, and the service the memory).
-    dense_ = allocate_floats(size_t(spec_.rows) * stride_); // zeros
+    dense_storage_ = std::make_unique<dense_buffer>(dense_buffer{allocate_floats(size_t(spec_.rows) * stride_)});
+    dense_ = dense_storage_->floats.get(); // zeros
     if (keeps_step(spec_.optimizer))
       steps_.assign(spec_.rows, 0);
     if (spec_.init != table_init::zeros)
@@ -39,7 +50,7 @@ void table_slice::for_each_slot(Visit&& visit) const {
       visit(r, static_cast<uint32_t>(r));
     return;
   }
-  index_.for_each(visit);
+  index_->for_each(visit);
 }
 
 uint64_t table_slice::memory_bytes() const {
@@ -47,7 +58,7 @@ uint64_t table_slice::memory_bytes() const {
     return uint64_t{spec_.rows} * stride_ * sizeof(float) + steps_.capacity() * sizeof(uint32_t);
   // The arena, the slot lists and the key index.
   return pages_.size() * (uint64_t{1} << page_shift_) * stride_ * sizeof(float) + keys_.capacity() * sizeof(uint64_t) +
-         steps_.capacity() * sizeof(uint32_t) + free_.capacity() * sizeof(uint32_t) + index_.memory_bytes();
+         steps_.capacity() * sizeof(uint32_t) + free_.capacity() * sizeof(uint32_t) + index_->memory_bytes();
 }
 
 status table_slice::check_keys(std::span<const uint64_t> keys) const {
@@ -75,7 +86,7 @@ uint32_t table_slice::slot_of(uint64_t key) {
     return static_cast<uint32_t>(key);
   const uint32_t next = free_.empty() ? static_cast<uint32_t>(keys_.size()) : free_.back();
   bool added = false;
-  const uint32_t slot = index_.insert(key, next, added);
+  const uint32_t slot = index_->insert(key, next, added);
   if (!added)
     return slot;
   if (!free_.empty()) {
@@ -97,7 +108,7 @@ float* table_slice::row(uint64_t key) { return at(slot_of(key)); }
 const float* table_slice::find(uint64_t key) const {
   if (dense_)
     return key < spec_.rows ? at(static_cast<uint32_t>(key)) : nullptr;
-  const uint32_t slot = index_.find(key);
+  const uint32_t slot = index_->find(key);
   return slot == key_index::npos ? nullptr : at(slot);
 }
 
@@ -116,7 +127,7 @@ void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* val
   if (dense_)
     return; // every row exists
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (index_.find(keys[i]) != key_index::npos)
+    if (index_->find(keys[i]) != key_index::npos)
       continue;
     std::memcpy(row(keys[i]), values + i * width_, width_ * sizeof(float));
     flags[i] = 1;
@@ -133,7 +144,7 @@ void table_slice::remove(std::span<const uint64_t> keys, std::vector<uint8_t>& f
     return;
   }
   for (size_t i = 0; i < keys.size(); ++i) {
-    const uint32_t slot = index_.erase(keys[i]);
+    const uint32_t slot = index_->erase(keys[i]);
     if (slot == key_index::npos)
       continue;
     free_.push_back(slot);
@@ -239,7 +250,7 @@ uint64_t table_slice::scan(uint64_t cursor, uint32_t limit, std::vector<uint64_t
   for (; slot < keys_.size() && keys.size() < limit; ++slot) {
     // A slot is in use when its key still maps to it (removed rows' slots
     // wait in free_ with their old key).
-    if (index_.find(keys_[slot]) != slot)
+    if (index_->find(keys_[slot]) != slot)
       continue;
     keys.push_back(keys_[slot]);
     const float* r = at(static_cast<uint32_t>(slot));

@@ -15,15 +15,18 @@
 #include <span>
 #include <vector>
 
-#include "src/table/key_index.hpp"
 #include "src/table/table_spec.hpp"
-#include "src/util/huge_buffer.hpp"
 
 namespace gridvec {
+
+class key_index; // src/table/key_index.hpp
 
 class table_slice {
 public:
   table_slice(table_spec spec, uint32_t shard, uint32_t shards);
+  ~table_slice();
+  table_slice(const table_slice&) = delete;
+  table_slice& operator=(const table_slice&) = delete;
 
   const table_spec& spec() const { return spec_; }
   uint32_t shard() const { return shard_; }
@@ -33,7 +36,7 @@ public:
   uint32_t width() const { return width_; }
   /// Floats stored per row: the value, then the slots.
   uint32_t stride() const { return stride_; }
-  uint64_t rows() const { return dense_ ? spec_.rows : index_.size(); }
+  uint64_t rows() const;
   uint64_t memory_bytes() const;
 
   /// Fails, with one line, if a key is not a row of a matrix table
@@ -88,8 +91,8 @@ public:
 
   /// A dense matrix's rows, row r at r x stride (nullptr if not dense): for
   /// operations that run over the whole slice, as gridvec's SGNS does.
-  float* dense_rows() { return dense_.get(); }
-  const float* dense_rows() const { return dense_.get(); }
+  float* dense_rows() { return dense_; }
+  const float* dense_rows() const { return dense_; }
 
   /// What a specialised table's operations need besides its rows, set by
   /// the code that made the table: gridvec's SGNS model points to its
@@ -104,7 +107,7 @@ public:
 private:
   uint32_t slot_of(uint64_t key); // creates the row if absent
   float* at(uint32_t slot) {
-    return dense_ ? dense_.get() + size_t{slot} * stride_
+    return dense_ ? dense_ + size_t{slot} * stride_
                   : pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_;
   }
   const float* at(uint32_t slot) const { return const_cast<table_slice*>(this)->at(slot); }
@@ -116,7 +119,9 @@ private:
   table_spec spec_;
   uint32_t shard_, shards_;
   uint32_t first_ = 0, width_ = 0, stride_ = 0;
-  key_index index_; // key -> slot
+  // Storage details (key index, huge-page buffer) stay out of this header,
+  // which applications include for their user operations.
+  std::unique_ptr<key_index> index_; // key -> slot
   // The rows, stride floats per slot, in pages of 2^page_shift_ slots (about
   // 64 KiB): a growing table never copies its rows, as one vector would.
   std::vector<std::unique_ptr<float[]>> pages_;
@@ -124,7 +129,9 @@ private:
   std::vector<uint64_t> keys_;  // slot -> key
   std::vector<uint32_t> steps_; // slot -> adam step (empty unless adam)
   std::vector<uint32_t> free_;  // slots of removed rows
-  float_buffer dense_;          // a dense matrix's rows: slot = key, no index
+  struct dense_buffer;
+  std::unique_ptr<dense_buffer> dense_storage_; // a dense matrix's rows: slot = key, no index
+  float* dense_ = nullptr;                      // ... their start
   const void* owner_tag_ = nullptr;
   void* owner_ = nullptr;
 };
