@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "actors/connect.hpp"
-#include "actors/message_types.hpp"
+#include <gridvec/message_types.hpp>
 #include "actors/net/guarded_transport.hpp"
 #include <gridvec/local.hpp>
 

@@ -1,4 +1,4 @@
-#include "actors/cluster_node.hpp"
+#include <gridvec/cluster_node.hpp>
 
 #include <algorithm>
 #include <thread>

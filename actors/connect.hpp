@@ -12,7 +12,7 @@
 #include <string>
 
 #include "actors/net/guarded_transport.hpp"
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

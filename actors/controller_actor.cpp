@@ -1,4 +1,4 @@
-#include "actors/controller_actor.hpp"
+#include <gridvec/roles/controller.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "actors/connect.hpp"
-#include "actors/coordinator/coordinator_actor.hpp"
+#include <gridvec/roles/coordinator.hpp>
 #include "src/net/allowed_paths.hpp"
 
 namespace gridvec {

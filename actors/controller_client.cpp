@@ -1,4 +1,4 @@
-#include "actors/controller_client.hpp"
+#include <gridvec/controller_client.hpp>
 
 #include <condition_variable>
 #include <cstdio>

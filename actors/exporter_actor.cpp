@@ -1,4 +1,4 @@
-#include "actors/exporter_actor.hpp"
+#include <gridvec/roles/exporter.hpp>
 
 #include <chrono>
 #include <cstring>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 #include "src/model/local_shards.hpp"
 #include "src/model/shard_store.hpp"
 

@@ -1,7 +1,7 @@
-#include "actors/message_types.hpp"
+#include <gridvec/message_types.hpp>
 
 #include "actors/net/bounded_decoders.hpp"
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

@@ -1,15 +1,15 @@
-#include "actors/node_actor.hpp"
+#include <gridvec/roles/node.hpp>
 
 #include <caf/io/middleman.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/connect.hpp"
-#include "actors/controller_actor.hpp"
-#include "actors/exporter_actor.hpp"
-#include "actors/learner/learner_actor.hpp"
-#include "actors/shard_actor.hpp"
-#include "actors/table/table_shard_actor.hpp"
-#include "actors/vocabulary_actor.hpp"
+#include <gridvec/roles/controller.hpp>
+#include <gridvec/roles/exporter.hpp>
+#include <gridvec/roles/learner.hpp>
+#include <gridvec/roles/shard.hpp>
+#include <gridvec/tables/shard.hpp>
+#include <gridvec/roles/vocabulary.hpp>
 #include "src/sgns/alias_sampler.hpp"
 
 namespace gridvec {

@@ -1,4 +1,4 @@
-#include "actors/shard_actor.hpp"
+#include <gridvec/roles/shard.hpp>
 
 #include <cstring>
 
@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "actors/local_lanes.hpp"
-#include "actors/vocabulary_actor.hpp"
+#include <gridvec/roles/vocabulary.hpp>
 #include "src/formats/checkpoint.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/wire.hpp"

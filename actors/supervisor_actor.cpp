@@ -1,4 +1,4 @@
-#include "actors/supervisor_actor.hpp"
+#include <gridvec/roles/supervisor.hpp>
 
 #include <spdlog/spdlog.h>
 

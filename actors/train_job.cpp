@@ -1,7 +1,7 @@
 #include <gridvec/local.hpp>
 
-#include "actors/node_actor.hpp"
-#include "actors/protocol.hpp"
+#include <gridvec/roles/node.hpp>
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

@@ -1,4 +1,4 @@
-#include "actors/vocabulary_actor.hpp"
+#include <gridvec/roles/vocabulary.hpp>
 
 #include <sys/stat.h>
 

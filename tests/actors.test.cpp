@@ -12,7 +12,7 @@
 #include <fstream>
 #include <thread>
 
-#include "actors/shard_actor.hpp"
+#include <gridvec/roles/shard.hpp>
 #include <gridvec/local.hpp>
 #include "src/formats/vectors_file.hpp"
 #include "src/formats/wire.hpp"

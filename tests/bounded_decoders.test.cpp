@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/message_types.hpp"
-#include "actors/protocol.hpp"
+#include <gridvec/message_types.hpp>
+#include <gridvec/protocol.hpp>
 
 using namespace gridvec;
 

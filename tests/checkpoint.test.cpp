@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "src/formats/checkpoint.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/core/options.hpp>
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -31,7 +31,7 @@ fail() {
 config=$(find "$prefix" -name gridvecConfig.cmake)
 [ -n "$config" ] || fail "no gridvecConfig.cmake installed"
 for f in bin/gridvec include/gridvec/gridvec.hpp include/gridvec/local.hpp include/gridvec/cluster.hpp \
-         include/gridvec/actors/protocol.hpp include/gridvec/src/config/options.hpp \
+         include/gridvec/protocol.hpp include/gridvec/core/options.hpp \
          include/gridvec/schema/minibatch.capnp.h; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done

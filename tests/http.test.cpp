@@ -17,7 +17,7 @@
 
 #include "apps/http/http_server.hpp"
 #include "apps/http/node_metrics.hpp"
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 #include "src/http/http_query.hpp"
 #include "src/http/http_token.hpp"
 #include "src/http/json_text.hpp"

@@ -13,8 +13,8 @@
 #include <iterator>
 #include <sstream>
 
-#include "actors/job_types.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/job_types.hpp>
+#include <gridvec/core/options.hpp>
 
 using namespace gridvec;
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 #include "src/net/allowed_paths.hpp"
 #include "src/net/auth_handshake.hpp"
 #include "src/net/cluster_secret.hpp"
 #include "src/net/frame_guard.hpp"
 #include "src/net/transport_settings.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/core/options.hpp>
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "src/config/options.hpp"
+#include <gridvec/core/options.hpp>
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

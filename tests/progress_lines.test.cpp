@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
+#include <gridvec/roles/coordinator.hpp> // progress_prefix
 
 using namespace gridvec;
 

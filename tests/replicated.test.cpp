@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 #include "src/formats/wire.hpp"
 #include "src/replicated/model_combiner.hpp"
 #include "src/replicated/replica.hpp"

@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "src/formats/report.hpp"
+#include <gridvec/core/report.hpp>
 
 using namespace gridvec;
 

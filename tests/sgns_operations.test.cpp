@@ -12,7 +12,7 @@
 #include "src/formats/wire.hpp"
 #include "src/model/sgns_operations.hpp"
 #include "src/table/table_service.hpp"
-#include "src/table/table_wire.hpp"
+#include <gridvec/core/table_wire.hpp>
 #include "src/util/rng.hpp"
 #include "tests/table_test_util.hpp"
 #include "tests/test_util.hpp"

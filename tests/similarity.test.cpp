@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "src/model/similarity.hpp"
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 
 using namespace gridvec;
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "src/table/table_service.hpp"
-#include "src/table/table_wire.hpp"
+#include <gridvec/core/table_wire.hpp>
 
 namespace gridvec::test {
 

@@ -10,9 +10,9 @@
 #include "src/formats/checkpoint.hpp" // crc32
 #include "src/table/key_index.hpp"
 #include "src/table/slice_file.hpp"
-#include "src/table/table_operations.hpp"
+#include <gridvec/core/table_operations.hpp>
 #include "src/table/table_service.hpp"
-#include "src/table/table_slice.hpp"
+#include <gridvec/core/table_slice.hpp>
 #include "tests/table_test_util.hpp"
 #include "tests/test_util.hpp"
 

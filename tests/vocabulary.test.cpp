@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 #include "tests/test_util.hpp"
 
 using namespace gridvec;

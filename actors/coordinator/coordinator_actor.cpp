@@ -2,7 +2,7 @@
 // queries, pause/resume/checkpoint/cancel requests, ticks) and how a job
 // ends (finish, fail, cleanup). The phases a job goes through are in their
 // own files, listed in phases.hpp.
-#include "actors/coordinator/coordinator_actor.hpp"
+#include <gridvec/roles/coordinator.hpp>
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/coordinator/coordinator_actor.hpp"
+#include <gridvec/roles/coordinator.hpp>
 #include "src/formats/checkpoint.hpp"
 #include "src/corpus/text_corpus.hpp"
 

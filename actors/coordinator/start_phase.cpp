@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "actors/supervisor_actor.hpp"
-#include "actors/vocabulary_actor.hpp"
+#include <gridvec/roles/supervisor.hpp>
+#include <gridvec/roles/vocabulary.hpp>
 
 namespace gridvec {
 

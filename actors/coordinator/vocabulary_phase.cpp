@@ -6,7 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "actors/vocabulary_actor.hpp"
+#include <gridvec/roles/vocabulary.hpp>
 #include "src/formats/init_model.hpp"
 #include "src/formats/model_dir.hpp"
 

@@ -1,14 +1,14 @@
 // The learner actor: trains the corpus parts the coordinator assigns it,
 // on the fused or the protocol path, and answers pause/resume, halt and
 // rollback (recovery), and status. Its pieces: learner_state.hpp.
-#include "actors/learner/learner_actor.hpp"
+#include <gridvec/roles/learner.hpp>
 
 #include <spdlog/spdlog.h>
 #include <algorithm>
 
 #include "actors/learner/learner_state.hpp"
 #include "actors/local_lanes.hpp"
-#include "actors/vocabulary_actor.hpp"
+#include <gridvec/roles/vocabulary.hpp>
 
 namespace gridvec {
 

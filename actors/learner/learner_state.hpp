@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/learner/learner_actor.hpp"
+#include <gridvec/roles/learner.hpp>
 #include "src/corpus/part_walker.hpp"
 #include "src/corpus/passage.hpp"
 #include "src/corpus/text_corpus.hpp"

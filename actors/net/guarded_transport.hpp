@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <string>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/net/transport_settings.hpp"
 
 namespace gridvec::net {

@@ -1,4 +1,4 @@
-#include "actors/table/table_client.hpp"
+#include <gridvec/tables/client.hpp>
 
 #include <optional>
 

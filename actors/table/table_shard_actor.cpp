@@ -1,4 +1,4 @@
-#include "actors/table/table_shard_actor.hpp"
+#include <gridvec/tables/shard.hpp>
 
 #include <spdlog/spdlog.h>
 

@@ -16,10 +16,10 @@
 #include <gridvec/cluster.hpp> // configure_cluster_system
 
 #include "actors/net/guarded_transport.hpp"
-#include "actors/node_actor.hpp"
+#include <gridvec/roles/node.hpp>
 #include "apps/cli/cli.hpp"
 #include "apps/http/node_http.hpp"
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 
 namespace gridvec {
 

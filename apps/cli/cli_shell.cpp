@@ -26,8 +26,8 @@
 #include <gridvec/tables.hpp>  // connect_table_shards, table_client
 
 #include "apps/cli/cli.hpp"
-#include "src/config/cluster_config.hpp"
-#include "actors/controller_client.hpp"
+#include <gridvec/core/cluster_config.hpp>
+#include <gridvec/controller_client.hpp>
 #include "apps/shell/shell_commands.hpp"
 #include "apps/shell/shell_words.hpp"
 

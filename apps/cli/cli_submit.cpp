@@ -13,9 +13,9 @@
 
 #include "apps/cli/cli.hpp"
 #include "apps/cli/staged_corpus.hpp"
-#include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
+#include <gridvec/roles/coordinator.hpp> // progress_prefix
 #include "apps/shell/progress_lines.hpp"
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 #include "src/util/atomic_file.hpp"
 #include "src/util/human_units.hpp"
 

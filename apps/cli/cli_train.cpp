@@ -7,13 +7,13 @@
 #include <csignal>
 #include <cstdio>
 
-#include "actors/coordinator/coordinator_actor.hpp"
+#include <gridvec/roles/coordinator.hpp>
 #include <gridvec/local.hpp>
 #include "src/util/atomic_file.hpp"
 #include "apps/cli/cli.hpp"
 #include "apps/cli/staged_corpus.hpp"
 #include "src/util/human_units.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/core/options.hpp>
 
 namespace gridvec {
 

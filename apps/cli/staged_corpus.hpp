@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "src/config/options.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/options.hpp>
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

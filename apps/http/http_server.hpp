@@ -17,7 +17,7 @@
 #include <string>
 
 #include "src/http/http_query.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec::http {
 

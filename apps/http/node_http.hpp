@@ -8,9 +8,9 @@
 
 #include <memory>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 #include "apps/http/http_server.hpp"
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 
 namespace gridvec::http {
 

@@ -1,6 +1,6 @@
 #include "apps/http/node_metrics.hpp"
 
-#include "src/formats/report.hpp"
+#include <gridvec/core/report.hpp>
 #include "src/http/prometheus_text.hpp"
 
 namespace gridvec::http {

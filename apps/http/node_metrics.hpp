@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/job_types.hpp"
-#include "src/table/table_wire.hpp" // table_info
+#include <gridvec/job_types.hpp>
+#include <gridvec/core/table_wire.hpp> // table_info
 
 namespace gridvec::http {
 

@@ -4,7 +4,7 @@
 #include <ctime>
 #include <string_view>
 
-#include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
+#include <gridvec/roles/coordinator.hpp> // progress_prefix
 
 namespace gridvec {
 

@@ -1,6 +1,6 @@
 #pragma once
 // How a client shows a job's lines as they come from the controller (the
-// coordinator's progress sink, actors/coordinator/coordinator_actor.hpp):
+// coordinator's progress sink, include/gridvec/roles/coordinator.hpp):
 // events ("training: ...") each on a line of their own; progress lines,
 // which arrive once a second prefixed with progress_prefix, redrawn in
 // place on a terminal, and one every `log_every` seconds otherwise, so that

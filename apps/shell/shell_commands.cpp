@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "src/util/atomic_file.hpp"
-#include "actors/controller_client.hpp"
-#include "actors/coordinator/coordinator_actor.hpp" // progress_prefix
+#include <gridvec/controller_client.hpp>
+#include <gridvec/roles/coordinator.hpp> // progress_prefix
 #include "apps/shell/progress_lines.hpp"
 #include "apps/shell/shell_format.hpp"
 #include "apps/shell/table_commands.hpp"

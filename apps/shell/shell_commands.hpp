@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/expected.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/core/expected.hpp>
+#include <gridvec/core/options.hpp>
 #include "apps/shell/shell_words.hpp"
 
 namespace gridvec {

@@ -1,13 +1,13 @@
 #pragma once
 // How the shell shows the controller's replies: plain functions from the
-// reply structs of actors/job_types.hpp to text, so that they are tested
+// reply structs of include/gridvec/job_types.hpp to text, so that they are tested
 // without an actor system. Tables have a header row and columns separated
 // by two spaces; numbers are right-aligned.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "actors/job_types.hpp"
+#include <gridvec/job_types.hpp>
 #include "src/util/human_units.hpp" // human_count, human_bytes, human_duration
 
 namespace gridvec {

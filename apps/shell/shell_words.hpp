@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -16,7 +16,7 @@
 //     .receive([](uint64_t job) { ... }, [](caf::error& e) { ... });
 //
 // Or, simpler, with the client the shell and `gridvec submit` use: one
-// blocking method per controller request (actors/controller_client.hpp):
+// blocking method per controller request (include/gridvec/controller_client.hpp):
 //   gridvec::controller_client client{sys, host, port, connect_timeout, query_timeout};
 //   if (auto ok = client.connect(); !ok) ...
 //   auto summary = client.submit(options, [](const std::string& line) { ... });  // expected<job_summary>
@@ -34,11 +34,11 @@
 #include <functional>
 #include <string>
 
-#include "actors/cluster_node.hpp" // start_cluster_node: run a node of the cluster yourself
-#include "actors/controller_client.hpp"
-#include "actors/protocol.hpp"
-#include "src/config/cluster_config.hpp" // cluster_config, load_cluster_config
-#include "src/util/expected.hpp"
+#include <gridvec/cluster_node.hpp> // start_cluster_node: run a node of the cluster yourself
+#include <gridvec/controller_client.hpp>
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/cluster_config.hpp> // cluster_config, load_cluster_config
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

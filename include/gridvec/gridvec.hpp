@@ -5,8 +5,8 @@
 //   - the typed actor interface of every role (shard_actor, learner_actor,
 //     vocabulary_actor, count_worker_actor, exporter_actor,
 //     coordinator_actor, supervisor_actor, controller_actor, node_actor),
-//     their atoms and the data types they exchange (actors/protocol.hpp,
-//     actors/job_types.hpp); docs/actors.md describes every message, its
+//     their atoms and the data types they exchange (include/gridvec/protocol.hpp,
+//     include/gridvec/job_types.hpp); docs/actors.md describes every message, its
 //     reply and its errors;
 //   - gridvec/local.hpp:   a whole gridvec (every role + a controller) in
 //     the host's actor system, as `gridvec train` runs it;
@@ -24,7 +24,7 @@
 //   find_package(gridvec CONFIG REQUIRED)
 //   target_link_libraries(app PRIVATE gridvec::gridvec)
 //
-// Errors are values: functions return gridvec::expected<T> (src/util/expected.hpp:
+// Errors are values: functions return gridvec::expected<T> (include/gridvec/core/expected.hpp:
 // the value, or one human-readable line in error()), and every actor answers
 // a failed request with a caf::error whose text error_text() extracts.
 // examples/embedded-train and examples/drive-cluster are complete programs.
@@ -34,8 +34,8 @@
 #include <gridvec/tables.hpp>
 #include <gridvec/roles.hpp>
 
-#include "actors/job_types.hpp"
-#include "actors/message_types.hpp"
-#include "actors/protocol.hpp"
-#include "src/util/expected.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/job_types.hpp>
+#include <gridvec/message_types.hpp>
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/expected.hpp>
+#include <gridvec/core/options.hpp>

@@ -33,10 +33,10 @@
 
 #include <chrono>
 
-#include "actors/protocol.hpp"
-#include "src/util/expected.hpp"
-#include "src/config/options.hpp" // train_options, parse_train_options
-#include "src/formats/report.hpp"
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/expected.hpp>
+#include <gridvec/core/options.hpp> // train_options, parse_train_options
+#include <gridvec/core/report.hpp>
 
 namespace gridvec {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Spawning one of gridvec's roles on its own, in the host's actor system.
-// Each function returns the role's typed handle (actors/protocol.hpp); the
+// Each function returns the role's typed handle (include/gridvec/protocol.hpp); the
 // messages it answers are in docs/actors.md.
 //
 // Most applications need none of these: a local gridvec (gridvec/local.hpp)
@@ -23,11 +23,11 @@
 // Every actor spawned here keeps the actor system alive until it is told to
 // stop (a node: stop_atom; the others: an exit message, e.g.
 // caf::anon_send_exit(handle, caf::exit_reason::user_shutdown)).
-#include "actors/controller_actor.hpp"              // spawn_controller, controller_setup
-#include "actors/coordinator/coordinator_actor.hpp" // spawn_coordinator, job_node, progress_sink
-#include "actors/exporter_actor.hpp"                // spawn_exporter
-#include "actors/learner/learner_actor.hpp"         // spawn_learner
-#include "actors/node_actor.hpp"                    // spawn_node, node_setup
-#include "actors/shard_actor.hpp"                   // spawn_shard
-#include "actors/supervisor_actor.hpp"              // spawn_supervisor
-#include "actors/vocabulary_actor.hpp"              // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
+#include <gridvec/roles/controller.hpp>  // spawn_controller, controller_setup
+#include <gridvec/roles/coordinator.hpp> // spawn_coordinator, job_node, progress_sink
+#include <gridvec/roles/exporter.hpp>    // spawn_exporter
+#include <gridvec/roles/learner.hpp>     // spawn_learner
+#include <gridvec/roles/node.hpp>        // spawn_node, node_setup
+#include <gridvec/roles/shard.hpp>       // spawn_shard
+#include <gridvec/roles/supervisor.hpp>  // spawn_supervisor
+#include <gridvec/roles/vocabulary.hpp>  // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary

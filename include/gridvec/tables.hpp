@@ -26,7 +26,7 @@
 // A user operation runs on each shard's slice (gridvec/table_operations.hpp):
 //   gridvec::register_table_operation("norms", ...);   // in the shard's process
 //   auto parts = t->call("norms", args);     // one result per shard
-#include "actors/table/table_client.hpp"
-#include "actors/table/table_shard_actor.hpp"
-#include "src/table/table_operations.hpp"
-#include "src/table/table_spec.hpp"
+#include <gridvec/tables/client.hpp>
+#include <gridvec/tables/shard.hpp>
+#include <gridvec/core/table_operations.hpp>
+#include <gridvec/core/table_spec.hpp>

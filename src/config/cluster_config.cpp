@@ -1,4 +1,4 @@
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "src/config/options.hpp"
+#include <gridvec/core/options.hpp>
 
 #include "src/corpus/corpus_inputs.hpp"
 #include "src/formats/model_dir.hpp"

@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/corpus/id_stream.hpp"
-#include "src/corpus/part_cursor.hpp"
+#include <gridvec/core/part_cursor.hpp>
 
 namespace gridvec {
 

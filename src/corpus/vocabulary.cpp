@@ -1,4 +1,4 @@
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 
 #include <algorithm>
 #include <charconv>

@@ -8,8 +8,8 @@
 #include <span>
 #include <string>
 
-#include "src/corpus/vocabulary.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/vocabulary.hpp>
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "src/eval/eval_vocabulary.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "src/eval/eval_vocabulary.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "src/formats/wire_bytes.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/wire_bytes.hpp>
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

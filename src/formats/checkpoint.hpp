@@ -39,9 +39,9 @@
 #include <utility>
 #include <vector>
 
-#include "src/formats/file_digest.hpp"
-#include "src/util/expected.hpp"
-#include "src/corpus/part_cursor.hpp"
+#include <gridvec/core/file_digest.hpp>
+#include <gridvec/core/expected.hpp>
+#include <gridvec/core/part_cursor.hpp>
 #include "src/corpus/text_corpus.hpp"
 
 namespace gridvec {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "src/config/options.hpp"
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/options.hpp>
+#include <gridvec/core/vocabulary.hpp>
 #include "src/formats/checkpoint.hpp"
 #include "src/model/shard_store.hpp"
 #include "src/sgns/huffman_tree.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "src/formats/vectors_file.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 #include "src/formats/vectors_file.hpp"
 #include "src/util/atomic_file.hpp"
 

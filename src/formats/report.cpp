@@ -1,4 +1,4 @@
-#include "src/formats/report.hpp"
+#include <gridvec/core/report.hpp>
 
 #include <sys/resource.h>
 #include <unistd.h>

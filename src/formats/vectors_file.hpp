@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/util/atomic_file.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

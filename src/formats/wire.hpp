@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/formats/wire_bytes.hpp"
+#include <gridvec/core/wire_bytes.hpp>
 #include "src/sgns/minibatch.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec::http {
 

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "src/formats/wire.hpp"
-#include "src/table/table_operations.hpp"
+#include <gridvec/core/table_operations.hpp>
 
 namespace gridvec {
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/formats/wire_bytes.hpp"
+#include <gridvec/core/wire_bytes.hpp>
 #include "src/model/shard_store.hpp"
 #include "src/sgns/drawn_targets.hpp"
 

@@ -24,11 +24,11 @@
 
 #include "src/sgns/alias_sampler.hpp"
 #include "src/sgns/huffman_tree.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/util/huge_buffer.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/staleness_damper.hpp"
-#include "src/table/table_slice.hpp"
+#include <gridvec/core/table_slice.hpp>
 
 namespace gridvec {
 

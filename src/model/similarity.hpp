@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/model/shard_store.hpp"
 
 namespace gridvec {

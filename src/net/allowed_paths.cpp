@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "src/config/cluster_config.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/core/cluster_config.hpp>
+#include <gridvec/core/options.hpp>
 
 namespace gridvec::net {
 

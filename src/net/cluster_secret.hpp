@@ -7,7 +7,7 @@
 // File format: 64 hexadecimal digits and a newline.
 #include <string>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/net/auth_handshake.hpp"
 
 namespace gridvec::net {

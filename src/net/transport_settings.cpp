@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 #include "src/net/cluster_secret.hpp"
 
 namespace gridvec::net {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/net/auth_handshake.hpp"
 
 namespace gridvec::net {

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <string>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

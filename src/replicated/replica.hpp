@@ -19,7 +19,7 @@
 #include "src/model/shard_store.hpp"
 #include "src/replicated/model_combiner.hpp"
 #include "src/replicated/row_block.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 #include "src/util/huge_buffer.hpp"
 
 namespace gridvec {

@@ -4,7 +4,7 @@
 // vectors"). The layouts of the slots are in table_spec.hpp.
 #include <cstdint>
 
-#include "src/table/table_spec.hpp"
+#include <gridvec/core/table_spec.hpp>
 
 namespace gridvec {
 

@@ -5,7 +5,7 @@
 // coordination between shards (seed 002's lazy initialisation).
 #include <cstdint>
 
-#include "src/table/table_spec.hpp"
+#include <gridvec/core/table_spec.hpp>
 
 namespace gridvec {
 

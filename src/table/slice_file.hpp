@@ -18,8 +18,8 @@
 #include <memory>
 #include <string>
 
-#include "src/formats/file_digest.hpp"
-#include "src/table/table_slice.hpp"
+#include <gridvec/core/file_digest.hpp>
+#include <gridvec/core/table_slice.hpp>
 
 namespace gridvec {
 

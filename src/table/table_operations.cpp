@@ -1,4 +1,4 @@
-#include "src/table/table_operations.hpp"
+#include <gridvec/core/table_operations.hpp>
 
 #include <map>
 #include <mutex>

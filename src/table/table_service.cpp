@@ -8,7 +8,7 @@
 #include "schema/table.capnp.h"
 #include "src/formats/capnp_bytes.hpp"
 #include "src/table/slice_file.hpp"
-#include "src/table/table_operations.hpp"
+#include <gridvec/core/table_operations.hpp>
 #include "src/table/table_wire_spec.hpp"
 
 namespace gridvec {

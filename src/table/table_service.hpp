@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "src/table/table_slice.hpp"
-#include "src/table/table_wire.hpp"
+#include <gridvec/core/table_slice.hpp>
+#include <gridvec/core/table_wire.hpp>
 
 namespace gridvec {
 

@@ -1,4 +1,4 @@
-#include "src/table/table_slice.hpp"
+#include <gridvec/core/table_slice.hpp>
 
 #include <algorithm>
 #include <cstring>

@@ -1,9 +1,9 @@
-#include "src/table/table_spec.hpp"
+#include <gridvec/core/table_spec.hpp>
 
 #include <cmath>
 #include <cstdio>
 
-#include "src/corpus/vocabulary.hpp" // word_key
+#include <gridvec/core/vocabulary.hpp> // word_key
 #include "src/util/rng.hpp"
 
 namespace gridvec {

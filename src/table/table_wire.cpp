@@ -1,4 +1,4 @@
-#include "src/table/table_wire.hpp"
+#include <gridvec/core/table_wire.hpp>
 
 #include "schema/table.capnp.h"
 #include "src/formats/capnp_bytes.hpp"

@@ -3,8 +3,8 @@
 // (schema/table.capnp), for the codecs of the client (table_wire.cpp) and
 // the shard (table_service.cpp).
 #include "schema/table.capnp.h"
-#include "src/table/table_spec.hpp"
-#include "src/table/table_wire.hpp" // table_info
+#include <gridvec/core/table_spec.hpp>
+#include <gridvec/core/table_wire.hpp> // table_info
 
 namespace gridvec {
 

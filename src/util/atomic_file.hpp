@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

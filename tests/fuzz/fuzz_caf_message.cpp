@@ -3,7 +3,7 @@
 // message, its forwarding stack and then the caf::message, looking up every
 // element type by the name gridvec::register_message_types gave it
 // (caf/io/basp/remote_message_handler.hpp in CAF 0.17.6). The job and
-// controller types of actors/job_types.hpp and actors/protocol.hpp are
+// controller types of include/gridvec/job_types.hpp and include/gridvec/protocol.hpp are
 // decoded by their inspect() overloads there. Actor handles in the input
 // resolve against the local registry or fail (no proxy registry here, as
 // there is no connection).
@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "actors/message_types.hpp"
+#include <gridvec/message_types.hpp>
 #include "actors/net/bounded_decoders.hpp"
 
 namespace {

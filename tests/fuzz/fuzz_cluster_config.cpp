@@ -1,12 +1,12 @@
 // Reached by: a cluster config file (docs/cluster-config.md), which
 // `gridvec node`, `gridvec submit` and the shell read from the path they are
-// given (src/config/cluster_config.hpp, parse_cluster_config behind
+// given (include/gridvec/core/cluster_config.hpp, parse_cluster_config behind
 // load_cluster_config). A parsed config is also queried as the nodes do.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "src/config/cluster_config.hpp"
+#include <gridvec/core/cluster_config.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gridvec;

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "src/table/table_service.hpp"
-#include "src/table/table_wire.hpp"
+#include <gridvec/core/table_wire.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gridvec;

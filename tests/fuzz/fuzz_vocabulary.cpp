@@ -1,11 +1,11 @@
 // Reached by: a damaged vocabulary file (DIR/vocabulary.txt of a checkpoint,
 // or the file a job's vocabulary actor saved on the shared file system),
 // which every shard, learner and exporter node loads by the path it is sent
-// (src/corpus/vocabulary.hpp, vocabulary::load).
+// (include/gridvec/core/vocabulary.hpp, vocabulary::load).
 #include <cstddef>
 #include <cstdint>
 
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 #include "tests/fuzz/fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

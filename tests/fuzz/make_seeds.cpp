@@ -17,14 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "actors/message_types.hpp"
-#include "actors/protocol.hpp"
+#include <gridvec/message_types.hpp>
+#include <gridvec/protocol.hpp>
 #include "src/formats/checkpoint.hpp"
 #include "src/net/auth_handshake.hpp"
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/vocabulary.hpp>
 #include "src/formats/wire.hpp"
 #include "src/replicated/row_block.hpp"
-#include "src/table/table_wire.hpp"
+#include <gridvec/core/table_wire.hpp>
 
 using namespace gridvec;
 namespace fs = std::filesystem;

@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/table/table_operations.cpp.)
 // User-defined shard operations (seed 004): code that runs on each shard's
 // slice of a table, next to the rows, and returns a small result, so that an
 // application computes over a table without moving it. An operation is
@@ -16,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "src/formats/wire_bytes.hpp"
-#include "src/table/table_slice.hpp"
+#include <gridvec/core/wire_bytes.hpp>
+#include <gridvec/core/table_slice.hpp>
 
 namespace gridvec {
 

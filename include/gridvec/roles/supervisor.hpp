@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/supervisor_actor.cpp.)
 // The supervisor of one job: monitors its shards, learners and nodes, and
 // tells the coordinator when one is lost. It does not restore anything
 // itself: it decides *where* a lost shard goes (a surviving shard node with
@@ -7,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

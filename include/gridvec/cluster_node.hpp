@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/cluster_node.cpp.)
 // One node of a cluster as `gridvec node` runs it, for applications that
 // run their own node processes (with their own table operations linked in,
 // docs/tables.md): the node's roles from the cluster config, its table
@@ -14,9 +15,9 @@
 #include <cstdint>
 #include <string>
 
-#include "actors/node_actor.hpp"
-#include "src/config/cluster_config.hpp"
-#include "src/util/expected.hpp"
+#include <gridvec/roles/node.hpp>
+#include <gridvec/core/cluster_config.hpp>
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/controller_actor.cpp.)
 // The controller: where jobs come in. One runs on the coordinator node of a
 // cluster (and one inside `gridvec train` or an embedding application). It
 // connects to the cluster's nodes, starts one coordinator per job, keeps
@@ -10,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "actors/protocol.hpp"
-#include "src/config/cluster_config.hpp"
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/cluster_config.hpp>
 
 namespace gridvec {
 

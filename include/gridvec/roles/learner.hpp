@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/learner/learner_actor.cpp.)
 // A learner (seed 000, Figure 7): reads its part of the preprocessed corpus,
 // subsamples frequent words, forms minibatches with word2vec's random
 // window, and for each minibatch
@@ -9,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/coordinator/coordinator_actor.cpp.)
 // The coordinator owns one training job's lifecycle:
 //
 //   counting -> vocabulary -> placing -> preprocessing -> training -> exporting -> done
@@ -20,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/protocol.hpp"
-#include "src/config/options.hpp"
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/options.hpp>
 
 namespace gridvec {
 

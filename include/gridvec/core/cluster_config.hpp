@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/config/cluster_config.cpp.)
 // The cluster config file: one file lists every node (OS process) of a
 // cluster, and every process of it (`gridvec node`, `gridvec submit`) reads
 // the same file, so they all agree on who is where and does what.
@@ -69,7 +70,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

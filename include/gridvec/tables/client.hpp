@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/table/table_client.cpp.)
 // The client of the parameter server's tables (docs/tables.md), as an
 // application uses it: blocking calls from plain code (main, a thread; not
 // from inside an actor), each split over the table shards and put back
@@ -25,11 +26,11 @@
 #include <string>
 #include <vector>
 
-#include "actors/protocol.hpp"
-#include "src/config/cluster_config.hpp"
-#include "src/table/table_operations.hpp"
-#include "src/table/table_spec.hpp"
-#include "src/table/table_wire.hpp"
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/cluster_config.hpp>
+#include <gridvec/core/table_operations.hpp>
+#include <gridvec/core/table_spec.hpp>
+#include <gridvec/core/table_wire.hpp>
 
 namespace gridvec {
 

@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/table/table_slice.cpp.)
 // One shard's part of one table: the rows it owns (rows layout) or its
 // column slice of every row (columns layout), created on first touch, with
 // the optimizer's slot variables beside each row. Plain single-threaded
@@ -15,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "src/table/table_spec.hpp"
+#include <gridvec/core/table_spec.hpp>
 
 namespace gridvec {
 

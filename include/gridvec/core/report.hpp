@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/formats/report.cpp.)
 // What a finished job reports: the figures of --report (JSON) and of the
 // closing log line. Message accounting is per message kind, in encoded
 // (Cap'n Proto) bytes, so it can be checked against seed 000's formula (7).
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/shard_actor.cpp.)
 // Shard actors: a shard of an SGNS job is one slice of the job's model
 // table (shard_store::model()), served by several lanes (actors) at once.
 // A training message is run as the table's operation sgns.dotprod or
@@ -6,7 +7,7 @@
 // to any lane.
 #include <memory>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

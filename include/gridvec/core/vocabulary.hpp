@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/corpus/vocabulary.cpp.)
 // The vocabulary: counting words over corpus parts, merging the counts, and
 // fixing the id of every word (by decreasing frequency) once min-count and
 // max-vocab are applied. Ids index the shards' vector arrays directly.
@@ -8,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

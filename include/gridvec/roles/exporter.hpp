@@ -1,9 +1,10 @@
 #pragma once
+// (Public header of actors/exporter_actor.cpp.)
 // The exporter: reads the input vectors back from the shards, a block of
 // words at a time, joins each word's column slices into its full vector
 // and writes the vectors file (atomically) in vocabulary order.
-#include "actors/protocol.hpp"
-#include "actors/shard_actor.hpp"
+#include <gridvec/protocol.hpp>
+#include <gridvec/roles/shard.hpp>
 
 namespace gridvec {
 

@@ -1,11 +1,12 @@
 #pragma once
+// (Public header of actors/vocabulary_actor.cpp.)
 // The vocabulary: a map-reduce of word counts. Count workers run where the
 // data is (one per corpus part); the vocabulary actor merges their tables,
 // fixes word ids by frequency and saves the vocabulary file every shard and
 // learner loads.
 #include <memory>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "actors/job_types.hpp"
-#include "src/formats/wire_bytes.hpp"
+#include <gridvec/job_types.hpp>
+#include <gridvec/core/wire_bytes.hpp>
 
 namespace gridvec {
 

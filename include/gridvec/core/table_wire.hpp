@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/table/table_wire.cpp.)
 // Encoding and decoding of the parameter server's messages
 // (schema/table.capnp): the client builds requests with these, the shard
 // (table_service) decodes them and answers with a reply built here.
@@ -8,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "src/formats/wire_bytes.hpp"
-#include "src/table/table_spec.hpp"
+#include <gridvec/core/wire_bytes.hpp>
+#include <gridvec/core/table_spec.hpp>
 
 namespace gridvec {
 

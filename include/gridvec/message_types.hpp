@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/message_types.cpp.)
 // Registers every gridvec type that crosses the network with CAF, under the
 // same names on every node (CAF 0.17 needs this at run time: an
 // unregistered type arrives as an empty message).

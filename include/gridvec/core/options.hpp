@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/config/options.cpp.)
 // Every option of `gridvec train`, defined once with its default and a
 // one-line description; the parser, the validation and --help all read the
 // same table (options.cpp). Names follow the reference word2vec.c (-size,
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 

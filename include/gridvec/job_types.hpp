@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "src/config/options.hpp"
-#include "src/formats/file_digest.hpp"
-#include "src/corpus/part_cursor.hpp"
-#include "src/formats/report.hpp"
-#include "src/corpus/vocabulary.hpp"
+#include <gridvec/core/options.hpp>
+#include <gridvec/core/file_digest.hpp>
+#include <gridvec/core/part_cursor.hpp>
+#include <gridvec/core/report.hpp>
+#include <gridvec/core/vocabulary.hpp>
 
 namespace gridvec {
 
@@ -169,7 +169,7 @@ struct job_status {
   uint64_t last_checkpoint = 0; // sequence, 0: none
   uint32_t recoveries = 0;
   double seconds = 0; // since the job started
-  // Training traffic so far, per message_kind (src/formats/report.hpp, in
+  // Training traffic so far, per message_kind (include/gridvec/core/report.hpp, in
   // its order): messages and Cap'n Proto bytes. For /metrics.
   std::vector<uint64_t> traffic_messages, traffic_bytes;
 };

@@ -1,11 +1,12 @@
 #pragma once
+// (Public header of actors/table/table_shard_actor.cpp.)
 // The actor that serves one shard's tables (src/table/table_service.hpp
 // does the work; this only owns it and answers in order). One per shard
 // node of a cluster, living as long as the node, outside every job.
 #include <string>
 #include <vector>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

@@ -1,5 +1,6 @@
 #pragma once
-// The one client of a cluster's controller (actors/controller_actor.hpp),
+// (Public header of actors/controller_client.cpp.)
+// The one client of a cluster's controller (include/gridvec/roles/controller.hpp),
 // shared by the shell, `gridvec submit` and applications (public through
 // <gridvec/cluster.hpp>): one method per controller request, each of which
 // blocks until the reply, an error, a timeout or an interrupt (Ctrl-C).
@@ -21,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/protocol.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 

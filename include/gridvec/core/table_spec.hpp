@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of src/table/table_spec.cpp.)
 // What a table of the parameter server is (docs/tables.md): its name, its
 // keys, its width, how its rows are split over the shards, how an unknown
 // row starts, and which optimizer `push` applies. Seed 004 (map and matrix
@@ -7,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "src/util/expected.hpp"
+#include <gridvec/core/expected.hpp>
 
 namespace gridvec {
 
@@ -79,7 +80,7 @@ uint32_t slots_per_column(table_optimizer o);
 bool keeps_step(table_optimizer o);
 
 /// The key of a string key of a map table: 64-bit FNV-1a of its bytes,
-/// the word_key of a word (src/corpus/vocabulary.hpp).
+/// the word_key of a word (include/gridvec/core/vocabulary.hpp).
 uint64_t table_key(std::string_view text);
 
 /// Which of `shards` shards owns `key` in a rows-layout table.

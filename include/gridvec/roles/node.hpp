@@ -1,4 +1,5 @@
 #pragma once
+// (Public header of actors/node_actor.cpp.)
 // A node hosts gridvec's roles inside one actor system. The coordinator of a
 // job asks nodes for count workers, shards, learners, a vocabulary actor
 // and an exporter, so a job is placed the same way whether its nodes share
@@ -11,9 +12,9 @@
 #include <optional>
 #include <string>
 
-#include "actors/protocol.hpp"
-#include "actors/shard_actor.hpp"
-#include "src/config/cluster_config.hpp"
+#include <gridvec/protocol.hpp>
+#include <gridvec/roles/shard.hpp>
+#include <gridvec/core/cluster_config.hpp>
 
 namespace gridvec {
 
@@ -26,7 +27,7 @@ struct node_setup {
   /// jobs on (none: every role in this process).
   bool controller = false;
   std::optional<cluster_config> cluster;
-  /// Where the lanes of the shards it hosts run (actors/shard_actor.hpp).
+  /// Where the lanes of the shards it hosts run (include/gridvec/roles/shard.hpp).
   lane_thread shard_lanes = lane_thread::workers;
   /// The parameter server's table shard this node hosts for as long as it
   /// runs (docs/tables.md): shard `index` of `count`, saving to `dir`.
