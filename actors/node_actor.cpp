@@ -10,7 +10,6 @@
 #include <gridvec/roles/shard.hpp>
 #include <gridvec/tables/shard.hpp>
 #include <gridvec/roles/vocabulary.hpp>
-#include "src/sgns/alias_sampler.hpp"
 
 namespace gridvec {
 
@@ -91,8 +90,8 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       auto vocab = load_shared_vocabulary(spec.vocabulary);
       if (!vocab)
         return make_job_error(vocab.error());
-      auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts((*vocab)->counts()));
-      auto info = spawn_shard(self->system(), spec, *vocab, std::move(noise), self->state.setup.shard_lanes);
+      // The noise sampler: spawn_shard makes it from the vocabulary's counts.
+      auto info = spawn_shard(self->system(), spec, *vocab, nullptr, self->state.setup.shard_lanes);
       if (!info)
         return make_job_error(info.error());
       for (auto& lane : info->lanes)

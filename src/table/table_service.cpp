@@ -168,8 +168,8 @@ status dense_slice_fits(const table_spec& spec, uint32_t shards, uint64_t limit)
   if (spec.rows > max_slice_rows)
     return failure{"table " + spec.name + ": a dense matrix has at most " + std::to_string(max_slice_rows) +
                    " rows, not " + std::to_string(spec.rows)};
-  const uint32_t width = spec.layout == table_layout::columns ? columns_of_shard(spec.dim, 0, shards).width + 1
-                                                              : spec.dim; // the widest shard's
+  // The widest shard's columns.
+  const uint32_t width = spec.layout == table_layout::columns ? (spec.dim + shards - 1) / shards : spec.dim;
   const double bytes = double(spec.rows) * width * (1 + slots_per_column(spec.optimizer)) * sizeof(float);
   if (bytes > double(limit))
     return failure{"table " + spec.name + ": a dense slice of " + std::to_string(uint64_t(bytes) >> 20) +

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "src/sgns/alias_sampler.hpp"
-#include "src/model/shard_store.hpp"
+#include "src/model/sgns_operations.hpp"
 
 namespace gridvec::fuzz {
 
@@ -37,7 +37,8 @@ private:
 };
 
 /// A small shard (all 4 columns of a 64-word vocabulary) to run decoded
-/// minibatches against, as a shard lane does after decoding a request.
+/// requests against with the model's operations (sgns_operations.hpp), as a
+/// shard lane does.
 struct small_shard {
   static constexpr uint32_t vocab = 64;
   static constexpr uint32_t dim = 4;
@@ -45,7 +46,7 @@ struct small_shard {
 
   small_shard()
     : store(0, 1, dim, vocab, init_seed, std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts()))),
-      scratch(dim) {}
+      buffers(dim) {}
 
   static std::vector<uint64_t> counts() {
     std::vector<uint64_t> c(vocab);
@@ -55,8 +56,7 @@ struct small_shard {
   }
 
   shard_store store;
-  adjust_scratch scratch;
-  std::vector<float> dots, hidden;
+  sgns_buffers buffers;
 };
 
 } // namespace gridvec::fuzz
