@@ -43,9 +43,13 @@ using controller_ptr = controller_actor::stateful_pointer<controller_state>;
 // This node goes last, and only once every other node has its stop: this
 // node's stop ends the process that sends them, and a stop still queued
 // for the network when the process ends is never sent (that node would
-// then stay up). A node counts as stopped when it answers, when it goes
-// down (its answer may die with its process, but the lost connection
-// tells) or after stop_ack_timeout.
+// then stay up). A node counts as stopped when it answers, when nothing
+// listens at its address any more, or after stop_ack_timeout.
+//
+// A lost connection alone does not count: CAF 0.17 drops a connection
+// whose heartbeat comes late on a loaded machine, and the node behind it
+// is still running. So a node seen going away, or never connected, is
+// connected to again and sent its stop there.
 constexpr auto stop_ack_timeout = std::chrono::seconds(3);
 
 void stop_this_node(controller_ptr self) {
@@ -65,6 +69,40 @@ void confirm_stopped(controller_ptr self, size_t i) {
     stop_this_node(self);
 }
 
+void send_stop(controller_ptr self, size_t i, int reconnects_left);
+
+// Connects to node i afresh and sends it its stop there; a node that no
+// longer listens has stopped.
+void reconnect_and_stop(controller_ptr self, size_t i, int reconnects_left) {
+  if (reconnects_left == 0)
+    return confirm_stopped(self, i);
+  const auto& cluster = *self->state.setup.cluster;
+  const auto& spec = cluster.nodes[i];
+  connect_to_node(self, spec.host, spec.port, std::chrono::milliseconds(cluster.connect_timeout_ms),
+                  [self, i, reconnects_left](expected<caf::strong_actor_ptr> ptr) {
+                    if (!ptr)
+                      return confirm_stopped(self, i);
+                    auto& st = self->state;
+                    st.handles[i] = caf::actor_cast<node_actor>(std::move(*ptr));
+                    st.node_down[i] = false;
+                    send_stop(self, i, reconnects_left - 1);
+                  });
+}
+
+void send_stop(controller_ptr self, size_t i, int reconnects_left) {
+  auto& st = self->state;
+  if (!st.handles[i] || st.node_down[i])
+    return reconnect_and_stop(self, i, reconnects_left);
+  self->request(st.handles[i], stop_ack_timeout, stop_atom::value)
+    .then([self, i] { confirm_stopped(self, i); },
+          [self, i, reconnects_left](caf::error& err) {
+            if (err == caf::sec::request_timeout)
+              confirm_stopped(self, i);
+            else
+              reconnect_and_stop(self, i, reconnects_left);
+          });
+}
+
 void stop_cluster(controller_ptr self) {
   auto& st = self->state;
   if (st.stopping)
@@ -75,15 +113,17 @@ void stop_cluster(controller_ptr self) {
   if (st.previous_job)
     self->send(st.previous_job, stop_atom::value);
   st.stop_unconfirmed.clear();
-  if (st.setup.cluster)
+  if (st.setup.cluster) {
+    st.handles.resize(st.setup.cluster->nodes.size());
+    st.node_down.resize(st.setup.cluster->nodes.size(), false);
     for (size_t i = 0; i < st.handles.size(); ++i)
-      if (st.setup.cluster->nodes[i].name != st.setup.self_name && st.handles[i] && !st.node_down[i])
+      if (st.setup.cluster->nodes[i].name != st.setup.self_name)
         st.stop_unconfirmed.push_back(i);
+  }
   if (st.stop_unconfirmed.empty())
     return stop_this_node(self);
   for (size_t i : std::vector<size_t>(st.stop_unconfirmed))
-    self->request(st.handles[i], stop_ack_timeout, stop_atom::value)
-      .then([self, i] { confirm_stopped(self, i); }, [self, i](caf::error&) { confirm_stopped(self, i); });
+    send_stop(self, i, 2);
 }
 
 // `started`: false for a job that failed before it began (a node not
@@ -333,8 +373,11 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
     for (size_t i = 0; i < st.handles.size(); ++i)
       if (st.handles[i] && dm.source == st.handles[i].address()) {
         st.node_down[i] = true;
-        if (st.stopping)
-          confirm_stopped(self, i);
+        // Gone for good, or only its connection (see stop_ack_timeout):
+        // asked again on a new one.
+        if (st.stopping &&
+            std::find(st.stop_unconfirmed.begin(), st.stop_unconfirmed.end(), i) != st.stop_unconfirmed.end())
+          reconnect_and_stop(self, i, 1);
       }
   });
   return {
