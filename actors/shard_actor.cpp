@@ -15,7 +15,7 @@
 #include "src/formats/wire.hpp"
 #include "src/replicated/row_block.hpp"
 #include "src/model/sgns_operations.hpp"
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/model/similarity.hpp"
 
 namespace gridvec {
@@ -270,14 +270,16 @@ shard_actor spawn_network_lane(caf::actor_system& sys, std::shared_ptr<shard_cor
 } // namespace
 
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab_ptr,
-                                 std::shared_ptr<const alias_sampler> noise, lane_thread where) {
+                                 std::shared_ptr<const noise_sampler> noise, lane_thread where) {
   const vocabulary& vocab = *vocab_ptr;
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
                    " for dimension " + std::to_string(spec.dim)};
   auto slice = column_slice::of(spec.index, spec.count, spec.dim);
   if (!noise)
-    noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+    noise = std::make_shared<const noise_sampler>(
+      vocab.counts(),
+      noise_spec{static_cast<negatives_mode>(spec.negatives), spec.hierarchical_sampler, spec.word_partitions});
   auto core = std::make_shared<shard_core>();
   core->init_seed = spec.seed;
   std::shared_ptr<const huffman_tree> tree;

@@ -21,7 +21,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/drawn_targets.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/model/shard_store.hpp"
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
     counts[i] = distinct ? 100000000ull - i : 1 + 10000000ull / (i + 1);
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
   auto zipf = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
   shard_store store(0, 2, 100, vocab, 1, noise);
 
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("V=%u counts=%s (%u noise-table runs): %.0f words/s of kernel time; dotprod %.2f s, adjust %.2f s\n",
-              vocab, distinct ? "distinct" : "zipf", noise->runs(), static_cast<double>(words) / (dotprod_s + adjust_s),
-              dotprod_s, adjust_s);
+              vocab, distinct ? "distinct" : "zipf", noise->whole()->runs(),
+              static_cast<double>(words) / (dotprod_s + adjust_s), dotprod_s, adjust_s);
   return 0;
 }

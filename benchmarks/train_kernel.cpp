@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/local_trainer.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/model/shard_store.hpp"
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
     counts[i] = 1 + 100000000ull / (i + 1);
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
   auto zipf = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
   auto store = std::make_shared<shard_store>(0, 1, dim, vocab, 1, noise);
   auto t1 = std::chrono::steady_clock::now();

@@ -67,7 +67,7 @@ sample_step make_sample_step() {
 }
 
 shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
-                      uint64_t seed, std::shared_ptr<const alias_sampler> noise, uint32_t lanes,
+                      uint64_t seed, std::shared_ptr<const noise_sampler> noise, uint32_t lanes,
                       lane_thread where = lane_thread::workers) {
   shard_spec spec;
   spec.index = index;
@@ -114,7 +114,7 @@ TEST_CASE("shard lanes answer dotprod with the store's partial dot products", "[
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto handle = make_shard(sys, 0, 2, 10, vocab, 5, noise, 2);
   REQUIRE(handle.lanes.size() == 2);
   REQUIRE(handle.width == 5);
@@ -142,7 +142,7 @@ TEST_CASE("a step applies its adjusts in order, then answers its dotprods; a bad
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto stepped = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
   auto separate = make_shard(sys, 0, 1, 6, vocab, 5, noise, 1);
   const auto [mb, next, adjust, dotprod] = make_sample_step();
@@ -217,7 +217,7 @@ TEST_CASE("shard lanes on the network thread train as lanes on the workers and p
   {
     caf::scoped_actor self{sys};
     auto vocab = small_vocab(8);
-    auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+    auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(vocab.counts()));
     auto network = make_shard(sys, 0, 2, 8, vocab, 5, noise, 2, lane_thread::network);
     auto workers = make_shard(sys, 0, 2, 8, vocab, 5, noise, 2, lane_thread::workers);
     // They are brokers: the network thread runs them.
@@ -277,7 +277,7 @@ TEST_CASE("shard lanes turn bad messages into error replies", "[actors]") {
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto handle = make_shard(sys, 0, 1, 4, vocab, 5, noise, 1);
   auto lane = handle.lanes[0];
 
@@ -515,7 +515,7 @@ TEST_CASE("shard lanes take a round's rows of their columns and refuse others", 
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(vocab.counts()));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(vocab.counts()));
   auto handle = make_shard(sys, 1, 2, 4, vocab, 5, noise, 1); // columns [2, 4)
   auto lane = handle.lanes[0];
   row_block b;

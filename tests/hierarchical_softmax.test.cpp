@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "src/model/shard_store.hpp"
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/huffman_tree.hpp"
 #include "src/sgns/local_trainer.hpp"
 #include "src/sgns/minibatch.hpp"
@@ -146,7 +146,7 @@ struct hs_model {
 };
 
 stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, std::shared_ptr<const huffman_tree> tree) {
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(zipf_counts(vocab)));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(zipf_counts(vocab)));
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s) {
     out.push_back(std::make_shared<shard_store>(s, shards, dim, vocab, 3, noise, tree));
@@ -316,7 +316,7 @@ TEST_CASE("hierarchical softmax through dotprod and adjust across shards equals 
 TEST_CASE("shard_store: -hs 1 minibatches only where the job trains with it", "[hs]") {
   const uint32_t vocab = 10, dim = 4;
   auto tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(zipf_counts(vocab)));
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(zipf_counts(vocab)));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(zipf_counts(vocab)));
   shard_store plain(0, 1, dim, vocab, 1, noise);
   shard_store hs(0, 1, dim, vocab, 1, noise, tree);
   CHECK(plain.output_rows() == vocab);

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/local_trainer.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/sgns.hpp"
@@ -18,14 +18,14 @@ namespace {
 
 using stores_t = std::vector<std::shared_ptr<shard_store>>;
 
-std::shared_ptr<const alias_sampler> zipf_noise(uint32_t vocab) {
+std::shared_ptr<const noise_sampler> zipf_noise(uint32_t vocab) {
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
     counts[i] = 1000 / (i + 1) + 1;
-  return std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
 }
 
-stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const alias_sampler>& noise) {
+stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const noise_sampler>& noise) {
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s) {
     out.push_back(std::make_shared<shard_store>(s, shards, dim, vocab, 3, noise));

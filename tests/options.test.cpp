@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <gridvec/core/options.hpp>
+#include "src/sgns/noise_sampler.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
@@ -237,6 +238,32 @@ TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[opt
   expect_failure(with_required({"--sync-rounds", "4"}), "--sync-rounds");
 }
 
+TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --word-partitions)", "[options]") {
+  auto plain = parse_train_options(with_required({}));
+  REQUIRE(plain);
+  CHECK(plain->negatives == 0u); // bns, word2vec's
+  CHECK_FALSE(plain->hierarchical_sampler);
+  CHECK(plain->word_partitions_of(4) == 4u); // one per shard
+  auto tns =
+    parse_train_options(with_required({"--negatives", "tns", "--sampler=hierarchical", "--word-partitions", "16"}));
+  REQUIRE(tns);
+  CHECK(tns->negatives == static_cast<uint8_t>(negatives_mode::tns));
+  CHECK(tns->hierarchical_sampler);
+  CHECK(tns->word_partitions_of(4) == 16u);
+  auto again = parse_train_options(to_args(*tns)); // a checkpoint's manifest
+  REQUIRE(again);
+  CHECK(again->negatives == tns->negatives);
+  CHECK(again->hierarchical_sampler);
+  CHECK(again->word_partitions == 16u);
+  auto sns = parse_train_options(with_required({"--negatives=sns"}));
+  REQUIRE(sns);
+  CHECK(sns->negatives == static_cast<uint8_t>(negatives_mode::sns));
+  // Combinations that draw no noise words per pair on a shard.
+  expect_failure(with_required({"--negatives", "tns", "--partition", "replicated"}), "--negatives tns");
+  expect_failure(with_required({"--sampler", "hierarchical", "--shared-negatives", "1"}), "--sampler hierarchical");
+  expect_failure(with_required({"--negatives", "sns", "-negative", "0", "-hs", "1"}), "--negatives sns");
+}
+
 TEST_CASE("options: failures name the option in one line", "[options]") {
   SECTION("unknown option") {
     expect_failure(with_required({"-sizee", "10"}), "sizee");
@@ -295,6 +322,9 @@ TEST_CASE("options: failures name the option in one line", "[options]") {
     expect_failure(with_required({"--interleave", "4097"}), "interleave");
     expect_failure(with_required({"--damping", "2"}), "damping");
     expect_failure(with_required({"--checkpoint-failures", "ignore"}), "checkpoint-failures");
+    expect_failure(with_required({"--negatives", "ans"}), "negatives");
+    expect_failure(with_required({"--sampler", "table"}), "sampler");
+    expect_failure(with_required({"--word-partitions", "0"}), "word-partitions");
     expect_failure(with_required({"--log-every", "0"}), "log-every");
   }
   SECTION("flags take 0 or 1") {

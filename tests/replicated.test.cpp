@@ -37,11 +37,11 @@ std::vector<uint64_t> keys_of(uint32_t words) {
   return keys;
 }
 
-std::shared_ptr<const alias_sampler> noise_of(uint32_t words) {
+std::shared_ptr<const noise_sampler> noise_of(uint32_t words) {
   std::vector<uint64_t> counts(words);
   for (uint32_t w = 0; w < words; ++w)
     counts[w] = 100 - w;
-  return std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
 }
 
 // Host `host`'s training of a row, as a known change.

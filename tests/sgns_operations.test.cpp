@@ -25,11 +25,11 @@ namespace {
 
 constexpr uint32_t vocab = 50, dim = 10;
 
-std::shared_ptr<const alias_sampler> zipf_noise() {
+std::shared_ptr<const noise_sampler> zipf_noise() {
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
     counts[i] = 1000 / (i + 1) + 1;
-  return std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
 }
 
 minibatch sample_batch() {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/drawn_targets.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/util/rng.hpp"
@@ -21,15 +21,15 @@ namespace {
 
 using stores_t = std::vector<std::unique_ptr<shard_store>>;
 
-std::shared_ptr<const alias_sampler> zipf_noise(uint32_t vocab) {
+std::shared_ptr<const noise_sampler> zipf_noise(uint32_t vocab) {
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
     counts[i] = 1000 / (i + 1) + 1;
-  return std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts));
+  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
 }
 
 stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, uint64_t seed,
-                     const std::shared_ptr<const alias_sampler>& noise) {
+                     const std::shared_ptr<const noise_sampler>& noise) {
   stores_t out;
   for (uint32_t s = 0; s < shards; ++s)
     out.push_back(std::make_unique<shard_store>(s, shards, dim, vocab, seed, noise));
@@ -286,7 +286,7 @@ TEST_CASE("shard_store: dotprod computes u.v for pairs and the seeded noise word
     for (bool cbow : {false, true}) {
       auto mb = cbow ? cbow_batch(seed, vocab, 5, 6) : skipgram_batch(seed, vocab, 5, 6);
       REQUIRE(stores[0]->validate(mb));
-      auto layout = layout_of(mb, *noise);
+      auto layout = layout_of(mb, *noise->whole());
       REQUIRE(layout.dots.size() == mb.dot_count());
       auto expect = reference_dots(mb, layout, model);
       auto got = summed_dots(stores, mb);
@@ -366,7 +366,7 @@ TEST_CASE("shard_store: CBOW dotprod is the dot of the mean input row with the o
 
 TEST_CASE("shard_store: adjust follows the SGNS gradient (finite differences)", "[shard_store]") {
   const uint32_t vocab = 6, dim = 4;
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts({10, 8, 6, 5, 3, 2}));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts({10, 8, 6, 5, 3, 2}));
   const float alpha = 0.1f;
 
   // The brief's case (one input, two outputs), a repeated output, and
@@ -400,8 +400,8 @@ TEST_CASE("shard_store: adjust follows the SGNS gradient (finite differences)", 
       full_model start = gather(stores, dim, vocab);
 
       // The noise words the shard uses are the ones drawn from rng(seed).
-      reference_negatives(mb, *noise, &redraws);
-      auto layout = layout_of(mb, *noise);
+      reference_negatives(mb, *noise->whole(), &redraws);
+      auto layout = layout_of(mb, *noise->whole());
       std::vector<float> dots(mb.dot_count());
       std::vector<float> hidden;
       stores[0]->dotprod(mb, dots.data(), hidden);
@@ -470,7 +470,7 @@ TEST_CASE("shard_store: adjust follows the SGNS gradient (finite differences)", 
 
 TEST_CASE("shard_store: updates of one adjust call are applied at its end", "[shard_store]") {
   const uint32_t vocab = 6, dim = 4;
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts({10, 8, 6, 5, 3, 2}));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts({10, 8, 6, 5, 3, 2}));
   minibatch mb;
   mb.seed = 5;
   mb.negatives = 2;
@@ -483,7 +483,7 @@ TEST_CASE("shard_store: updates of one adjust call are applied at its end", "[sh
   set_vectors(stores, vocab, 0.8f, 0.8f);
   REQUIRE(stores[0]->validate(mb));
   full_model start = gather(stores, dim, vocab);
-  auto layout = layout_of(mb, *noise);
+  auto layout = layout_of(mb, *noise->whole());
 
   // Large, arbitrary weights make the difference to pair-by-pair updates obvious.
   std::vector<float> weights(mb.dot_count());
@@ -534,7 +534,7 @@ TEST_CASE("shard_store: CBOW adjust adds the error to every context word", "[sha
     mb.outputs.push_back(8);
     REQUIRE(stores[0]->validate(mb));
     full_model expect = gather(stores, dim, vocab);
-    auto layout = layout_of(mb, *noise);
+    auto layout = layout_of(mb, *noise->whole());
     std::vector<float> weights(mb.dot_count());
     rng r(23);
     for (auto& w : weights)
@@ -685,7 +685,7 @@ TEST_CASE("shard_store: validate rejects malformed minibatches", "[shard_store]"
 }
 
 TEST_CASE("shard_store: a one-word noise distribution does not loop", "[shard_store]") {
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts({5}));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts({5}));
   shard_store st(0, 1, 3, 1, 1, noise);
   minibatch mb;
   mb.negatives = 4;

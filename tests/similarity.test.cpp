@@ -11,8 +11,8 @@ using namespace gridvec;
 
 namespace {
 
-std::shared_ptr<const alias_sampler> flat_noise(uint32_t v) {
-  return std::make_shared<const alias_sampler>(std::vector<double>(v, 1.0));
+std::shared_ptr<const noise_sampler> flat_noise(uint32_t v) {
+  return std::make_shared<const noise_sampler>(alias_sampler(std::vector<double>(v, 1.0)));
 }
 
 // Full vectors as one store (S = 1) sees them.

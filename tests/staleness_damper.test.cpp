@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/sgns.hpp"
 #include "src/model/shard_store.hpp"
@@ -18,7 +18,7 @@ namespace {
 constexpr uint32_t vocab = 200, dim = 20;
 
 std::shared_ptr<shard_store> store_with_norm(float norm, uint32_t shards = 1, uint32_t index = 0) {
-  auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(std::vector<uint64_t>(vocab, 10)));
+  auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(std::vector<uint64_t>(vocab, 10)));
   auto s = std::make_shared<shard_store>(index, shards, dim, vocab, 1, noise);
   // Every row points the same way, with this norm over the whole dimension.
   const float x = norm / std::sqrt(static_cast<float>(dim));

@@ -97,6 +97,9 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.vocab_crc = st.vocab_crc;
   spec.init_model = st.opt.init;
   spec.hierarchical = st.opt.hs;
+  spec.negatives = st.opt.negatives;
+  spec.hierarchical_sampler = st.opt.hierarchical_sampler;
+  spec.word_partitions = st.opt.word_partitions_of(st.opt.shards);
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
       [self, s, n, then](shard_info info) {

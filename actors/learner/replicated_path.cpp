@@ -231,7 +231,7 @@ void start_replicated(learner_ptr self) {
   auto& st = self->state;
   if (!st.replicated) {
     st.replicated = std::make_unique<replicated_host>();
-    auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts(st.vocab->counts()));
+    auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.vocab->counts()));
     std::vector<uint64_t> keys(st.vocab->size());
     for (uint32_t w = 0; w < keys.size(); ++w)
       keys[w] = word_key(st.vocab->word(w));

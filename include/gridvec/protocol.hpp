@@ -247,12 +247,18 @@ struct shard_spec {
   uint64_t vocab_crc = 0;
   std::string init_model;    // --init: a saved model whose rows replace the initial vectors of its words
   bool hierarchical = false; // -hs 1: the store also holds the Huffman tree's inner nodes
+  // How noise words are drawn (src/sgns/noise_sampler.hpp): --negatives
+  // (0 bns, 1 sns, 2 tns), --sampler hierarchical, and the word partitions
+  // they are drawn over.
+  uint8_t negatives = 0;
+  bool hierarchical_sampler = false;
+  uint32_t word_partitions = 1;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
-           x.vocab_crc, x.init_model, x.hierarchical);
+           x.vocab_crc, x.init_model, x.hierarchical, x.negatives, x.hierarchical_sampler, x.word_partitions);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:

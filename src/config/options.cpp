@@ -2,6 +2,7 @@
 
 #include "src/corpus/corpus_inputs.hpp"
 #include "src/formats/model_dir.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/util/atomic_file.hpp"
 
 #include <cctype>
@@ -133,6 +134,28 @@ accessor partition() {
           [](const train_options& o) { return std::string{o.replicated ? "replicated" : "columns"}; }};
 }
 
+accessor negatives_choice() {
+  return {
+    [](train_options& o, const std::string& text) -> status {
+      negatives_mode mode;
+      if (!parse_negatives_mode(text, mode))
+        return failure{"option --negatives expects bns, sns or tns, got '" + text + "'"};
+      o.negatives = static_cast<uint8_t>(mode);
+      return {};
+    },
+    [](const train_options& o) { return std::string{negatives_mode_name(static_cast<negatives_mode>(o.negatives))}; }};
+}
+
+accessor sampler_choice() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "alias" && text != "hierarchical")
+              return failure{"option --sampler expects alias or hierarchical, got '" + text + "'"};
+            o.hierarchical_sampler = text == "hierarchical";
+            return {};
+          },
+          [](const train_options& o) { return std::string{o.hierarchical_sampler ? "hierarchical" : "alias"}; }};
+}
+
 accessor sync_rounds() {
   return {[](train_options& o, const std::string& text) -> status {
             if (text == "auto") {
@@ -207,6 +230,18 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
     {"damping", "0|1", "1", "protocol path: damp pairs repeated beyond what stale updates stand",
      flag(&train_options::damping, "damping")},
+    {"negatives", "bns|sns|tns", "bns",
+     "noise words over word partitions (seed 001): bns each from the whole vocabulary, as word2vec; sns all of a "
+     "pair's from one partition drawn by its mass; tns from the partition of the pair's positive word",
+     negatives_choice()},
+    {"sampler", "alias|hierarchical", "alias",
+     "bns's draw: one alias table over the vocabulary, or a partition by mass and then one of its words (the same "
+     "distribution; sns and tns always draw this way)",
+     sampler_choice()},
+    {"word-partitions", "P", "the shards",
+     "partitions of --negatives sns|tns and --sampler hierarchical (word w in "
+     "partition w mod P)",
+     number<uint32_t>(&train_options::word_partitions, 1, 1000000, "word-partitions")},
     {"partition", "columns|replicated", "columns",
      "columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole model "
      "and synchronises the rows it changed (docs/replicated.md)",
@@ -269,6 +304,17 @@ status validate(train_options& o) {
   if (!o.replicated && (o.sync_rounds > 0 || o.average_combiner))
     return failure{std::string{o.sync_rounds > 0 ? "--sync-rounds" : "--combiner"} +
                    " applies to --partition replicated only"};
+  if (o.negatives != 0 || o.hierarchical_sampler) {
+    const std::string what =
+      o.negatives != 0 ? std::string{"--negatives "} + negatives_mode_name(static_cast<negatives_mode>(o.negatives))
+                       : "--sampler hierarchical";
+    if (o.replicated)
+      return failure{what + " applies to shards that draw noise words: not to --partition replicated"};
+    if (o.shared_negatives)
+      return failure{what + " does not combine with --shared-negatives (one draw for a whole example)"};
+    if (o.negative == 0)
+      return failure{what + " draws noise words: it needs -negative N > 0"};
+  }
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};
   return {};

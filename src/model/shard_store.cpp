@@ -27,7 +27,7 @@ table_spec sgns_model_spec(uint32_t dim, uint32_t vocab_size, uint32_t node_rows
 }
 
 shard_store::shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
-                         std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree)
+                         std::shared_ptr<const noise_sampler> noise, std::shared_ptr<const huffman_tree> tree)
   : slice_(column_slice::of(shard, shards, dim)), dim_(dim), vocab_size_(vocab_size), noise_(std::move(noise)),
     tree_(std::move(tree)),
     model_(std::make_shared<table_slice>(sgns_model_spec(dim, vocab_size, node_rows()), shard, shards)),
@@ -99,6 +99,21 @@ status shard_store::validate(minibatch& mb) const {
 }
 
 void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const {
+  rng r(mb.seed);
+  targets.reserve(targets.size() + mb.dot_count());
+  const bool sampled = mb.sampled_targets() > 0;
+  const alias_sampler* whole = noise_->whole();
+  if (!whole) { // through the word partitions (--negatives, --sampler hierarchical)
+    for (uint32_t output : mb.outputs) {
+      if (mb.hierarchical)
+        append_path(output, targets);
+      if (!sampled)
+        continue;
+      targets.push_back(output);
+      noise_->draw_for_pair(r, output, mb.negatives, targets);
+    }
+    return;
+  }
   // The alias table has one entry per run of equal counts, and usually
   // stays in the caches. Where it does not (counts that nearly all differ),
   // every draw is a cache miss: a copy of the generator then runs
@@ -108,19 +123,16 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   constexpr size_t lookahead = 16;
   // 2.5 MB of 20-byte entries: a table this small stays in the caches.
   constexpr uint32_t cached_table_entries = 1u << 17;
-  rng r(mb.seed);
   rng ahead(mb.seed);
-  const size_t draws = mb.sampled_targets() > 0 ? mb.outputs.size() * size_t{mb.negatives} : 0;
+  const size_t draws = sampled ? mb.outputs.size() * size_t{mb.negatives} : 0;
   size_t prefetched = 0, drawn = 0;
   auto prefetch_until = [&](size_t n) {
     for (n = std::min(n, draws); prefetched < n; ++prefetched)
-      noise_->prefetch_draw(ahead);
+      whole->prefetch_draw(ahead);
   };
   // A table that stays in the caches gains nothing from it: it would only
   // draw twice.
-  const bool look_ahead = noise_->runs() > cached_table_entries;
-  targets.reserve(targets.size() + mb.dot_count());
-  const bool sampled = mb.sampled_targets() > 0;
+  const bool look_ahead = whole->runs() > cached_table_entries;
   for (uint32_t output : mb.outputs) {
     if (mb.hierarchical)
       append_path(output, targets);

@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/huffman_tree.hpp"
 #include <gridvec/core/expected.hpp>
 #include "src/util/huge_buffer.hpp"
@@ -68,7 +68,7 @@ public:
   /// starts at zero. `tree`: the job's Huffman tree if it trains with
   /// hierarchical softmax.
   shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
-              std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree = nullptr);
+              std::shared_ptr<const noise_sampler> noise, std::shared_ptr<const huffman_tree> tree = nullptr);
   ~shard_store();
   // The model's slice points back here (table_slice::owner).
   shard_store(const shard_store&) = delete;
@@ -130,14 +130,9 @@ public:
 
   /// The next noise word for a pair whose positive output is `positive`;
   /// dotprod, adjust and the local trainer draw them in the same order.
-  uint32_t draw_negative(rng& r, uint32_t positive) const {
-    // word2vec draws noise words different from the positive output; a
-    // bounded number of redraws keeps a one-word vocabulary from looping.
-    uint32_t w = noise_->draw(r);
-    for (int tries = 0; w == positive && tries < 8; ++tries)
-      w = noise_->draw(r);
-    return w;
-  }
+  uint32_t draw_negative(rng& r, uint32_t positive) const { return noise_->draw_one(r, positive); }
+  /// The sampler of noise words (src/sgns/noise_sampler.hpp).
+  const noise_sampler& noise() const { return *noise_; }
 
   /// Appends the output rows of the inner nodes on `output`'s Huffman path
   /// (-hs 1), root first.
@@ -159,7 +154,7 @@ private:
   column_slice slice_;
   uint32_t dim_;
   uint32_t vocab_size_;
-  std::shared_ptr<const alias_sampler> noise_;
+  std::shared_ptr<const noise_sampler> noise_;
   std::shared_ptr<const huffman_tree> tree_;
   std::shared_ptr<table_slice> model_;
   float* u_; // model_'s rows 0..V-1

@@ -21,7 +21,7 @@ bool test_and_set(std::vector<uint64_t>& bits, uint32_t i) {
 } // namespace
 
 replica::replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_seed,
-                 std::shared_ptr<const alias_sampler> noise, std::shared_ptr<const huffman_tree> tree)
+                 std::shared_ptr<const noise_sampler> noise, std::shared_ptr<const huffman_tree> tree)
   : dim_(dim), word_keys_(std::move(word_keys)),
     store_(std::make_shared<shard_store>(0, 1, dim, static_cast<uint32_t>(word_keys_.size()), init_seed,
                                          std::move(noise), std::move(tree))) {

@@ -30,7 +30,7 @@ public:
   /// from (shard_store's initialisation does not depend on the slicing).
   /// `word_keys`: a stable hash of each word (word_key of its text), which
   /// fixes its rows' master; one host until set_hosts.
-  replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_seed, std::shared_ptr<const alias_sampler> noise,
+  replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_seed, std::shared_ptr<const noise_sampler> noise,
           std::shared_ptr<const huffman_tree> tree);
 
   /// The number of hosts: every row's master is then its word's key modulo

@@ -45,6 +45,10 @@ struct train_options {
   bool shared_negatives = false; // fused path: one draw of noise words per example
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
   bool damping = true;           // protocol path: staleness damping of repeated pairs
+  // Noise words over word partitions (seed 001, src/sgns/noise_sampler.hpp).
+  uint8_t negatives = 0;             // --negatives: 0 bns (word2vec's), 1 sns, 2 tns
+  bool hierarchical_sampler = false; // --sampler hierarchical (else alias)
+  uint32_t word_partitions = 0;      // word w in partition w mod P; 0: one per shard
   // --partition replicated (seed 003): every learner holds the whole model
   // and synchronises the rows it changed sync_rounds times per epoch.
   bool replicated = false;
@@ -62,6 +66,10 @@ struct train_options {
   bool stop_cluster = false; // gridvec submit: stop every node once the job is done
   std::string resume;        // continue from the checkpoint directory instead of starting
 
+  /// The word partitions noise words are drawn over, for a job of `shards`.
+  uint32_t word_partitions_of(uint32_t shards) const {
+    return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
+  }
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
   /// Minibatches a learner keeps in flight on the protocol path: 10 by
   /// default, 1 with -hs 1, whose root node is a target of every pair: the

@@ -11,7 +11,7 @@
 
 namespace gridvec {
 
-class alias_sampler; // src/sgns/alias_sampler.hpp
+class noise_sampler; // src/sgns/noise_sampler.hpp
 
 /// Which thread a shard's lanes run their training messages on.
 ///   workers: the scheduler's worker threads, as every actor.
@@ -33,7 +33,7 @@ enum class lane_thread { workers, network };
 /// by the shards of a process; null: one made from the vocabulary's counts
 /// (word2vec's unigram^0.75).
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab,
-                                 std::shared_ptr<const alias_sampler> noise = nullptr,
+                                 std::shared_ptr<const noise_sampler> noise = nullptr,
                                  lane_thread where = lane_thread::workers);
 
 } // namespace gridvec
