@@ -285,6 +285,7 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   std::shared_ptr<const huffman_tree> tree;
   if (spec.hierarchical)
     tree = shared_huffman_tree(vocab_ptr);
+  const uint64_t sampling_bytes = noise->bytes(), partition_sampling_bytes = noise->partition_bytes(spec.index);
   core->store =
     std::make_shared<shard_store>(spec.index, spec.count, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
   core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
@@ -305,6 +306,8 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   info.index = spec.index;
   info.first = slice.first;
   info.width = slice.width;
+  info.sampling_bytes = sampling_bytes;
+  info.partition_sampling_bytes = partition_sampling_bytes;
   if (where == lane_thread::network && sys.has_middleman()) {
     auto slow = spawn_shard_lane(sys, core);
     for (uint32_t i = 0; i < spec.lanes; ++i)

@@ -8,6 +8,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "src/sgns/noise_sampler.hpp"
+
 namespace gridvec {
 
 namespace {
@@ -59,6 +61,31 @@ void account_nodes(coordinator_state& st) {
 
 } // namespace
 
+namespace {
+
+// How the shards draw noise words, and what their tables take: into the
+// summary, and one line for the user.
+void report_noise(coordinator_ptr self) {
+  auto& st = self->state;
+  auto& s = st.summary;
+  s.negatives = negatives_mode_name(static_cast<negatives_mode>(st.opt.negatives));
+  s.hierarchical_sampler = st.opt.hierarchical_sampler;
+  s.word_partitions = st.opt.word_partitions_of(st.opt.shards);
+  s.sampling_bytes = s.partition_sampling_bytes = 0;
+  for (const auto& shard : st.shards) {
+    s.sampling_bytes = std::max(s.sampling_bytes, shard.sampling_bytes);
+    s.partition_sampling_bytes = std::max(s.partition_sampling_bytes, shard.partition_sampling_bytes);
+  }
+  if (st.opt.negatives == 0 && !st.opt.hierarchical_sampler)
+    return; // word2vec's: nothing to say
+  say(self, "noise words: " + s.negatives + (s.hierarchical_sampler ? " (hierarchical sampler)" : "") + " over " +
+              std::to_string(s.word_partitions) + " word partitions; sampling tables " +
+              std::to_string(s.sampling_bytes / 1024) + " KiB per shard, " +
+              std::to_string(s.partition_sampling_bytes / 1024) + " KiB per partition with the vectors split by word");
+}
+
+} // namespace
+
 void start_training(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::training;
@@ -74,6 +101,8 @@ void start_training(coordinator_ptr self) {
               (st.opt.replicated ? std::string{}
                                  : ", " + std::to_string(st.opt.in_flight_window()) + " in flight, " +
                                      std::to_string(st.opt.coalesce) + " per message"));
+  if (!st.opt.replicated)
+    report_noise(self);
   if (st.opt.replicated) {
     // Every host learns the others before its first work (messages from
     // here to one learner stay in order).

@@ -228,11 +228,16 @@ struct shard_info {
   uint32_t first = 0; // first column
   uint32_t width = 0; // columns
   std::vector<shard_actor> lanes;
+  // Its noise sampler's tables, and what one word partition's would take
+  // with the vectors split by word (src/sgns/noise_sampler.hpp).
+  uint64_t sampling_bytes = 0;
+  uint64_t partition_sampling_bytes = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_info& x) {
-  return f(caf::meta::type_name("shard_info"), x.index, x.first, x.width, x.lanes);
+  return f(caf::meta::type_name("shard_info"), x.index, x.first, x.width, x.lanes, x.sampling_bytes,
+           x.partition_sampling_bytes);
 }
 
 /// Where to start a new shard from.

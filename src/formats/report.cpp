@@ -75,6 +75,16 @@ std::string to_json(const job_summary& s) {
     field("sync_rounds", "%llu", static_cast<unsigned long long>(s.sync_rounds));
     field("bytes_per_round", "%.0f", s.sync_rounds > 0 ? static_cast<double>(round_bytes) / s.sync_rounds : 0.0);
   }
+  if (!s.replicated) {
+    out += "  \"noise\": {\"negatives\": \"" + json_escape(s.negatives) + "\", \"sampler\": \"" +
+           (s.hierarchical_sampler ? "hierarchical" : "alias") + "\", ";
+    std::snprintf(buf, sizeof buf,
+                  "\"word_partitions\": %u, \"sampling_bytes_per_shard\": %llu, "
+                  "\"sampling_bytes_per_word_partition\": %llu},\n",
+                  s.word_partitions, static_cast<unsigned long long>(s.sampling_bytes),
+                  static_cast<unsigned long long>(s.partition_sampling_bytes));
+    out += buf;
+  }
   out += "  \"messages\": {\n";
   for (size_t i = 0; i < s.wire.messages.size(); ++i) {
     const double trained = s.trained_words > 0 ? static_cast<double>(s.trained_words) : 1.0;

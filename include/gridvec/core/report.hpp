@@ -78,6 +78,14 @@ struct job_summary {
   uint64_t resumed_words = 0;      // words already done by the checkpoint a job resumed from
   bool replicated = false;         // --partition replicated
   uint64_t sync_rounds = 0;        // ... synchronisation rounds done
+  // Noise words (--negatives, --sampler, --word-partitions): how they were
+  // drawn, and the memory of the sampling tables -- per shard, and what
+  // one word partition would hold with the vectors split by word.
+  std::string negatives = "bns";
+  bool hierarchical_sampler = false;
+  uint32_t word_partitions = 1;
+  uint64_t sampling_bytes = 0; // the largest shard's
+  uint64_t partition_sampling_bytes = 0;
 
   /// Corpus words per second over the whole run, as peers count them:
   /// raw_words * iterations / seconds (of a resumed job: only the share of
