@@ -86,8 +86,6 @@ uint64_t noise_sampler::bytes() const {
   return total;
 }
 
-uint64_t noise_sampler::partition_bytes(uint32_t k) const {
-  return k < parts_.size() ? parts_[k].bytes() : bytes();
-}
+uint64_t noise_sampler::partition_bytes(uint32_t k) const { return k < parts_.size() ? parts_[k].bytes() : bytes(); }
 
 } // namespace gridvec
