@@ -43,8 +43,10 @@ using controller_ptr = controller_actor::stateful_pointer<controller_state>;
 // This node goes last, and only once every other node has its stop: this
 // node's stop ends the process that sends them, and a stop still queued
 // for the network when the process ends is never sent (that node would
-// then stay up). A node counts as stopped when it answers, when nothing
-// listens at its address any more, or after stop_ack_timeout.
+// then stay up). A node counts as stopped when it answers, or when nothing
+// listens at its address any more; one that does neither (frozen) is given
+// up after a second try (on a new connection, if the old one is gone), each
+// with stop_ack_timeout.
 //
 // A lost connection alone does not count: CAF 0.17 drops a connection
 // whose heartbeat comes late on a loaded machine, and the node behind it
@@ -71,8 +73,8 @@ void confirm_stopped(controller_ptr self, size_t i) {
 
 void send_stop(controller_ptr self, size_t i, int reconnects_left);
 
-// Connects to node i afresh and sends it its stop there; a node that no
-// longer listens has stopped.
+// Connects to node i (again: CAF reuses a connection that is still up)
+// and sends it its stop there; a node that no longer listens has stopped.
 void reconnect_and_stop(controller_ptr self, size_t i, int reconnects_left) {
   if (reconnects_left == 0)
     return confirm_stopped(self, i);
@@ -95,12 +97,8 @@ void send_stop(controller_ptr self, size_t i, int reconnects_left) {
     return reconnect_and_stop(self, i, reconnects_left);
   self->request(st.handles[i], stop_ack_timeout, stop_atom::value)
     .then([self, i] { confirm_stopped(self, i); },
-          [self, i, reconnects_left](caf::error& err) {
-            if (err == caf::sec::request_timeout)
-              confirm_stopped(self, i);
-            else
-              reconnect_and_stop(self, i, reconnects_left);
-          });
+          // No answer: the stop may have been lost with its connection.
+          [self, i, reconnects_left](caf::error&) { reconnect_and_stop(self, i, reconnects_left); });
 }
 
 void stop_cluster(controller_ptr self) {
@@ -123,7 +121,7 @@ void stop_cluster(controller_ptr self) {
   if (st.stop_unconfirmed.empty())
     return stop_this_node(self);
   for (size_t i : std::vector<size_t>(st.stop_unconfirmed))
-    send_stop(self, i, 2);
+    send_stop(self, i, 1);
 }
 
 // `started`: false for a job that failed before it began (a node not
