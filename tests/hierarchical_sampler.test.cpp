@@ -7,18 +7,12 @@
 
 #include "src/sgns/alias_sampler.hpp"
 #include "src/sgns/hierarchical_sampler.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::zipf_counts;
 
 namespace {
-
-// Zipf-like counts, most frequent first (as vocabulary ids are).
-std::vector<uint64_t> zipf_counts(size_t words, double top) {
-  std::vector<uint64_t> counts(words);
-  for (size_t r = 0; r < words; ++r)
-    counts[r] = std::max<uint64_t>(1, static_cast<uint64_t>(top / static_cast<double>(r + 1)));
-  return counts;
-}
 
 std::vector<hierarchical_sampler> all_partitions(const std::vector<uint64_t>& counts, uint32_t p) {
   const auto masses = hierarchical_sampler::partition_masses(counts, p);

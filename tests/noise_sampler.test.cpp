@@ -9,17 +9,12 @@
 #include <map>
 
 #include "src/sgns/noise_sampler.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::zipf_counts;
 
 namespace {
-
-std::vector<uint64_t> zipf_counts(size_t words, double top) {
-  std::vector<uint64_t> counts(words);
-  for (size_t r = 0; r < words; ++r)
-    counts[r] = std::max<uint64_t>(1, static_cast<uint64_t>(top / static_cast<double>(r + 1)));
-  return counts;
-}
 
 // Pearson's statistic of `seen` against `expected` (same total), and the
 // 0.1% critical value for its degrees of freedom (Wilson-Hilferty).

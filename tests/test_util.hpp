@@ -35,6 +35,15 @@ inline void add_random_sentences(rng& r, const example_builder& b, uint32_t voca
   }
 }
 
+/// Zipf-like word counts, most frequent first (as vocabulary ids are):
+/// word r seen top / (r + 1) times, at least once.
+inline std::vector<uint64_t> zipf_counts(size_t words, double top) {
+  std::vector<uint64_t> counts(words);
+  for (size_t r = 0; r < words; ++r)
+    counts[r] = std::max<uint64_t>(1, static_cast<uint64_t>(top / static_cast<double>(r + 1)));
+  return counts;
+}
+
 /// The largest |a[i] - b[i]|: how far a trained model is from a reference.
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());

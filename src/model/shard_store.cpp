@@ -1,5 +1,7 @@
 #include "src/model/shard_store.hpp"
 
+#include "src/model/initial_vectors.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -10,7 +12,6 @@
 namespace gridvec {
 
 namespace {
-constexpr uint32_t max_negatives = 1000;
 // Marks a table slice whose owner is a shard_store.
 constexpr char owner_tag = 0;
 } // namespace
@@ -42,14 +43,10 @@ shard_store::~shard_store() { model_->set_owner(nullptr, nullptr); }
 shard_store* shard_store::of(const table_slice& slice) { return static_cast<shard_store*>(slice.owner(&owner_tag)); }
 
 void shard_store::reset(uint64_t init_seed) {
-  const float scale = 1.0f / static_cast<float>(dim_);
   for (uint32_t w = 0; w < vocab_size_; ++w) {
     float* row = input_row(w);
-    for (uint32_t j = 0; j < slice_.width; ++j) {
-      uint64_t h = mix64(init_seed, uint64_t{w} * dim_ + slice_.first + j);
-      float uniform = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
-      row[j] = (uniform - 0.5f) * scale;
-    }
+    for (uint32_t j = 0; j < slice_.width; ++j)
+      row[j] = initial_input_value(init_seed, w, slice_.first + j, dim_);
   }
   std::fill(v_, v_ + size_t{output_rows()} * slice_.width, 0.0f);
 }
@@ -99,31 +96,21 @@ status shard_store::validate(minibatch& mb) const {
 }
 
 void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const {
-  rng r(mb.seed);
-  targets.reserve(targets.size() + mb.dot_count());
-  const bool sampled = mb.sampled_targets() > 0;
-  const alias_sampler* whole = noise_->whole();
-  if (!whole) { // through the word partitions (--negatives, --sampler hierarchical)
-    for (uint32_t output : mb.outputs) {
-      if (mb.hierarchical)
-        append_path(output, targets);
-      if (!sampled)
-        continue;
-      targets.push_back(output);
-      noise_->draw_for_pair(r, output, mb.negatives, targets);
-    }
-    return;
-  }
-  // The alias table has one entry per run of equal counts, and usually
-  // stays in the caches. Where it does not (counts that nearly all differ),
-  // every draw is a cache miss: a copy of the generator then runs
-  // `lookahead` draws ahead and prefetches the entries the real draws will
-  // read, so the misses overlap. (After a redraw, rare, it is one draw
-  // off: a wasted prefetch, nothing more.)
+  // Drawn through the word partitions (--negatives, --sampler
+  // hierarchical), or from one alias table over the vocabulary. That table
+  // has one entry per run of equal counts, and usually stays in the
+  // caches. Where it does not (counts that nearly all differ), every draw
+  // is a cache miss: a copy of the generator then runs `lookahead` draws
+  // ahead and prefetches the entries the real draws will read, so the
+  // misses overlap. (After a redraw, rare, it is one draw off: a wasted
+  // prefetch, nothing more.)
   constexpr size_t lookahead = 16;
   // 2.5 MB of 20-byte entries: a table this small stays in the caches.
   constexpr uint32_t cached_table_entries = 1u << 17;
+  const alias_sampler* whole = noise_->whole();
+  rng r(mb.seed);
   rng ahead(mb.seed);
+  const bool sampled = mb.sampled_targets() > 0;
   const size_t draws = sampled ? mb.outputs.size() * size_t{mb.negatives} : 0;
   size_t prefetched = 0, drawn = 0;
   auto prefetch_until = [&](size_t n) {
@@ -132,13 +119,18 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   };
   // A table that stays in the caches gains nothing from it: it would only
   // draw twice.
-  const bool look_ahead = whole->runs() > cached_table_entries;
+  const bool look_ahead = whole && whole->runs() > cached_table_entries;
+  targets.reserve(targets.size() + mb.dot_count());
   for (uint32_t output : mb.outputs) {
     if (mb.hierarchical)
       append_path(output, targets);
     if (!sampled)
       continue;
     targets.push_back(output);
+    if (!whole) {
+      noise_->draw_for_pair(r, output, mb.negatives, targets);
+      continue;
+    }
     for (uint32_t n = 0; n < mb.negatives; ++n, ++drawn) {
       if (look_ahead)
         prefetch_until(drawn + lookahead);

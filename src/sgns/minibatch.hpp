@@ -28,6 +28,9 @@ inline float value(uint8_t l) { return static_cast<float>(l & 1); }
 inline bool is_node(uint8_t l) { return (l & 2) != 0; }
 } // namespace target_label
 
+/// The most noise words per pair a shard accepts (-negative's bound).
+constexpr uint32_t max_negatives = 1000;
+
 struct minibatch {
   uint64_t seed = 0;
   uint32_t negatives = 0;

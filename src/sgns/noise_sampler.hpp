@@ -63,6 +63,9 @@ public:
   /// One noise word for `positive`, drawn as bns draws (each on its own).
   uint32_t draw_one(rng& r, uint32_t positive) const;
 
+  /// Partition k's tables (for sns, tns and --sampler hierarchical), or
+  /// null for one alias table over the vocabulary.
+  const hierarchical_sampler* partition(uint32_t k) const { return k < parts_.size() ? &parts_[k] : nullptr; }
   /// Memory of every table held here.
   uint64_t bytes() const;
   /// What partition k would hold for sampling with the vectors split by
