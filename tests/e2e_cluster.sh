@@ -54,6 +54,15 @@ for name in coord shard-a shard-b learn-a; do
 done
 cluster_start learn-b
 
+# The word split runs in one process only: a cluster refuses it in one
+# line and stays up.
+if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running --partition words \
+     --word-partitions 4 2> "$work/words.err"; then
+  fail "a --partition words job ran on a cluster"
+fi
+grep -q "partition words trains in one process" "$work/words.err" || fail "$(cat "$work/words.err")"
+echo "ok: $(grep -v '^\[' "$work/words.err" | tail -1)"
+
 # The job; a second one meanwhile is refused in one line.
 timeout 600 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running --report "$work/report.json" \
   > "$work/submit.log" 2>&1 &

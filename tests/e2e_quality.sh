@@ -30,10 +30,15 @@ sample=()
 # Fused learners (the default) train on the shards' memory: no messages.
 fused=1
 for a in "$@"; do [ "$a" = "0" ] && [ "${prev:-}" = "--fused" ] && fused=0; prev=$a; done
-/usr/bin/python3 - "$work/report.json" "$fused" <<'PY'
+/usr/bin/python3 - "$work/report.json" "$fused" "$*" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 fused = sys.argv[2] == "1"
+# --partition words: what the word partitions exchanged is counted.
+if "--partition words" in sys.argv[3]:
+    assert r["partition"] == "words", r["partition"]
+    batch = r["messages"]["word_split_batch"]
+    assert batch["count"] > 0 and batch["bytes_per_trained_word"] > 0, batch
 for k in ["raw_words", "trained_words", "seconds", "words_per_second", "vocab_size",
           "peak_rss_bytes", "final_loss", "messages"]:
     assert k in r, k

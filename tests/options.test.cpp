@@ -264,6 +264,23 @@ TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --
   expect_failure(with_required({"--negatives", "sns", "-negative", "0", "-hs", "1"}), "--negatives sns");
 }
 
+TEST_CASE("options: --partition words (seed 001's word split, one process)", "[options]") {
+  auto words = parse_train_options(with_required({"--partition", "words", "--word-partitions", "8"}));
+  REQUIRE(words);
+  CHECK(words->word_split);
+  CHECK_FALSE(words->replicated);
+  auto again = parse_train_options(to_args(*words));
+  REQUIRE(again);
+  CHECK(again->word_split);
+  CHECK(again->word_partitions == 8u);
+  expect_failure(with_required({"--partition", "words"}), "--word-partitions");
+  expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "-cbow", "1"}), "--partition words");
+  expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "-hs", "1", "-negative", "0"}),
+                 "--partition words");
+  expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "--fused", "0"}), "--fused 0");
+  expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "--shards", "2"}), "--shards");
+}
+
 TEST_CASE("options: failures name the option in one line", "[options]") {
   SECTION("unknown option") {
     expect_failure(with_required({"-sizee", "10"}), "sizee");

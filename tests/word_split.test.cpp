@@ -28,8 +28,8 @@ std::vector<partition_rows> make_parts(uint32_t p, uint32_t dim, uint32_t vocab,
 
 // One example per input word below `vocab` owned by `source`, each with
 // `outputs` random output words: skip-gram pairs as the learner sends them.
-minibatch pairs_of(uint32_t source, uint32_t p, uint32_t vocab, uint32_t examples, uint32_t outputs,
-                   uint32_t negatives, rng& r) {
+minibatch pairs_of(uint32_t source, uint32_t p, uint32_t vocab, uint32_t examples, uint32_t outputs, uint32_t negatives,
+                   rng& r) {
   minibatch mb;
   mb.seed = r.next();
   mb.negatives = negatives;
@@ -237,7 +237,7 @@ TEST_CASE("word split: training through the exchange learns, in every mode", "[w
     const noise_sampler noise(counts, {mode, true, p});
     example_builder builder(3, false);
     rng r(19);
-    uint64_t wire = 0;
+    split_traffic wire;
     double first_loss = 0, last_loss = 0;
     for (int round = 0; round < 300; ++round) {
       minibatch mb;
@@ -263,7 +263,8 @@ TEST_CASE("word split: training through the exchange learns, in every mode", "[w
     }
     INFO(negatives_mode_name(mode) << ": loss " << first_loss << " -> " << last_loss);
     CHECK(last_loss < 0.8 * first_loss);
-    CHECK(wire > 0);
+    CHECK(wire.vectors > 0);
+    CHECK(wire.batches > 0);
     word_layout layout{p};
     int right = 0;
     for (uint32_t a = 0; a < vocab; ++a) {

@@ -27,6 +27,9 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.seed = opt.seed;
   lc.fused = opt.fused;
   lc.shared_negatives = opt.shared_negatives;
+  lc.word_split = opt.word_split;
+  lc.word_partitions = opt.word_partitions_of(opt.shards);
+  lc.negatives_mode = opt.negatives;
   lc.interleave = opt.interleave;
   lc.damping = opt.damping;
   lc.learners = learners;
@@ -98,7 +101,8 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.init_model = st.opt.init;
   spec.hierarchical = st.opt.hs;
   spec.negatives = st.opt.negatives;
-  spec.hierarchical_sampler = st.opt.hierarchical_sampler;
+  // The word split draws every noise word in a partition (bns too).
+  spec.hierarchical_sampler = st.opt.hierarchical_sampler || st.opt.word_split;
   spec.word_partitions = st.opt.word_partitions_of(st.opt.shards);
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(

@@ -69,7 +69,7 @@ void report_noise(coordinator_ptr self) {
   auto& st = self->state;
   auto& s = st.summary;
   s.negatives = negatives_mode_name(static_cast<negatives_mode>(st.opt.negatives));
-  s.hierarchical_sampler = st.opt.hierarchical_sampler;
+  s.hierarchical_sampler = st.opt.hierarchical_sampler || st.opt.word_split; // as the shards were placed
   s.word_partitions = st.opt.word_partitions_of(st.opt.shards);
   s.sampling_bytes = s.partition_sampling_bytes = 0;
   for (const auto& shard : st.shards) {

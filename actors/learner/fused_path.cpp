@@ -31,6 +31,38 @@ bool train_next(learner_ptr self, local_trainer& trainer, bool& trained) {
   return true;
 }
 
+// The same through the word partitions' exchange (--partition words):
+// what would cross between partitions is counted as their messages.
+bool train_next_split(learner_ptr self, bool& trained) {
+  auto& st = self->state;
+  batch_state& b = st.fused_batch;
+  b.has_start = false;
+  b.trained = 0;
+  status error;
+  fill(st, b, error);
+  if (!error) {
+    fail(self, error.error());
+    return false;
+  }
+  trained = b.mb.examples() > 0 || b.has_start;
+  if (!trained)
+    return true;
+  const float alpha = alpha_for(st, b);
+  auto w = st.word_split->train(b.mb, alpha);
+  if (!w) {
+    fail(self, w.error());
+    return false;
+  }
+  const auto t = st.word_split->take_traffic();
+  const auto kind = static_cast<size_t>(message_kind::word_split_batch);
+  st.unreported.wire.messages[kind] += t.batches;
+  st.unreported.wire.bytes[kind] += t.vectors * st.word_split->dim() * sizeof(float) + t.index_bytes;
+  if (!count_weights(self, *w, alpha))
+    return false;
+  count_trained(st, b);
+  return true;
+}
+
 bool slice_over(learner_ptr self, clock::time_point until) {
   if (clock::now() < until)
     return false;
@@ -56,7 +88,7 @@ void fused_pump(learner_ptr self) {
     if (!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work()))
       break;
     bool trained = false;
-    if (!train_next(self, *st.fused, trained))
+    if (!(st.word_split ? train_next_split(self, trained) : train_next(self, *st.fused, trained)))
       return;
     if (trained && slice_over(self, until))
       return;

@@ -90,7 +90,7 @@ bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
 void pump(learner_ptr self) {
   if (self->state.replicated)
     replicated_pump(self);
-  else if (self->state.fused)
+  else if (self->state.fused || self->state.word_split)
     fused_pump(self);
   else
     protocol_pump(self);
@@ -101,9 +101,20 @@ namespace {
 // Decides whether this learner trains on its shards directly: only if the
 // job allows it (--fused) and every lane is in this process (never so in a
 // cluster of one role per node).
-void choose_path(learner_state& st) {
+status choose_path(learner_state& st) {
   st.fused.reset();
-  if (st.cfg.fused && !st.cfg.replicated) {
+  st.word_split.reset();
+  if (st.cfg.word_split) {
+    auto stores = find_local_stores(st.shards);
+    if (stores.size() != 1)
+      return failure{"--partition words trains in one process (gridvec train) for now: shards of their own per "
+                     "word partition, across processes, are not built yet (docs/word-partitions.md)"};
+    auto trainer = word_split_trainer::make(std::move(stores.front()), st.cfg.word_partitions,
+                                            static_cast<negatives_mode>(st.cfg.negatives_mode));
+    if (!trainer)
+      return failure{trainer.error()};
+    st.word_split = std::move(*trainer);
+  } else if (st.cfg.fused && !st.cfg.replicated) {
     auto stores = find_local_stores(st.shards);
     if (!stores.empty())
       st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
@@ -115,6 +126,7 @@ void choose_path(learner_state& st) {
   const bool interleave = st.cfg.interleave > 1;
   st.stride = interleave ? st.cfg.interleave : 1;
   st.passage_words = interleave ? st.cfg.interleave * passage_words_per_stride : 1;
+  return {};
 }
 
 learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_ptr vocab,
@@ -149,7 +161,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       if (!st.ticking) {
         st.ticking = true;
         st.state = mode::running;
-        choose_path(st);
+        if (auto s = choose_path(st); !s)
+          return make_job_error(s.error());
         self->send(self, tick_atom::value);
         if (st.cfg.replicated)
           start_replicated(self); // loads the model, then pumps
@@ -225,7 +238,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       st.in_flight.clear();
       st.current.clear();
       st.shards = lanes;
-      choose_path(st);
+      if (auto s = choose_path(st); !s)
+        return make_job_error(s.error());
       st.state = mode::paused;
       st.reported_idle = false;
       if (auto s = st.walker->reset(parts); !s)

@@ -24,6 +24,7 @@
 #include "src/corpus/passage.hpp"
 #include "src/corpus/text_corpus.hpp"
 #include "src/replicated/replica.hpp"
+#include "src/model/word_split_trainer.hpp"
 #include "src/sgns/local_trainer.hpp"
 #include "src/sgns/sgns.hpp"
 
@@ -117,6 +118,9 @@ struct learner_state {
   // The fused path (src/sgns/local_trainer.hpp): set while every shard lane is in
   // this process; minibatches are then trained on the stores directly.
   std::unique_ptr<local_trainer> fused;
+  // --partition words, on that path: the store's rows viewed as word
+  // partitions and trained through their exchange (src/model/word_split_trainer.hpp).
+  std::unique_ptr<word_split_trainer> word_split;
   batch_state fused_batch;
   bool fused_scheduled = false; // a `run` message is on its way
 

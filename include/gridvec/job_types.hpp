@@ -31,9 +31,9 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
            x.fused, x.shared_negatives, x.interleave, x.damping, x.negatives, x.hierarchical_sampler, x.word_partitions,
-           x.replicated, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
-           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
-           x.resume);
+           x.replicated, x.word_split, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every,
+           x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep,
+           x.stop_cluster, x.resume);
 }
 
 template <class Inspector>
@@ -88,13 +88,19 @@ struct learner_config {
   bool replicated = false;
   uint32_t sync_rounds = 0;
   bool average_combiner = false;
+  // --partition words: train through the exchange of word_partitions
+  // partitions, drawing noise words by `negatives_mode` (0 bns, 1 sns, 2 tns).
+  bool word_split = false;
+  uint32_t word_partitions = 1;
+  uint8_t negatives_mode = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.dim, x.window, x.negatives, x.hierarchical,
            x.minibatch_words, x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused,
-           x.shared_negatives, x.interleave, x.damping, x.learners, x.replicated, x.sync_rounds, x.average_combiner);
+           x.shared_negatives, x.interleave, x.damping, x.learners, x.replicated, x.sync_rounds, x.average_combiner,
+           x.word_split, x.word_partitions, x.negatives_mode);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters
@@ -126,9 +132,9 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, traffic& x) {
   auto& m = x.messages;
   auto& b = x.bytes;
-  static_assert(static_cast<int>(message_kind::count) == 7, "every message kind crosses the wire");
-  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], m[4], m[5], m[6], b[0], b[1], b[2], b[3], b[4],
-           b[5], b[6]);
+  static_assert(static_cast<int>(message_kind::count) == 8, "every message kind crosses the wire");
+  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], b[0], b[1], b[2], b[3],
+           b[4], b[5], b[6], b[7]);
 }
 
 template <class Inspector>
@@ -147,7 +153,8 @@ typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
   return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words, x.pairs, x.seconds,
            x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss, x.shards, x.learners, x.dim, x.iterations,
            x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words, x.replicated, x.sync_rounds,
-           x.negatives, x.hierarchical_sampler, x.word_partitions, x.sampling_bytes, x.partition_sampling_bytes);
+           x.word_split, x.negatives, x.hierarchical_sampler, x.word_partitions, x.sampling_bytes,
+           x.partition_sampling_bytes);
 }
 
 /// A job as `status` shows it.

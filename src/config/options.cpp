@@ -126,12 +126,15 @@ accessor checkpoint_interval() {
 
 accessor partition() {
   return {[](train_options& o, const std::string& text) -> status {
-            if (text != "columns" && text != "replicated")
-              return failure{"option --partition expects columns or replicated, got '" + text + "'"};
+            if (text != "columns" && text != "replicated" && text != "words")
+              return failure{"option --partition expects columns, replicated or words, got '" + text + "'"};
             o.replicated = text == "replicated";
+            o.word_split = text == "words";
             return {};
           },
-          [](const train_options& o) { return std::string{o.replicated ? "replicated" : "columns"}; }};
+          [](const train_options& o) {
+            return std::string{o.replicated ? "replicated" : o.word_split ? "words" : "columns"};
+          }};
 }
 
 accessor negatives_choice() {
@@ -242,9 +245,10 @@ const std::vector<option_spec>& specs() {
      "partitions of --negatives sns|tns and --sampler hierarchical (word w in "
      "partition w mod P)",
      number<uint32_t>(&train_options::word_partitions, 1, 1000000, "word-partitions")},
-    {"partition", "columns|replicated", "columns",
+    {"partition", "columns|replicated|words", "columns",
      "columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole model "
-     "and synchronises the rows it changed (docs/replicated.md)",
+     "and synchronises the rows it changed (docs/replicated.md); words: rows split over --word-partitions by "
+     "word, trained through their exchange (seed 001; one process only, docs/word-partitions.md)",
      partition()},
     {"sync-rounds", "R|auto", "auto (8 per learner)", "replicated: synchronisation rounds per epoch", sync_rounds()},
     {"combiner", "mc|avg", "mc", "replicated: merge the learners' changes of a row by the model combiner or average",
@@ -314,6 +318,19 @@ status validate(train_options& o) {
       return failure{what + " does not combine with --shared-negatives (one draw for a whole example)"};
     if (o.negative == 0)
       return failure{what + " draws noise words: it needs -negative N > 0"};
+  }
+  if (o.word_split) {
+    if (o.cbow || o.hs || o.negative == 0)
+      return failure{"--partition words trains skip-gram with negative sampling: not with -cbow 1, -hs 1 or "
+                     "-negative 0"};
+    if (!o.fused || o.shared_negatives)
+      return failure{std::string{"--partition words does not combine with "} +
+                     (!o.fused ? "--fused 0" : "--shared-negatives")};
+    if (o.shards > 1)
+      return failure{"--partition words views one shard's rows as word partitions: give --word-partitions P, "
+                     "not --shards"};
+    if (o.word_partitions < 2)
+      return failure{"--partition words needs --word-partitions P, 2 or more"};
   }
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};

@@ -19,6 +19,7 @@ const char* message_kind_name(message_kind k) {
     case message_kind::round_changes: return "round_changes";
     case message_kind::round_values: return "round_values";
     case message_kind::round_store: return "round_store";
+    case message_kind::word_split_batch: return "word_split_batch";
     default: return "unknown";
   }
 }
@@ -67,7 +68,11 @@ std::string to_json(const job_summary& s) {
   field("checkpoints", "%u", s.checkpoints);
   field("recoveries", "%u", s.recoveries);
   field("redone_words", "%llu", static_cast<unsigned long long>(s.redone_words));
-  out += std::string{"  \"partition\": \""} + (s.replicated ? "replicated" : "columns") + "\",\n";
+  out += std::string{"  \"partition\": \""} +
+         (s.replicated   ? "replicated"
+          : s.word_split ? "words"
+                         : "columns") +
+         "\",\n";
   if (s.replicated) {
     uint64_t round_bytes = 0;
     for (auto k : {message_kind::round_changes, message_kind::round_values, message_kind::round_store})

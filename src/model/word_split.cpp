@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 
 #include "src/model/initial_vectors.hpp"
 #include "src/sgns/sgns_update.hpp"
@@ -11,8 +10,8 @@
 namespace gridvec {
 
 partition_rows::partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, uint64_t init_seed)
-  : index_(k), dim_(dim), vocab_(vocab), rows_(layout.rows_of(k, vocab)), layout_(layout),
-    u_(size_t{rows_} * dim), v_(size_t{rows_} * dim, 0.0f) {
+  : index_(k), dim_(dim), vocab_(vocab), rows_(layout.rows_of(k, vocab)), layout_(layout), own_u_(size_t{rows_} * dim),
+    own_v_(size_t{rows_} * dim, 0.0f), u_(own_u_.data()), v_(own_v_.data()) {
   for (uint32_t w = k; w < vocab; w += layout.partitions) {
     float* row = input(w);
     for (uint32_t j = 0; j < dim; ++j)
@@ -20,23 +19,29 @@ partition_rows::partition_rows(uint32_t k, word_layout layout, uint32_t dim, uin
   }
 }
 
+partition_rows::partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, float* inputs,
+                               float* outputs)
+  : index_(k), dim_(dim), vocab_(vocab), rows_(layout.rows_of(k, vocab)), layout_(layout), view_(true), u_(inputs),
+    v_(outputs) {}
+
 namespace {
 
-// The batches being planned, one per partition, with each batch's index of
-// the input words it carries.
+// The batches being planned, one per partition. An example's pairs share
+// its input word and come one after another: a batch carries that input's
+// vector once for all of them (a word seen again in a later example
+// travels again, as seed 001 sends it per skip-gram).
 class planner {
 public:
-  explicit planner(uint32_t partitions) : batches_(partitions), index_(partitions) {
+  explicit planner(uint32_t partitions) : batches_(partitions) {
     for (uint32_t k = 0; k < partitions; ++k)
       batches_[k].peer = k;
   }
 
   void visit(uint32_t peer, uint32_t input, uint32_t positive, uint32_t noise) {
     auto& b = batches_[peer];
-    auto [it, added] = index_[peer].try_emplace(input, static_cast<uint32_t>(b.input_words.size()));
-    if (added)
+    if (b.input_words.empty() || b.input_words.back() != input)
       b.input_words.push_back(input);
-    b.visit_input.push_back(it->second);
+    b.visit_input.push_back(static_cast<uint32_t>(b.input_words.size() - 1));
     b.visit_positive.push_back(positive);
     b.visit_noise.push_back(noise);
   }
@@ -51,7 +56,6 @@ public:
 
 private:
   std::vector<visit_batch> batches_;
-  std::vector<std::unordered_map<uint32_t, uint32_t>> index_;
 };
 
 } // namespace
@@ -77,9 +81,7 @@ expected<std::vector<visit_batch>> plan_visits(const minibatch& mb, uint32_t sou
       const uint32_t positive = mb.outputs[out + o];
       const uint32_t home = layout.owner(positive);
       switch (mode) {
-        case negatives_mode::tns:
-          plan.visit(home, input, positive, mb.negatives);
-          break;
+        case negatives_mode::tns: plan.visit(home, input, positive, mb.negatives); break;
         case negatives_mode::sns: {
           const uint32_t k = mb.negatives > 0 ? partitions.draw_partition(r) : home;
           if (k == home) {
@@ -138,6 +140,15 @@ status check_batch(const partition_rows& rows, const visit_batch& batch) {
   return {};
 }
 
+void add_traffic(const std::vector<visit_batch>& plan, uint32_t source, split_traffic& t) {
+  for (const auto& b : plan)
+    if (b.peer != source) {
+      t.batches += 1;
+      t.vectors += 2 * b.input_words.size();
+      t.index_bytes += 4 * (b.input_words.size() + 3 * b.visits());
+    }
+}
+
 weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own, const visit_batch& batch,
                            const float* inputs, float* gradients, uint64_t seed, float alpha) {
   const uint32_t d = rows.dim();
@@ -180,8 +191,7 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
 }
 
 expected<weight_result> train_word_split(std::vector<partition_rows>& parts, const noise_sampler& noise,
-                                         const minibatch& mb, negatives_mode mode, float alpha,
-                                         uint64_t& wire_vectors) {
+                                         const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire) {
   const auto p = static_cast<uint32_t>(parts.size());
   const word_layout layout{p};
   if (p == 0 || noise.spec().partitions != p || !noise.partition(0))
@@ -214,7 +224,7 @@ expected<weight_result> train_word_split(std::vector<partition_rows>& parts, con
     auto plan = plan_visits(s, source, layout, mode, *noise.partition(source), r);
     if (!plan)
       return failure{plan.error()};
-    wire_vectors += vectors_on_wire(*plan, source);
+    add_traffic(*plan, source, wire);
     for (const auto& batch : *plan) {
       inputs.resize(batch.input_words.size() * d);
       gradients.resize(inputs.size());

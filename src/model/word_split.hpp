@@ -46,27 +46,36 @@ struct word_layout {
 class partition_rows {
 public:
   partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, uint64_t init_seed);
+  /// A view of partition k's words in a model whose every row is in one
+  /// place: row w of `inputs` and `outputs` (dim floats each) for word w
+  /// (one process holding the whole model, src/model/word_split_trainer.hpp).
+  partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, float* inputs, float* outputs);
 
   uint32_t index() const { return index_; }
   uint32_t dim() const { return dim_; }
   uint32_t rows() const { return rows_; }
   bool owns(uint32_t w) const { return w < vocab_ && layout_.owner(w) == index_; }
-  float* input(uint32_t w) { return u_.data() + size_t{layout_.local(w)} * dim_; }
-  float* output(uint32_t w) { return v_.data() + size_t{layout_.local(w)} * dim_; }
-  const float* input(uint32_t w) const { return u_.data() + size_t{layout_.local(w)} * dim_; }
-  const float* output(uint32_t w) const { return v_.data() + size_t{layout_.local(w)} * dim_; }
+  float* input(uint32_t w) { return u_ + offset(w); }
+  float* output(uint32_t w) { return v_ + offset(w); }
+  const float* input(uint32_t w) const { return u_ + offset(w); }
+  const float* output(uint32_t w) const { return v_ + offset(w); }
 
 private:
+  size_t offset(uint32_t w) const { return size_t{view_ ? w : layout_.local(w)} * dim_; }
+
   uint32_t index_, dim_, vocab_, rows_;
   word_layout layout_;
-  std::vector<float> u_, v_;
+  bool view_ = false;
+  std::vector<float> own_u_, own_v_; // its rows, unless a view
+  float* u_ = nullptr;
+  float* v_ = nullptr;
 };
 
 /// What a source partition sends one peer for a minibatch.
 struct visit_batch {
   static constexpr uint32_t no_positive = UINT32_MAX;
   uint32_t peer = 0;
-  std::vector<uint32_t> input_words; // distinct, in first-use order: their vectors travel
+  std::vector<uint32_t> input_words; // their vectors travel; one per example's run of visits
   // Per visit:
   std::vector<uint32_t> visit_input;    // index into input_words
   std::vector<uint32_t> visit_positive; // the output word the peer owns, or no_positive
@@ -85,6 +94,15 @@ expected<std::vector<visit_batch>> plan_visits(const minibatch& mb, uint32_t sou
 /// The vectors a plan puts on the wire: per batch to another partition,
 /// its input vectors out and as many gradients back.
 uint64_t vectors_on_wire(const std::vector<visit_batch>& plan, uint32_t source);
+
+/// What crosses between partitions; a batch to the source's own partition
+/// crosses nothing.
+struct split_traffic {
+  uint64_t batches = 0;     // batches to other partitions (each answered once)
+  uint64_t vectors = 0;     // input vectors out, gradients back
+  uint64_t index_bytes = 0; // the batches' word ids and visit lists, 4 bytes each
+};
+void add_traffic(const std::vector<visit_batch>& plan, uint32_t source, split_traffic& t);
 
 /// Checks a batch from another partition before anything is trained: every
 /// positive owned by `rows`, every visit's input present, noise counts
@@ -105,11 +123,10 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
 /// Every partition in this process: trains `mb` (input words of any
 /// partition) exactly as the partitions would exchange it -- a plan at
 /// each source, the batches served at their peers, the gradients added at
-/// the source -- and adds to `wire_vectors` the vectors that would have
-/// crossed between partitions. `noise` must draw through parts.size()
-/// partitions (noise_sampler::partition).
+/// the source -- and adds to `wire` what would have crossed between
+/// partitions. `noise` must draw through parts.size() partitions
+/// (noise_sampler::partition).
 expected<weight_result> train_word_split(std::vector<partition_rows>& parts, const noise_sampler& noise,
-                                         const minibatch& mb, negatives_mode mode, float alpha,
-                                         uint64_t& wire_vectors);
+                                         const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire);
 
 } // namespace gridvec

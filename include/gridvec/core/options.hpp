@@ -52,6 +52,9 @@ struct train_options {
   // --partition replicated (seed 003): every learner holds the whole model
   // and synchronises the rows it changed sync_rounds times per epoch.
   bool replicated = false;
+  // --partition words (seed 001): rows split by word, trained through the
+  // partitions' exchange (src/model/word_split.hpp); one process only.
+  bool word_split = false;
   uint32_t sync_rounds = 0;              // per epoch; 0: auto (sync_rounds_per_epoch())
   bool average_combiner = false;         // --combiner avg; else the model combiner (mc)
   std::string report;                    // JSON summary path

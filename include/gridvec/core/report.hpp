@@ -15,7 +15,8 @@ namespace gridvec {
 
 // The replicated mode's round messages (src/replicated/row_block.hpp):
 // round_changes host -> master, round_values master -> host, round_store
-// master -> shard.
+// master -> shard. word_split_batch: what --partition words's partitions
+// exchange (src/model/word_split.hpp), counted where they share a process.
 enum class message_kind : int {
   dotprod_request,
   dotprod_reply,
@@ -24,6 +25,7 @@ enum class message_kind : int {
   round_changes,
   round_values,
   round_store,
+  word_split_batch, // --partition words: a batch of input vectors to another partition, and its gradients back
   count
 };
 
@@ -77,6 +79,7 @@ struct job_summary {
   uint32_t checkpoints = 0;        // checkpoints written
   uint64_t resumed_words = 0;      // words already done by the checkpoint a job resumed from
   bool replicated = false;         // --partition replicated
+  bool word_split = false;         // --partition words
   uint64_t sync_rounds = 0;        // ... synchronisation rounds done
   // Noise words (--negatives, --sampler, --word-partitions): how they were
   // drawn, and the memory of the sampling tables -- per shard, and what

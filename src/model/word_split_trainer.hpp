@@ -1,0 +1,46 @@
+#pragma once
+// `--partition words` in one process: a learner whose one shard holds the
+// whole model (gridvec train) trains through seed 001's word split
+// (src/model/word_split.hpp). The store's rows are viewed as p partitions
+// (word w in partition w mod p); every minibatch goes through the
+// partitions' exchange exactly as shards holding those partitions would
+// run it -- a plan per source, the input vectors' snapshots served at each
+// peer, the gradients added back -- and what would cross between
+// partitions is counted. Export, checkpoints and recovery see the one
+// store as always. (Shards of their own for each partition, across
+// processes, are not built yet: docs/word-partitions.md.)
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "src/model/shard_store.hpp"
+#include "src/model/word_split.hpp"
+#include <gridvec/core/expected.hpp>
+
+namespace gridvec {
+
+class word_split_trainer {
+public:
+  /// Fails unless `store` holds every column and its noise sampler draws
+  /// through `partitions` word partitions.
+  static expected<std::unique_ptr<word_split_trainer>> make(std::shared_ptr<shard_store> store, uint32_t partitions,
+                                                            negatives_mode mode);
+
+  /// Trains `mb` (skip-gram, negative sampling) with learning rate
+  /// `alpha`; adds to traffic() what crossed between partitions.
+  expected<weight_result> train(const minibatch& mb, float alpha);
+
+  /// Since the last take_traffic(): what would have crossed.
+  split_traffic take_traffic();
+  uint32_t dim() const { return store_->dim(); }
+
+private:
+  word_split_trainer(std::shared_ptr<shard_store> store, uint32_t partitions, negatives_mode mode);
+
+  std::shared_ptr<shard_store> store_;
+  std::vector<partition_rows> parts_;
+  negatives_mode mode_;
+  split_traffic traffic_;
+};
+
+} // namespace gridvec
