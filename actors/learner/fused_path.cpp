@@ -1,16 +1,22 @@
 // The fused path: when every shard lane of this learner lives in its own
 // process (gridvec train), minibatches are trained on the stores directly
-// (src/sgns/local_trainer.hpp), one slice of time at a time.
+// (src/sgns/local_trainer.hpp), or with --partition words through the word
+// partitions' exchange (src/model/word_split_trainer.hpp), one slice of
+// time at a time.
 #include "actors/learner/learner_state.hpp"
 
 #include <spdlog/spdlog.h>
 
 namespace gridvec::learner {
 
-// Fills the next minibatch and trains it on `trainer`. `trained` says
+namespace {
+
+// Fills the next minibatch and trains it with train(mb, alpha), which
+// counts its weights and says whether the job goes on. `trained` says
 // whether there was one (none where a part ended or a pause point came).
 // False if the job failed.
-bool train_next(learner_ptr self, local_trainer& trainer, bool& trained) {
+template <class Train>
+bool fill_and_train(learner_ptr self, bool& trained, Train&& train) {
   auto& st = self->state;
   batch_state& b = st.fused_batch;
   b.has_start = false;
@@ -24,43 +30,36 @@ bool train_next(learner_ptr self, local_trainer& trainer, bool& trained) {
   trained = b.mb.examples() > 0 || b.has_start;
   if (!trained)
     return true;
-  const float alpha = alpha_for(st, b);
-  if (!count_weights(self, trainer.train(b.mb, alpha), alpha))
+  if (!train(b.mb, alpha_for(st, b)))
     return false;
   count_trained(st, b);
   return true;
 }
 
-// The same through the word partitions' exchange (--partition words):
-// what would cross between partitions is counted as their messages.
+// Through the word partitions' exchange (--partition words): what would
+// cross between partitions is counted as their messages.
 bool train_next_split(learner_ptr self, bool& trained) {
-  auto& st = self->state;
-  batch_state& b = st.fused_batch;
-  b.has_start = false;
-  b.trained = 0;
-  status error;
-  fill(st, b, error);
-  if (!error) {
-    fail(self, error.error());
-    return false;
-  }
-  trained = b.mb.examples() > 0 || b.has_start;
-  if (!trained)
-    return true;
-  const float alpha = alpha_for(st, b);
-  auto w = st.word_split->train(b.mb, alpha);
-  if (!w) {
-    fail(self, w.error());
-    return false;
-  }
-  const auto t = st.word_split->take_traffic();
-  const auto kind = static_cast<size_t>(message_kind::word_split_batch);
-  st.unreported.wire.messages[kind] += t.batches;
-  st.unreported.wire.bytes[kind] += t.vectors * st.word_split->dim() * sizeof(float) + t.index_bytes;
-  if (!count_weights(self, *w, alpha))
-    return false;
-  count_trained(st, b);
-  return true;
+  return fill_and_train(self, trained, [self](const minibatch& mb, float alpha) {
+    auto& st = self->state;
+    auto w = st.word_split->train(mb, alpha);
+    if (!w) {
+      fail(self, w.error());
+      return false;
+    }
+    const auto t = st.word_split->take_traffic();
+    const auto kind = static_cast<size_t>(message_kind::word_split_batch);
+    st.unreported.wire.messages[kind] += t.batches;
+    st.unreported.wire.bytes[kind] += t.vectors * st.word_split->dim() * sizeof(float) + t.index_bytes;
+    return count_weights(self, *w, alpha);
+  });
+}
+
+} // namespace
+
+bool train_next(learner_ptr self, local_trainer& trainer, bool& trained) {
+  return fill_and_train(self, trained, [self, &trainer](const minibatch& mb, float alpha) {
+    return count_weights(self, trainer.train(mb, alpha), alpha);
+  });
 }
 
 bool slice_over(learner_ptr self, clock::time_point until) {

@@ -159,10 +159,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       if (st.training_started == clock::time_point{})
         st.training_started = clock::now();
       if (!st.ticking) {
-        st.ticking = true;
-        st.state = mode::running;
         if (auto s = choose_path(st); !s)
           return make_job_error(s.error());
+        st.ticking = true;
+        st.state = mode::running;
         self->send(self, tick_atom::value);
         if (st.cfg.replicated)
           start_replicated(self); // loads the model, then pumps
