@@ -15,7 +15,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gridvec;
-  static const auto noise = std::make_shared<const alias_sampler>(alias_sampler::from_counts({9, 5, 3, 2, 1, 1, 1}));
+  static const auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts({9, 5, 3, 2, 1, 1, 1}));
   static replica model = [] {
     replica r(4, {11, 22, 33, 44, 55, 66, 77}, 1, noise, nullptr);
     r.set_hosts(2);

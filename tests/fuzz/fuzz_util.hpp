@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "src/sgns/alias_sampler.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/model/sgns_operations.hpp"
 
 namespace gridvec::fuzz {
@@ -45,7 +45,7 @@ struct small_shard {
   static constexpr uint64_t init_seed = 7;
 
   small_shard()
-    : store(0, 1, dim, vocab, init_seed, std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts()))),
+    : store(0, 1, dim, vocab, init_seed, std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts()))),
       buffers(dim) {}
 
   static std::vector<uint64_t> counts() {
