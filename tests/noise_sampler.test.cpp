@@ -12,30 +12,10 @@
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::chi_square_of;
 using gridvec::test::zipf_counts;
 
 namespace {
-
-// Pearson's statistic of `seen` against `expected` (same total), and the
-// 0.1% critical value for its degrees of freedom (Wilson-Hilferty).
-struct chi_square {
-  double statistic = 0, critical = 0;
-};
-chi_square test_of(const std::vector<double>& seen, const std::vector<double>& expected) {
-  chi_square c;
-  size_t cells = 0;
-  for (size_t i = 0; i < seen.size(); ++i) {
-    if (expected[i] <= 0) {
-      REQUIRE(seen[i] == 0);
-      continue;
-    }
-    c.statistic += (seen[i] - expected[i]) * (seen[i] - expected[i]) / expected[i];
-    ++cells;
-  }
-  const double df = static_cast<double>(cells - 1);
-  c.critical = df * std::pow(1 - 2 / (9 * df) + 3.09 * std::sqrt(2 / (9 * df)), 3);
-  return c;
-}
 
 // count^0.75, normalised over `words`.
 std::vector<double> unigram_power(const std::vector<uint64_t>& counts, const std::vector<uint32_t>& words) {
@@ -100,7 +80,7 @@ TEST_CASE("noise sampler: bns through the partitions has word2vec's distribution
   for (auto& e : expected)
     e *= pairs * n;
   CHECK(seen[positive] == 0);
-  const auto c = test_of(seen, expected);
+  const auto c = chi_square_of(seen, expected);
   INFO("chi-square " << c.statistic << " against " << c.critical);
   CHECK(c.statistic < c.critical);
 }
@@ -130,7 +110,7 @@ TEST_CASE("noise sampler: tns draws from the positive's partition by count^0.75"
   auto expected = unigram_power(counts, others);
   for (auto& e : expected)
     e *= pairs * n;
-  const auto c = test_of(seen, expected);
+  const auto c = chi_square_of(seen, expected);
   INFO("chi-square " << c.statistic << " against " << c.critical);
   CHECK(c.statistic < c.critical);
 }
@@ -158,7 +138,7 @@ TEST_CASE("noise sampler: sns takes a pair's words from one partition drawn by i
   }
   for (auto& e : expected)
     e *= pairs / total;
-  const auto c = test_of(partition_seen, expected);
+  const auto c = chi_square_of(partition_seen, expected);
   INFO("chi-square " << c.statistic << " against " << c.critical);
   CHECK(c.statistic < c.critical);
 }

@@ -44,6 +44,28 @@ inline std::vector<uint64_t> zipf_counts(size_t words, double top) {
   return counts;
 }
 
+/// Pearson's statistic of `seen` against `expected` (same total), and the
+/// 0.1% critical value for its degrees of freedom (Wilson-Hilferty); cells
+/// expected empty must be empty.
+struct chi_square {
+  double statistic = 0, critical = 0;
+};
+inline chi_square chi_square_of(const std::vector<double>& seen, const std::vector<double>& expected) {
+  chi_square c;
+  size_t cells = 0;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    if (expected[i] <= 0) {
+      REQUIRE(seen[i] == 0);
+      continue;
+    }
+    c.statistic += (seen[i] - expected[i]) * (seen[i] - expected[i]) / expected[i];
+    ++cells;
+  }
+  const double df = static_cast<double>(cells - 1);
+  c.critical = df * std::pow(1 - 2 / (9 * df) + 3.09 * std::sqrt(2 / (9 * df)), 3);
+  return c;
+}
+
 /// The largest |a[i] - b[i]|: how far a trained model is from a reference.
 inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());

@@ -101,8 +101,7 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.init_model = st.opt.init;
   spec.hierarchical = st.opt.hs;
   spec.negatives = st.opt.negatives;
-  // The word split draws every noise word in a partition (bns too).
-  spec.hierarchical_sampler = st.opt.hierarchical_sampler || st.opt.word_split;
+  spec.hierarchical_sampler = st.opt.partitioned_sampler();
   spec.word_partitions = st.opt.word_partitions_of(st.opt.shards);
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(

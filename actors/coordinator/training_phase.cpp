@@ -69,14 +69,14 @@ void report_noise(coordinator_ptr self) {
   auto& st = self->state;
   auto& s = st.summary;
   s.negatives = negatives_mode_name(static_cast<negatives_mode>(st.opt.negatives));
-  s.hierarchical_sampler = st.opt.hierarchical_sampler || st.opt.word_split; // as the shards were placed
+  s.hierarchical_sampler = st.opt.partitioned_sampler();
   s.word_partitions = st.opt.word_partitions_of(st.opt.shards);
   s.sampling_bytes = s.partition_sampling_bytes = 0;
   for (const auto& shard : st.shards) {
     s.sampling_bytes = std::max(s.sampling_bytes, shard.sampling_bytes);
     s.partition_sampling_bytes = std::max(s.partition_sampling_bytes, shard.partition_sampling_bytes);
   }
-  if (st.opt.negatives == 0 && !st.opt.hierarchical_sampler)
+  if (st.opt.negatives == 0 && !st.opt.partitioned_sampler())
     return; // word2vec's: nothing to say
   say(self, "noise words: " + s.negatives + (s.hierarchical_sampler ? " (hierarchical sampler)" : "") + " over " +
               std::to_string(s.word_partitions) + " word partitions; sampling tables " +

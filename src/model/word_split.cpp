@@ -158,7 +158,6 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
   std::vector<uint8_t> labels;
   std::vector<float> dots, weights;
   weight_result total;
-  constexpr int max_redraws = 8; // as noise_sampler: a one-word partition gives its word back
   for (size_t v = 0; v < batch.visits(); ++v) {
     const float* h = inputs + size_t{batch.visit_input[v]} * d;
     float* e = gradients + size_t{batch.visit_input[v]} * d;
@@ -171,10 +170,7 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
       ++total.pairs;
     }
     for (uint32_t i = 0; i < batch.visit_noise[v]; ++i) {
-      uint32_t w = own.draw_own_word(r);
-      for (int tries = 0; w == positive && tries < max_redraws; ++tries)
-        w = own.draw_own_word(r);
-      targets.push_back(w);
+      targets.push_back(own.draw_own_word_except(r, positive));
       labels.push_back(target_label::noise);
     }
     dots.resize(targets.size());

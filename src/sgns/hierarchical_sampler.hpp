@@ -37,6 +37,16 @@ public:
   uint32_t draw_partition(rng& r) const { return partitions_.draw(r); }
   /// Step 2, on partition mine(): one of its words, as a global id.
   uint32_t draw_own_word(rng& r) const { return own_.draw(r) * partition_count() + mine_; }
+  /// A noise word for a pair whose positive is `positive`: drawn again
+  /// while it is the positive, as word2vec skips it, at most max_redraws
+  /// times (a partition holding only the positive gives it back).
+  uint32_t draw_own_word_except(rng& r, uint32_t positive) const {
+    uint32_t w = draw_own_word(r);
+    for (int tries = 0; w == positive && tries < max_redraws; ++tries)
+      w = draw_own_word(r);
+    return w;
+  }
+  static constexpr int max_redraws = 8;
 
   uint32_t mine() const { return mine_; }
   uint32_t partition_count() const { return partitions_.size(); }

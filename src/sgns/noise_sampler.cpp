@@ -38,13 +38,6 @@ noise_sampler::noise_sampler(const std::vector<uint64_t>& counts, noise_spec spe
   }
 }
 
-uint32_t noise_sampler::draw_from_partition(rng& r, uint32_t k, uint32_t positive) const {
-  uint32_t w = parts_[k].draw_own_word(r);
-  for (int tries = 0; w == positive && tries < max_redraws; ++tries)
-    w = parts_[k].draw_own_word(r);
-  return w;
-}
-
 uint32_t noise_sampler::draw_one(rng& r, uint32_t positive) const {
   if (whole_) {
     uint32_t w = whole_->draw(r);
@@ -67,13 +60,13 @@ void noise_sampler::draw_for_pair(rng& r, uint32_t positive, uint32_t n, std::ve
     case negatives_mode::sns: {
       const uint32_t k = parts_[0].draw_partition(r);
       for (uint32_t i = 0; i < n; ++i)
-        out.push_back(draw_from_partition(r, k, positive));
+        out.push_back(parts_[k].draw_own_word_except(r, positive));
       return;
     }
     case negatives_mode::tns: {
       const uint32_t k = positive % spec_.partitions;
       for (uint32_t i = 0; i < n; ++i)
-        out.push_back(draw_from_partition(r, k, positive));
+        out.push_back(parts_[k].draw_own_word_except(r, positive));
       return;
     }
   }

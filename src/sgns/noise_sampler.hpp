@@ -73,8 +73,7 @@ public:
   uint64_t partition_bytes(uint32_t k) const;
 
 private:
-  static constexpr int max_redraws = 8;
-  uint32_t draw_from_partition(rng& r, uint32_t k, uint32_t positive) const;
+  static constexpr int max_redraws = hierarchical_sampler::max_redraws;
 
   noise_spec spec_;
   std::optional<alias_sampler> whole_;

@@ -69,6 +69,9 @@ struct train_options {
   bool stop_cluster = false; // gridvec submit: stop every node once the job is done
   std::string resume;        // continue from the checkpoint directory instead of starting
 
+  /// Whether the shards draw every noise word through the word partitions'
+  /// tables: asked for, or needed by the word split.
+  bool partitioned_sampler() const { return hierarchical_sampler || word_split; }
   /// The word partitions noise words are drawn over, for a job of `shards`.
   uint32_t word_partitions_of(uint32_t shards) const {
     return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
