@@ -67,8 +67,12 @@ int main(int argc, char** argv) {
     dots.resize(mb.dot_count());
     auto t0 = clock::now();
     store.dotprod(mb, dots.data(), hidden, &drawn.record(mb));
+    drawn.keep_partials(dots.data(), dots.size());
     dotprod_s += std::chrono::duration<double>(clock::now() - t0).count();
-    // Small weights of the right signs keep the vectors finite.
+    // Small weights of the right signs keep the vectors finite; the shard
+    // refreshes them as it does on the protocol path.
+    mb.alpha = 0.025f;
+    mb.staleness = static_cast<uint32_t>(in_flight);
     std::vector<float> weights(dots.size());
     for (size_t i = 0; i < weights.size(); ++i)
       weights[i] = i % (mb.negatives + 1) == 0 ? 0.001f : -0.001f;
@@ -76,7 +80,8 @@ int main(int argc, char** argv) {
     if (flight.size() > in_flight) {
       auto& [old, w] = flight.front();
       auto t1 = clock::now();
-      store.adjust(old, w.data(), scratch, drawn.find(old));
+      const auto* kept = drawn.find(old);
+      store.adjust(old, w.data(), scratch, kept ? &kept->targets : nullptr, kept ? kept->partials.data() : nullptr);
       adjust_s += std::chrono::duration<double>(clock::now() - t1).count();
       flight.pop_front();
     }

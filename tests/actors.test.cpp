@@ -396,8 +396,8 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
     train_options o = small_job(dir, "vectors.txt", 12, 2);
     o.shards = 2;
     o.fused = false; // the message protocol, through mailboxes
-    // 40 words: few small minibatches in flight, or stale rows diverge
-    // (src/sgns/staleness_damper.hpp)
+    // 40 words: few small minibatches in flight, in corpus order, as the
+    // tests of tiny vocabularies train the protocol path
     o.in_flight = 4;
     o.minibatch = 16;
     o.interleave = 1;
@@ -431,17 +431,17 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
 
 TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", "[actors][e2e]") {
   // 40 words, 20 minibatches in flight (2 learners x 10) over the protocol
-  // without its staleness damping: every minibatch updates every row many
-  // times from stale values, and the vectors grow until the dot products
-  // pass any sane size (the fused path, which updates in place, and the
-  // damped protocol train the same corpus to finite vectors).
+  // without its refresh of stale weights: every minibatch updates every row
+  // many times from stale values, and the vectors grow until the dot
+  // products pass any sane size (the fused path, which updates in place,
+  // trains the same corpus to finite vectors).
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
   std::ofstream(dir.file("vectors.txt")) << "precious\n";
   train_options o = small_job(dir, "vectors.txt", 16, 300);
   o.sample = 0;
   o.fused = false;
-  o.damping = false;
+  o.refresh_weights = false;
   o.interleave = 1;
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
@@ -453,6 +453,25 @@ TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", 
   std::string content;
   std::getline(in, content);
   CHECK(content == "precious");
+}
+
+TEST_CASE("the protocol path's refresh of stale weights trains what blows up without it", "[actors][e2e]") {
+  // The job of the test above, the shards refreshing each weight for the
+  // rows as its adjust finds them (src/sgns/weight_refresh.hpp).
+  temp_dir dir;
+  write_topic_corpus(dir.file("corpus.txt"), 2000, 11);
+  train_options o = small_job(dir, "vectors.txt", 16, 300);
+  o.sample = 0;
+  o.fused = false;
+  o.interleave = 1;
+  o.shards = 2; // each shard estimates the drift from its own columns
+  REQUIRE(o.refresh_weights);
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto summary = run_train_job(sys, o);
+  REQUIRE(summary);
+  CHECK(summary->final_loss > 0);
+  CHECK(summary->final_loss < 6 * 0.6931); // below the loss of untrained vectors
 }
 
 TEST_CASE("the replicated mode trains in one process: one host as the fused path, three hosts together",

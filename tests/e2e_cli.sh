@@ -117,7 +117,7 @@ assert kv.vector_size == 16 and 'cat' in kv.key_to_index, kv
 # report says why with a null loss.
 zcat "$here/../../shared/data/dev-corpus.txt.gz" > dev.txt
 expect_error diverged "training diverged" -- train -train dev.txt -output out.txt -sample 0 --fused 0 \
-  --damping 0 --interleave 1 -threads 2 --report report.json
+  --refresh-weights 0 --interleave 1 -threads 2 --report report.json
 if /usr/bin/python3 -c "
 import json
 r = json.load(open('report.json'))

@@ -1,6 +1,6 @@
 // A job's options reach the cluster whole: every option of `gridvec train`
 // survives CAF's serialization (an option missing from inspect() would be
-// silently back at its default on the nodes -- -interleave, -damping and
+// silently back at its default on the nodes -- -interleave, -refresh-weights and
 // --checkpoint-failures were, until this test).
 // GCC 12 sees CAF's one-byte copy of a bool as out of bounds (false
 // -Warray-bounds/-Wstringop-* in caf/serializer_impl.hpp, inlined only here).
@@ -24,7 +24,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
                            "-min-count 3 -iter 4 -alpha 0.03 -threads 3 -binary 1 -cbow 1 -hs 0 -max-vocab 1000 "
                            "-classes 20 -debug 1 -save-vocab /sv.txt -read-vocab /rv.txt --save-model /m2 "
                            "--init /m1 --shards 4 --minibatch 32 --in-flight 5 --coalesce 2 --fused 0 "
-                           "--shared-negatives 1 --interleave 1 --damping 0 --seed 9 --report /r.json "
+                           "--shared-negatives 1 --interleave 1 --refresh-weights 0 --seed 9 --report /r.json "
                            "--work-dir /w --log-every 3 --checkpoint-dir /ck --checkpoint-every 5000w "
                            "--checkpoint-failures warn --checkpoint-keep 5 --partition replicated "
                            "--sync-rounds 12 --combiner avg";

@@ -169,3 +169,31 @@ TEST_CASE("compute_weights: dot products a float's step inside +-6 stay in the t
     CHECK(table_sigmoid(f) <= 1.0f);
   }
 }
+
+TEST_CASE("a dot product past any sane size is divergence, not only NaN", "[sgns]") {
+  std::vector<float> w(3);
+  for (float f : {2e4f, -2e4f, std::nanf(""), INFINITY}) {
+    std::vector<float> dots{f, 0.0f, 0.0f};
+    CHECK(compute_weights(dots.data(), 1, 2, 0.025f, w.data()).diverged);
+  }
+  std::vector<float> fine{9e3f, -50.0f, 3.0f};
+  CHECK_FALSE(compute_weights(fine.data(), 1, 2, 0.025f, w.data()).diverged);
+}
+
+TEST_CASE("loss_watch: a loss far above its start is divergence", "[sgns]") {
+  loss_watch ok{6}; // 6 targets per pair (-negative 5): start 6 log 2 = 4.16
+  CHECK(ok.start() == Approx(4.1589).epsilon(0.001));
+  for (int i = 0; i < 200; ++i)
+    REQUIRE(ok.add(2.4 * 1000, 1000)); // a healthy run
+  for (int i = 0; i < 200; ++i)
+    REQUIRE(ok.add(30.0 * 1000, 1000)); // high, below 10x the start
+  loss_watch bad{6};
+  bool alive = true;
+  for (int i = 0; i < 500 && alive; ++i)
+    alive = bad.add(100.0 * 1000, 1000);
+  CHECK_FALSE(alive);
+  CHECK(bad.recent() > 41.0);
+  loss_watch nan{6};
+  CHECK_FALSE(nan.add(std::nan(""), 10));
+  CHECK(nan.add(0.0, 0)); // nothing to count
+}

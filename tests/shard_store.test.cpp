@@ -749,7 +749,7 @@ TEST_CASE("drawn_targets finds a minibatch only by seed, shape and positives", "
   auto& rec = cache.record(mb);
   rec = {2, 9, 3, 8};
   REQUIRE(cache.find(mb) != nullptr);
-  CHECK(*cache.find(mb) == std::vector<uint32_t>{2, 9, 3, 8});
+  CHECK(cache.find(mb)->targets == std::vector<uint32_t>{2, 9, 3, 8});
   auto other = mb;
   other.seed = 6;
   CHECK(cache.find(other) == nullptr);

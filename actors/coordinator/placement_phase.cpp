@@ -18,7 +18,7 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.negatives = opt.negative;
   lc.hierarchical = opt.hs;
   lc.minibatch_words = opt.minibatch;
-  lc.in_flight = opt.in_flight_window();
+  lc.in_flight = opt.in_flight;
   lc.coalesce = opt.coalesce;
   lc.iterations = opt.iter;
   lc.cbow = opt.cbow;
@@ -31,7 +31,7 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.word_partitions = opt.word_partitions_of(opt.shards);
   lc.negatives_mode = opt.negatives;
   lc.interleave = opt.interleave;
-  lc.damping = opt.damping;
+  lc.refresh_weights = opt.refresh_weights;
   lc.learners = learners;
   lc.replicated = opt.replicated;
   lc.sync_rounds = opt.sync_rounds_per_epoch(learners);

@@ -89,10 +89,10 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
     w.pairs = b->mb.pairs();
     if (!count_weights(self, w, alpha))
       return;
-    // The shards damp the weights of pairs that repeat beyond what the
-    // minibatches in flight can absorb (src/sgns/staleness_damper.hpp).
+    // The shards recompute these weights for the rows as the adjust finds
+    // them, after the other minibatches in flight (src/sgns/weight_refresh.hpp).
     b->mb.alpha = alpha;
-    b->mb.staleness = st.cfg.damping ? st.cfg.in_flight * st.cfg.learners : 0;
+    b->mb.staleness = st.cfg.refresh_weights ? st.cfg.in_flight * st.cfg.learners : 0;
     adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
   }
   // `g` leaves the window when these adjusts are done, so its successors

@@ -30,10 +30,10 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
-           x.fused, x.shared_negatives, x.interleave, x.damping, x.negatives, x.hierarchical_sampler, x.word_partitions,
-           x.replicated, x.word_split, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every,
-           x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep,
-           x.stop_cluster, x.resume);
+           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives, x.hierarchical_sampler,
+           x.word_partitions, x.replicated, x.word_split, x.sync_rounds, x.average_combiner, x.report, x.work_dir,
+           x.log_every, x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn,
+           x.checkpoint_keep, x.stop_cluster, x.resume);
 }
 
 template <class Inspector>
@@ -81,7 +81,7 @@ struct learner_config {
   bool fused = true;             // train on shards of this process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
   uint32_t interleave = 64;      // stride of example order (src/corpus/passage.hpp); 1: corpus order
-  bool damping = true;           // protocol path: staleness damping (src/sgns/sgns.hpp)
+  bool refresh_weights = true;   // protocol path: shards refresh stale weights (src/sgns/weight_refresh.hpp)
   uint32_t learners = 1;         // of the job: all their minibatches in flight meet the same rows
   // --partition replicated: this learner is host `id` of `learners`, holds
   // the whole model and synchronises sync_rounds times per epoch.
@@ -99,8 +99,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.dim, x.window, x.negatives, x.hierarchical,
            x.minibatch_words, x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused,
-           x.shared_negatives, x.interleave, x.damping, x.learners, x.replicated, x.sync_rounds, x.average_combiner,
-           x.word_split, x.word_partitions, x.negatives_mode);
+           x.shared_negatives, x.interleave, x.refresh_weights, x.learners, x.replicated, x.sync_rounds,
+           x.average_combiner, x.word_split, x.word_partitions, x.negatives_mode);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

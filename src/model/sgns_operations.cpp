@@ -28,11 +28,15 @@ status decode_sgns_adjust(const shard_store& store, const wire_bytes& request, m
 wire_bytes run_sgns_dotprod(shard_store& store, const minibatch& mb, sgns_buffers& b) {
   b.floats.resize(mb.dot_count());
   store.dotprod(mb, b.floats.data(), b.hidden, &b.drawn.record(mb));
+  b.drawn.keep_partials(b.floats.data(), b.floats.size());
   return encode_dotprod_reply(store.model()->shard(), b.floats.data(), b.floats.size());
 }
 
 void apply_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b) {
-  store.adjust(mb, weights, b.scratch, b.drawn.find(mb));
+  b.drawn.fit(mb.staleness);
+  const drawn_targets::entry* kept = b.drawn.find(mb);
+  store.adjust(mb, weights, b.scratch, kept ? &kept->targets : nullptr,
+               kept && kept->partials.size() == kept->targets.size() ? kept->partials.data() : nullptr);
 }
 
 wire_bytes run_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b) {

@@ -40,7 +40,8 @@ status decode_sgns_adjust(const shard_store& store, const wire_bytes& request, m
                           std::vector<float>& weights);
 
 /// The store's partial dot products of a checked minibatch, as a
-/// DotprodReply; the noise words drawn are kept in b.drawn for the adjust.
+/// DotprodReply; the noise words drawn and the dot products are kept in
+/// b.drawn for the adjust.
 wire_bytes run_sgns_dotprod(shard_store& store, const minibatch& mb, sgns_buffers& b);
 /// Applies a checked minibatch's weights.
 void apply_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b);

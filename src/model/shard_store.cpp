@@ -198,7 +198,7 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
 //      dot products gets the sum of their updates, as if deferred;
 //   3. u_in += e_x for every input word of every example.
 void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s,
-                         const std::vector<uint32_t>* drawn) {
+                         const std::vector<uint32_t>* drawn, const float* partials) {
   const uint32_t width = slice_.width;
   const size_t examples = mb.examples();
   if (!drawn) {
@@ -207,7 +207,10 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     drawn = &s.targets;
   }
   const std::vector<uint32_t>& targets = *drawn;
-  weights = s.damper.damp(*this, mb, weights, targets);
+  // Weights computed before the other minibatches in flight landed are
+  // recomputed for the rows as they are now (src/sgns/weight_refresh.hpp).
+  if (partials && mb.staleness > 1 && mb.alpha > 0)
+    weights = s.refresh.refresh(*this, mb, weights, targets, partials);
   s.errors.assign(examples * width, 0.0f);
   if (mb.mean_inputs)
     s.inputs.resize(examples * width);

@@ -27,7 +27,7 @@
 #include <gridvec/core/expected.hpp>
 #include "src/util/huge_buffer.hpp"
 #include "src/sgns/minibatch.hpp"
-#include "src/sgns/staleness_damper.hpp"
+#include "src/sgns/weight_refresh.hpp"
 #include <gridvec/core/table_slice.hpp>
 
 namespace gridvec {
@@ -57,7 +57,7 @@ struct adjust_scratch {
   std::vector<float> errors;     // input-side delta, one row per example
   std::vector<float> inputs;     // CBOW: the mean input row of every example
   std::vector<float> hidden;
-  staleness_damper damper; // the protocol path's (src/sgns/staleness_damper.hpp)
+  weight_refresh refresh; // the protocol path's (src/sgns/weight_refresh.hpp)
 };
 
 class shard_store {
@@ -99,13 +99,14 @@ public:
                std::vector<uint32_t>* drawn = nullptr) const;
 
   /// Applies weights (one per dot product, layout of dotprod). Every read
-  /// sees the vectors as they were when the call began. If the minibatch
-  /// carries a staleness (the protocol path), weights are first damped as
-  /// src/sgns/staleness_damper.hpp describes, from this shard's columns.
-  /// `drawn`: the targets dotprod recorded for this minibatch, if kept;
-  /// else they are drawn again from the seed.
+  /// sees the vectors as they were when the call began. `drawn`: the
+  /// targets dotprod recorded for this minibatch, if kept; else they are
+  /// drawn again from the seed. `partials`: this shard's dot products as
+  /// dotprod took them, if kept; with them, and a staleness over 1 (the
+  /// protocol path), the weights are first refreshed for the rows as they
+  /// are now (src/sgns/weight_refresh.hpp).
   void adjust(const minibatch& mb, const float* weights, adjust_scratch& scratch,
-              const std::vector<uint32_t>* drawn = nullptr);
+              const std::vector<uint32_t>* drawn = nullptr, const float* partials = nullptr);
 
   /// Back to the initial vectors of `init_seed`, as the constructor makes
   /// them (a rollback to the start of a run that has no checkpoint).

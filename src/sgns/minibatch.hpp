@@ -40,8 +40,8 @@ struct minibatch {
   std::vector<uint32_t> outputs;
   std::vector<uint32_t> output_counts; // empty: one output per example
   // Adjust only: the learning rate its weights were computed with, and how
-  // many minibatches were in flight beside it (the shard's staleness
-  // damping, src/sgns/sgns.hpp; 0 turns it off).
+  // many minibatches were in flight beside it (the shard's refresh of
+  // stale weights, src/sgns/weight_refresh.hpp; 0 turns it off).
   float alpha = 0;
   uint32_t staleness = 0;
   // -hs 1. The wire carries only this flag; `tree` is the job's tree,

@@ -101,7 +101,7 @@ void wire_seeds() {
     for (size_t j = 0; j < weights.size(); ++j)
       weights[j] = 0.01f * static_cast<float>(j % 7) - 0.03f;
     mb.alpha = 0.025f;
-    mb.staleness = i == 0 ? 0 : 3; // damping off, and on
+    mb.staleness = i == 0 ? 0 : 3; // refresh of stale weights off, and on
     write("adjust_request", names[i], encode_adjust_request(mb, weights.data(), weights.size()));
     write("dotprod_reply", names[i], encode_dotprod_reply(static_cast<uint32_t>(i), weights.data(), weights.size()));
   }

@@ -38,13 +38,13 @@ struct train_options {
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
-  uint32_t in_flight = 0;  // minibatches in flight per learner; 0: in_flight_window()
+  uint32_t in_flight = 10; // minibatches in flight per learner (protocol path)
   uint32_t coalesce = 4;   // minibatches per message to each shard
   uint64_t seed = 1;
   bool fused = true;             // learners train on shards of their own process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
-  bool damping = true;           // protocol path: staleness damping of repeated pairs
+  bool refresh_weights = true;   // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (seed 001, src/sgns/noise_sampler.hpp).
   uint8_t negatives = 0;             // --negatives: 0 bns (word2vec's), 1 sns, 2 tns
   bool hierarchical_sampler = false; // --sampler hierarchical (else alias)
@@ -77,11 +77,6 @@ struct train_options {
     return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
   }
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
-  /// Minibatches a learner keeps in flight on the protocol path: 10 by
-  /// default, 1 with -hs 1, whose root node is a target of every pair: the
-  /// updates in flight beside a minibatch all move it, and at 10 they cost
-  /// half the analogy accuracy (docs/quality.md).
-  uint32_t in_flight_window() const { return in_flight > 0 ? in_flight : (hs ? 1 : 10); }
   /// Synchronisation rounds per epoch of the replicated mode with `hosts`
   /// learners: --sync-rounds, or by the seed's rule of thumb, more rounds
   /// as hosts are added (GraphWord2Vec doubles them with the hosts):
