@@ -171,7 +171,7 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->max_vocab == 0u);
   CHECK(o->shards == 0u); // unset: 1 in gridvec train, the total of the config in a cluster
   CHECK(o->minibatch == 64u);
-  CHECK(o->in_flight == 10u);
+  CHECK(o->in_flight_window() == 10u);
   CHECK(o->coalesce == 4u);
   CHECK(o->fused);
   CHECK_FALSE(o->shared_negatives);
@@ -196,10 +196,10 @@ TEST_CASE("options: -hs 1 with or without negative sampling, as word2vec.c", "[o
   auto hs_only = parse_train_options(with_required({"-hs", "1", "-negative", "0"}));
   REQUIRE(hs_only);
   CHECK(hs_only->negative == 0u);
-  // Its root is a target of every pair, moved by every minibatch in
-  // flight; the shards' refresh of stale weights lets it keep as many in
-  // flight as any job (docs/quality.md).
-  CHECK(hs_only->in_flight == 10u);
+  CHECK(hs_only->in_flight_window() == 1u); // its root is in every pair
+  auto wide = parse_train_options(with_required({"-hs", "1", "--in-flight", "6"}));
+  REQUIRE(wide);
+  CHECK(wide->in_flight_window() == 6u);
   // Nothing to train without either.
   expect_failure(with_required({"-hs", "0", "-negative", "0"}), "-negative 0");
   // The node vectors belong to one Huffman tree: no model to continue.

@@ -18,7 +18,7 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.negatives = opt.negative;
   lc.hierarchical = opt.hs;
   lc.minibatch_words = opt.minibatch;
-  lc.in_flight = opt.in_flight;
+  lc.in_flight = opt.in_flight_window();
   lc.coalesce = opt.coalesce;
   lc.iterations = opt.iter;
   lc.cbow = opt.cbow;

@@ -99,7 +99,7 @@ void start_training(coordinator_ptr self) {
               " shards of " + std::to_string(st.shards.front().width) + " columns, minibatch " +
               std::to_string(st.opt.minibatch) +
               (st.opt.replicated ? std::string{}
-                                 : ", " + std::to_string(st.opt.in_flight) + " in flight, " +
+                                 : ", " + std::to_string(st.opt.in_flight_window()) + " in flight, " +
                                      std::to_string(st.opt.coalesce) + " per message"));
   if (!st.opt.replicated)
     report_noise(self);

@@ -219,7 +219,7 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
     {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)",
      number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
-    {"in-flight", "K", "10", "minibatches each learner keeps in flight (protocol path)",
+    {"in-flight", "K", "10 (-hs 1: 1)", "minibatches each learner keeps in flight (protocol path)",
      number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
     {"coalesce", "G", "4", "minibatches per message to a shard (protocol path); each is still applied on its own",
      number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},

@@ -38,7 +38,7 @@ struct train_options {
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
-  uint32_t in_flight = 10; // minibatches in flight per learner (protocol path)
+  uint32_t in_flight = 0;  // minibatches in flight per learner; 0: in_flight_window()
   uint32_t coalesce = 4;   // minibatches per message to each shard
   uint64_t seed = 1;
   bool fused = true;             // learners train on shards of their own process directly
@@ -77,6 +77,12 @@ struct train_options {
     return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
   }
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
+  /// Minibatches a learner keeps in flight on the protocol path: 10 by
+  /// default, 1 with -hs 1, whose root node is a target of every pair: the
+  /// updates in flight beside a minibatch all move it. The shards' refresh
+  /// of stale weights trains 10 in one process as well as 1, but a loopback
+  /// cluster lost analogy with them at -hs 1 -negative 5 (docs/quality.md).
+  uint32_t in_flight_window() const { return in_flight > 0 ? in_flight : (hs ? 1 : 10); }
   /// Synchronisation rounds per epoch of the replicated mode with `hosts`
   /// learners: --sync-rounds, or by the seed's rule of thumb, more rounds
   /// as hosts are added (GraphWord2Vec doubles them with the hosts):
