@@ -46,9 +46,9 @@ struct AdjustRequest {
   batch @0 :Minibatch;
   weights @1 :List(Float32);
   alpha @2 :Float32;         # the learning rate the weights carry
-  staleness @3 :UInt32;      # minibatches in flight beside this one; the
-                             # shard damps the weights of rows that meet the
-                             # same partner often (src/sgns/sgns.hpp); 0: off
+  staleness @3 :UInt32;      # minibatches in flight beside this one; above
+                             # 1 the shard refreshes the weights for its rows
+                             # as they are now (src/sgns/weight_refresh.hpp)
 }
 
 # shard -> learner: the update is applied

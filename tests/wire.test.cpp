@@ -200,7 +200,7 @@ TEST_CASE("wire: adjust request round trip", "[wire]") {
     REQUIRE(decode_adjust_request(bytes, out, w));
     check_same(out, mb);
     CHECK(w == weights);
-    CHECK(out.alpha == 0.0125f); // what the shard's staleness damping needs
+    CHECK(out.alpha == 0.0125f); // what the shard's refresh of stale weights needs
     CHECK(out.staleness == 20u);
 
     auto words = words_of(bytes);
