@@ -204,6 +204,16 @@ TEST_CASE("drawn_targets keeps a minibatch's dot products, and grows to what is 
   for (uint64_t seed = 101; seed <= 250; ++seed)
     record(seed);
   CHECK(kept.find(batch(3, 101, 0)) != nullptr);
+  // The same minibatch recorded again (a learner's rollback): the newest
+  // dot products are found.
+  {
+    auto mb = batch(3, 101, 0);
+    kept.record(mb).assign(mb.dot_count(), 1);
+    std::vector<float> dots(mb.dot_count(), 7.0f);
+    kept.keep_partials(dots.data(), dots.size());
+    REQUIRE(kept.find(mb) != nullptr);
+    CHECK(kept.find(mb)->partials == dots);
+  }
   kept.fit(4000000000u);
   CHECK(kept.capacity() == drawn_targets::max_entries);
 }

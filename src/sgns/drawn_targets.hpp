@@ -44,13 +44,17 @@ public:
   /// The partial dot products of the minibatch recorded last.
   void keep_partials(const float* dots, size_t count) { ring_[last_].partials.assign(dots, dots + count); }
 
-  /// The entry recorded for `mb`, or nullptr. An entry matches only if
-  /// seed, number of targets and every output word agree.
+  /// The entry recorded last for `mb`, or nullptr (a learner that rolled
+  /// back sends a minibatch's dotprod again: the newest dot products are
+  /// the ones its weights come from). An entry matches only if seed,
+  /// number of targets and every output word agree.
   const entry* find(const minibatch& mb) const {
     const size_t dots = mb.dot_count();
-    for (const entry& e : ring_)
+    for (size_t i = 0; i < ring_.size(); ++i) {
+      const entry& e = ring_[(last_ + ring_.size() - i) % ring_.size()];
       if (e.valid && e.seed == mb.seed && e.targets.size() == dots && e.outputs == mb.outputs)
         return &e;
+    }
     return nullptr;
   }
 
