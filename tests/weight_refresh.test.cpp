@@ -177,8 +177,7 @@ TEST_CASE("adjust refreshes only a minibatch that was in flight beside others", 
 }
 
 // (tests/shard_store.test.cpp: how an entry is found.)
-TEST_CASE("drawn_targets keeps a minibatch's dot products, and grows to what is in flight",
-          "[refresh]") {
+TEST_CASE("drawn_targets keeps a minibatch's dot products, and grows to what is in flight", "[refresh]") {
   drawn_targets kept;
   CHECK(kept.capacity() == 64);
   auto record = [&](uint64_t seed) {
