@@ -94,39 +94,71 @@ TEST_CASE("refreshed_weight: the weight of f + drift, read back from the weight 
   CHECK(refreshed_weight(alpha / 2, alpha, target_label::positive, 500.0f) == Approx(0.0f).margin(1e-6));
 }
 
-TEST_CASE("weight_refresh on one shard: the weights of the rows as they are now, exactly", "[refresh]") {
-  auto store = random_store();
-  auto mb = batch(20, 7, 10);
-  std::vector<uint32_t> targets;
-  const auto partials = dotprod(*store, mb, targets);
-  const auto stale = exact_weights(mb, partials);
-  // Another minibatch over the same rows lands in between.
-  {
-    auto other = batch(20, 8, 10);
-    std::vector<uint32_t> other_targets;
-    auto w = exact_weights(other, dotprod(*store, other, other_targets));
-    for (float& x : w)
-      x *= 40; // a big step, so the rows move
-    adjust_scratch scratch(store->slice().width);
-    store->adjust(other, w.data(), scratch, &other_targets);
+namespace {
+
+// Every row of `s`, input and output.
+std::vector<float> rows_of(const shard_store& s) {
+  std::vector<float> out;
+  for (uint32_t w = 0; w < vocab; ++w) {
+    out.insert(out.end(), s.input_row(w), s.input_row(w) + s.slice().width);
+    out.insert(out.end(), s.output_row(w), s.output_row(w) + s.slice().width);
   }
-  std::vector<uint32_t> again;
-  const auto fresh = exact_weights(mb, dotprod(*store, mb, again));
-  REQUIRE(again == targets);
-  weight_refresh refresh;
-  const float* out = refresh.refresh(*store, mb, stale.data(), targets, partials.data());
-  size_t moved = 0;
-  for (size_t k = 0; k < fresh.size(); ++k) {
-    CAPTURE(k);
-    CHECK(out[k] == Approx(fresh[k]).margin(2e-6));
-    moved += std::fabs(fresh[k] - stale[k]) > 1e-4f;
-  }
-  CHECK(moved > fresh.size() / 2); // the refresh had something to do
+  return out;
 }
 
-TEST_CASE("weight_refresh on two shards: each widens its own slice's drift", "[refresh]") {
-  auto a = random_store(2, 0), b = random_store(2, 1);
+// Moves the rows of `s` as another minibatch's adjust would, with a big step.
+void move_rows(shard_store& s) {
+  auto other = batch(20, 8, 10);
+  std::vector<uint32_t> other_targets;
+  auto w = exact_weights(other, dotprod(s, other, other_targets));
+  for (float& x : w)
+    x *= 40;
+  adjust_scratch scratch(s.slice().width);
+  s.adjust(other, w.data(), scratch, &other_targets);
+}
+
+void check_rows(const std::vector<float>& got, const std::vector<float>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == Approx(want[i]).margin(1e-6));
+  }
+}
+
+} // namespace
+
+TEST_CASE("the refresh on one shard: the weights of the rows as they are now, exactly", "[refresh]") {
+  // Stale weights, refreshed by adjust, move the rows as the weights of
+  // fresh dot products do.
+  auto refreshed = random_store(), exact = random_store();
+  auto mb = batch(20, 7, 10);
+  std::vector<uint32_t> targets;
+  const auto partials = dotprod(*refreshed, mb, targets);
+  const auto stale = exact_weights(mb, partials);
+  move_rows(*refreshed);
+  move_rows(*exact);
+  std::vector<uint32_t> again;
+  const auto fresh = exact_weights(mb, dotprod(*exact, mb, again));
+  REQUIRE(again == targets);
+  size_t moved = 0;
+  for (size_t k = 0; k < fresh.size(); ++k)
+    moved += std::fabs(fresh[k] - stale[k]) > 1e-4f;
+  CHECK(moved > fresh.size() / 2); // the refresh had something to do
+  adjust_scratch sa(dim), sb(dim);
+  refreshed->adjust(mb, stale.data(), sa, &targets, partials.data());
+  auto plain = mb;
+  plain.staleness = 0;
+  exact->adjust(plain, fresh.data(), sb, &targets);
+  check_rows(rows_of(*refreshed), rows_of(*exact));
+}
+
+TEST_CASE("the refresh on two shards: each widens its own slice's drift", "[refresh]") {
   auto mb = batch(10, 3, 10);
+  auto plain = mb;
+  plain.staleness = 0;
+  // Shard a's rows move, shard b's do not; twins of each take the weights
+  // the refresh should compute.
+  auto a = random_store(2, 0), b = random_store(2, 1), a2 = random_store(2, 0), b2 = random_store(2, 1);
   std::vector<uint32_t> targets, tb;
   const auto pa = dotprod(*a, mb, targets), pb = dotprod(*b, mb, tb);
   REQUIRE(tb == targets);
@@ -134,23 +166,26 @@ TEST_CASE("weight_refresh on two shards: each widens its own slice's drift", "[r
   for (size_t k = 0; k < full.size(); ++k)
     full[k] = pa[k] + pb[k];
   const auto stale = exact_weights(mb, full);
-  // Shard a's rows move, shard b's do not.
-  for (uint32_t w = 0; w < vocab; ++w)
-    for (uint32_t j = 0; j < a->slice().width; ++j)
-      a->output_row(w)[j] *= 1.5f;
+  for (auto* s : {a.get(), a2.get()})
+    for (uint32_t w = 0; w < vocab; ++w)
+      for (uint32_t j = 0; j < s->slice().width; ++j)
+        s->output_row(w)[j] *= 1.5f;
   std::vector<uint32_t> again;
   const auto moved_a = dotprod(*a, mb, again);
   std::vector<uint8_t> labels;
   mb.labels(labels);
-  weight_refresh ra, rb;
-  const float* out_a = ra.refresh(*a, mb, stale.data(), targets, pa.data());
-  const float* out_b = rb.refresh(*b, mb, stale.data(), targets, pb.data());
+  std::vector<float> want_a(full.size());
   for (size_t k = 0; k < full.size(); ++k) {
-    CAPTURE(k);
     const double drift = 2.0 * (moved_a[k] - pa[k]); // dim / width = 2
-    CHECK(out_a[k] == Approx(alpha * (target_label::value(labels[k]) - sigmoid(full[k] + drift))).margin(2e-6));
-    CHECK(out_b[k] == Approx(stale[k]).margin(2e-6)); // nothing moved on b
+    want_a[k] = static_cast<float>(alpha * (target_label::value(labels[k]) - sigmoid(full[k] + drift)));
   }
+  adjust_scratch s1(dim / 2), s2(dim / 2), s3(dim / 2), s4(dim / 2);
+  a->adjust(mb, stale.data(), s1, &targets, pa.data());
+  a2->adjust(plain, want_a.data(), s2, &targets);
+  check_rows(rows_of(*a), rows_of(*a2));
+  b->adjust(mb, stale.data(), s3, &targets, pb.data());
+  b2->adjust(plain, stale.data(), s4, &targets); // nothing moved on b
+  check_rows(rows_of(*b), rows_of(*b2));
 }
 
 TEST_CASE("adjust refreshes only a minibatch that was in flight beside others", "[refresh]") {

@@ -208,9 +208,14 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
   }
   const std::vector<uint32_t>& targets = *drawn;
   // Weights computed before the other minibatches in flight landed are
-  // recomputed for the rows as they are now (src/sgns/weight_refresh.hpp).
-  if (partials && mb.staleness > 1 && mb.alpha > 0)
-    weights = s.refresh.refresh(*this, mb, weights, targets, partials);
+  // recomputed for the rows as they are now (src/sgns/weight_refresh.hpp),
+  // in pass 1, which reads those rows anyway.
+  const bool refresh = partials && mb.staleness > 1 && mb.alpha > 0;
+  const float widen = static_cast<float>(dim_) / static_cast<float>(width);
+  if (refresh) {
+    mb.labels(s.labels);
+    s.fresh.resize(targets.size());
+  }
   s.errors.assign(examples * width, 0.0f);
   if (mb.mean_inputs)
     s.inputs.resize(examples * width);
@@ -226,9 +231,16 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     // Fetch the next pair's rows while this one is summed.
     for (size_t i = k + pair_targets; i < std::min(k + pair_targets + ahead, targets.size()); ++i)
       prefetch_row(output_row(targets[i]), width);
-    for (size_t i = 0; i < pair_targets; ++i, ++k)
-      sgns::pair_error(weights[k], output_row(targets[k]), err, width);
+    for (size_t i = 0; i < pair_targets; ++i, ++k) {
+      const float* v = output_row(targets[k]);
+      float g = weights[k];
+      if (refresh)
+        g = s.fresh[k] = refreshed_weight(g, mb.alpha, s.labels[k], widen * (dot(h, v, width) - partials[k]));
+      sgns::pair_error(g, v, err, width);
+    }
   });
+  if (refresh)
+    weights = s.fresh.data();
 
   // Pass 2: the pairs again, in the same order. The rows left the L1 cache
   // during pass 1 (a minibatch touches about 2,000): fetching them a few

@@ -57,7 +57,8 @@ struct adjust_scratch {
   std::vector<float> errors;     // input-side delta, one row per example
   std::vector<float> inputs;     // CBOW: the mean input row of every example
   std::vector<float> hidden;
-  weight_refresh refresh; // the protocol path's (src/sgns/weight_refresh.hpp)
+  std::vector<float> fresh;    // refreshed weights (src/sgns/weight_refresh.hpp)
+  std::vector<uint8_t> labels; // per dot product, for the refresh
 };
 
 class shard_store {

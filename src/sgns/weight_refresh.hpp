@@ -23,32 +23,14 @@
 // the update lands on, as in word2vec.c; with S shards each scales its own
 // slice's drift, which moves its slice downhill all the same. A weight
 // clipped at |f| > 6 (sigma 0 or 1) stays: word2vec.c skips or clips it.
+// The refresh runs in the first pass of shard_store::adjust, which reads
+// every pair's rows anyway (src/model/shard_store.cpp).
 #include <cstdint>
-#include <vector>
-
-#include "src/sgns/minibatch.hpp"
 
 namespace gridvec {
-
-class shard_store;
 
 /// The weight g = alpha (label - sigma(f)) of a dot product f that has
 /// since moved by `drift`.
 float refreshed_weight(float weight, float alpha, uint8_t label, float drift);
-
-class weight_refresh {
-public:
-  /// The weights of `mb` (dotprod layout, computed with mb.alpha) for the
-  /// rows of `store` as they are now; `partials`: this shard's dot
-  /// products as its dotprod took them, one per target. Returns a buffer
-  /// of this object, valid until the next call.
-  const float* refresh(const shard_store& store, const minibatch& mb, const float* weights,
-                       const std::vector<uint32_t>& targets, const float* partials);
-
-private:
-  std::vector<uint8_t> labels_; // per dot product (src/sgns/minibatch.hpp)
-  std::vector<float> mean_;     // CBOW's mean input
-  std::vector<float> fresh_;
-};
 
 } // namespace gridvec
