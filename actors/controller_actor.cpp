@@ -188,7 +188,8 @@ void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
 }
 
 // Learner nodes connect to every shard node themselves, so that minibatch
-// traffic goes straight from learner to shard, never through a third node.
+// traffic goes straight from learner to shard, never through a third node
+// (and with --partition words, shard nodes to each other).
 void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor listener) {
   auto& st = self->state;
   const auto& cluster = *st.setup.cluster;
@@ -201,12 +202,23 @@ void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor liste
     }
   auto pending = std::make_shared<size_t>(1);
   auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms * (hosts.size() + 1));
+  // --partition words: the shards send each other input vectors, so shard
+  // nodes connect to each other as well.
+  const bool shards_talk = st.job_options.word_split;
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
-    if (!cluster.nodes[i].has(node_role::learner))
+    const bool learner = cluster.nodes[i].has(node_role::learner);
+    if (!learner && !(shards_talk && cluster.nodes[i].has(node_role::shard)))
       continue;
+    std::vector<std::string> to_hosts;
+    std::vector<uint16_t> to_ports;
+    for (size_t j = 0; j < hosts.size(); ++j)
+      if (learner || hosts[j] != cluster.nodes[i].host || ports[j] != cluster.nodes[i].port) {
+        to_hosts.push_back(hosts[j]);
+        to_ports.push_back(ports[j]);
+      }
     ++*pending;
     auto name = cluster.nodes[i].name;
-    self->request(st.handles[i], timeout, link_atom::value, hosts, ports)
+    self->request(st.handles[i], timeout, link_atom::value, to_hosts, to_ports)
       .then(
         [self, pending, job, listener](uint32_t) {
           if (--*pending == 0)
@@ -317,6 +329,16 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
 // (src/net/allowed_paths.hpp): checked here, on the node, whatever the
 // client checked.
 caf::error check_job_outputs(const controller_state& st, const train_options& opt) {
+  if (opt.word_split) {
+    // The word partitions are the shards, or one shard's rows viewed as P.
+    const uint32_t shards = opt.shards > 0 ? opt.shards : st.setup.cluster ? st.setup.cluster->total_shards() : 1;
+    if (shards > 1 && opt.word_partitions > 0 && opt.word_partitions != shards)
+      return make_job_error("--partition words over " + std::to_string(shards) +
+                            " shards: the shards are the word partitions (drop --word-partitions " +
+                            std::to_string(opt.word_partitions) + ")");
+    if (shards == 1 && opt.word_partitions < 2)
+      return make_job_error("--partition words on one shard needs --word-partitions P, 2 or more");
+  }
   if (st.setup.cluster)
     if (auto s = net::allowed_paths{*st.setup.cluster}.check_job(opt); !s)
       return make_job_error(s.error());

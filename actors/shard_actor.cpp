@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "actors/local_lanes.hpp"
+#include "actors/shard_word_split.hpp"
 #include <gridvec/roles/vocabulary.hpp>
 #include "src/formats/checkpoint.hpp"
 #include "src/formats/model_dir.hpp"
@@ -31,7 +32,20 @@ struct shard_core {
   // start, and again when a rollback resets the shard); empty otherwise.
   std::function<status(shard_store&)> init_from_model;
   std::atomic<uint64_t> requests{0};
+  // --partition words: the shard holds whole rows and trains through the
+  // word split's exchange (actors/shard_word_split.hpp); null otherwise.
+  std::shared_ptr<word_split_part> split;
 };
+
+// The messages of one layout refused by a shard of the other, in one line.
+caf::error needs_columns(const shard_core& core) {
+  return make_job_error("shard " + std::to_string(core.header.shard) +
+                        " holds whole rows (--partition words): it trains through splittrain, not dotprod/adjust");
+}
+caf::error needs_rows(const shard_core& core) {
+  return make_job_error("shard " + std::to_string(core.header.shard) +
+                        " holds a column slice: splittrain, visit and peers are for --partition words");
+}
 
 struct lane_state {
   std::shared_ptr<shard_core> core;
@@ -77,7 +91,7 @@ caf::result<wire_bytes> read_rows(const shard_store& store, uint32_t begin, uint
   if (begin > end || end > (output ? store.output_rows() : store.vocab_size()))
     return make_job_error("rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                           ") are outside the vocabulary");
-  wire_bytes out(size_t{end - begin} * store.slice().width * sizeof(float));
+  wire_bytes out(size_t{store.rows_held_in(begin, end)} * store.slice().width * sizeof(float));
   auto* rows = reinterpret_cast<float*>(out.data());
   if (output)
     store.read_output_rows(begin, end, rows);
@@ -143,6 +157,8 @@ shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> 
     [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
+      if (st.core->split)
+        return needs_columns(*st.core);
       auto& b = *st.buffers;
       if (auto s = decode_sgns_dotprod(*st.core->store, request, b.batch); !s)
         return make_job_error(s.error());
@@ -151,6 +167,8 @@ shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> 
     [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
       auto& st = self->state;
       st.core->requests.fetch_add(1, std::memory_order_relaxed);
+      if (st.core->split)
+        return needs_columns(*st.core);
       auto& b = *st.buffers;
       if (auto s = decode_sgns_adjust(*st.core->store, request, b.batch, b.floats); !s)
         return make_job_error(s.error());
@@ -160,6 +178,8 @@ shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> 
            const std::vector<wire_bytes>& dotprods) -> caf::result<std::vector<wire_bytes>> {
       auto& st = self->state;
       st.core->requests.fetch_add(adjusts.size() + dotprods.size(), std::memory_order_relaxed);
+      if (st.core->split)
+        return needs_columns(*st.core);
       // Every part is checked before anything is applied.
       if (auto s = decode_step(st, adjusts, dotprods); !s)
         return make_job_error(s.error());
@@ -182,9 +202,47 @@ shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> 
         return self->delegate(self->state.slow, a, begin, end, output);
       return read_rows(*self->state.core->store, begin, end, output);
     },
+    [self](split_train_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
+      auto& core = *self->state.core;
+      core.requests.fetch_add(1, std::memory_order_relaxed);
+      if (!core.split)
+        return needs_rows(core);
+      return train_share(self, core.split, request);
+    },
+    [self](visit_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
+      auto& core = *self->state.core;
+      core.requests.fetch_add(1, std::memory_order_relaxed);
+      if (!core.split)
+        return needs_rows(core);
+      auto reply = core.split->serve(request);
+      if (!reply)
+        return make_job_error(reply.error());
+      return std::move(*reply);
+    },
+    [self](peers_atom, const std::vector<caf::actor>& peers) -> caf::result<bool> {
+      auto& core = *self->state.core;
+      if (!core.split)
+        return needs_rows(core);
+      if (auto s = core.split->set_peers(peers); !s)
+        return make_job_error(s.error());
+      return true;
+    },
+    [self](similar_atom a, const wire_bytes& query) -> caf::result<wire_bytes> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, query);
+      auto& core = *self->state.core;
+      if (!core.split)
+        return needs_rows(core);
+      auto out = core.split->similar(query);
+      if (!out)
+        return make_job_error(out.error());
+      return float_bytes(*out);
+    },
     [self](store_rows_atom a, const wire_bytes& block) -> caf::result<bool> {
       if (self->state.slow)
         return self->delegate(self->state.slow, a, block);
+      if (self->state.core->split)
+        return needs_columns(*self->state.core);
       if (auto s = store_rows(*self->state.core->store, block); !s)
         return make_job_error(s.error());
       return true;
@@ -231,6 +289,8 @@ shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> 
       auto& store = *self->state.core->store;
       if (auto s = check_words(store, words); !s)
         return make_job_error(s.error());
+      if (self->state.core->split)
+        return float_bytes(self->state.core->split->norms(words));
       return float_bytes(partial_norms(store, words));
     },
     [self](similar_atom a, const std::vector<uint32_t>& words,
@@ -238,6 +298,9 @@ shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> 
       if (self->state.slow)
         return self->delegate(self->state.slow, a, words, weight_bytes);
       auto& store = *self->state.core->store;
+      if (self->state.core->split)
+        return make_job_error("shard " + std::to_string(self->state.core->header.shard) +
+                              " holds whole rows: send it the query vector");
       auto weights = floats_of(weight_bytes);
       if (!weights)
         return make_job_error(weights.error());
@@ -275,21 +338,36 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
                    " for dimension " + std::to_string(spec.dim)};
-  auto slice = column_slice::of(spec.index, spec.count, spec.dim);
-  if (!noise)
-    noise = std::make_shared<const noise_sampler>(
-      vocab.counts(),
-      noise_spec{static_cast<negatives_mode>(spec.negatives), spec.hierarchical_sampler, spec.word_partitions});
   auto core = std::make_shared<shard_core>();
   core->init_seed = spec.seed;
-  std::shared_ptr<const huffman_tree> tree;
-  if (spec.hierarchical)
-    tree = shared_huffman_tree(vocab_ptr);
-  const uint64_t sampling_bytes = noise->bytes(), partition_sampling_bytes = noise->partition_bytes(spec.index);
-  core->store =
-    std::make_shared<shard_store>(spec.index, spec.count, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
-  core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
-                              slice.width, vocab.size(), spec.vocab_crc, core->store->node_rows()};
+  uint64_t sampling_bytes = 0, partition_sampling_bytes = 0;
+  if (spec.holds_rows) {
+    // --partition words: whole rows of word w mod count; this partition's
+    // sampler only, O(p + V/p) (seed 001).
+    if (spec.hierarchical || !spec.init_model.empty())
+      return failure{"--partition words trains neither -hs 1 nor from --init"};
+    core->store = std::make_shared<shard_store>(word_rows{spec.index, spec.count}, spec.dim, vocab.size(), spec.seed);
+    core->split =
+      std::make_shared<word_split_part>(*core->store, vocab.counts(), static_cast<negatives_mode>(spec.negatives));
+    sampling_bytes = partition_sampling_bytes = core->split->own.bytes();
+    core->header =
+      slice_header{spec.index, spec.count, spec.dim, 0, spec.dim, core->store->held_rows(), spec.vocab_crc, 0};
+  } else {
+    auto slice = column_slice::of(spec.index, spec.count, spec.dim);
+    if (!noise)
+      noise = std::make_shared<const noise_sampler>(
+        vocab.counts(),
+        noise_spec{static_cast<negatives_mode>(spec.negatives), spec.hierarchical_sampler, spec.word_partitions});
+    std::shared_ptr<const huffman_tree> tree;
+    if (spec.hierarchical)
+      tree = shared_huffman_tree(vocab_ptr);
+    sampling_bytes = noise->bytes();
+    partition_sampling_bytes = noise->partition_bytes(spec.index);
+    core->store =
+      std::make_shared<shard_store>(spec.index, spec.count, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
+    core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
+                                slice.width, vocab.size(), spec.vocab_crc, core->store->node_rows()};
+  }
   if (!spec.init_model.empty())
     core->init_from_model = [vocab_ptr, model = spec.init_model](shard_store& store) {
       return init_from_model(store, *vocab_ptr, model);
@@ -304,8 +382,9 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   }
   shard_info info;
   info.index = spec.index;
-  info.first = slice.first;
-  info.width = slice.width;
+  info.first = core->store->slice().first;
+  info.width = core->store->slice().width;
+  info.holds_rows = spec.holds_rows;
   info.sampling_bytes = sampling_bytes;
   info.partition_sampling_bytes = partition_sampling_bytes;
   if (where == lane_thread::network && sys.has_middleman()) {

@@ -77,3 +77,46 @@ struct RowBlock {
                              # little-endian, inputs first
   firstColumn @8 :UInt32;    # master -> shard: the column of values[0]
 }
+
+# The word split (--partition words, seed 001): each shard holds the whole
+# rows of the words w with w mod S = its index. Vectors do travel here, but
+# only between shards, and only input vectors and their gradients: never an
+# output row (docs/word-partitions.md).
+#
+# learner -> the shard that owns the examples' input words (the source)
+struct SplitTrainRequest {
+  batch @0 :Minibatch;       # skip-gram examples, all inputs the source's
+  alpha @1 :Float32;         # the learning rate
+}
+
+# source -> learner, once every peer it visited has answered
+struct SplitTrainReply {
+  shard @0 :UInt32;
+  loss @1 :Float64;          # SGNS loss of the share's pairs
+  pairs @2 :UInt64;
+  diverged @3 :Bool;
+  batches @4 :UInt32;        # visit batches sent to other shards
+  batchBytes @5 :UInt64;     # their bytes and their replies'
+}
+
+# source -> peer: the input vectors its visits use, and per visit the input,
+# the positive word the peer owns (or 0xffffffff) and how many noise words
+# the peer draws from its own words (src/model/word_split.hpp).
+struct VisitBatch {
+  seed @0 :UInt64;           # of the peer's noise words
+  alpha @1 :Float32;
+  source @2 :UInt32;
+  inputWords @3 :List(UInt32);
+  visitInput @4 :List(UInt32);
+  visitPositive @5 :List(UInt32);
+  visitNoise @6 :List(UInt32);
+  inputs @7 :Data;           # inputWords x dim float32, little-endian
+}
+
+# peer -> source: one summed gradient per input vector
+struct VisitReply {
+  loss @0 :Float64;
+  pairs @1 :UInt64;
+  diverged @2 :Bool;
+  gradients @3 :Data;        # inputWords x dim float32, little-endian
+}

@@ -179,6 +179,71 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
   }
 }
 
+// --partition words: the query q = sum weight_i u(word_i) is put together
+// here from the query words' rows (each from its shard), then every shard
+// scores the words it holds against q (similarity.hpp's layout).
+void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vector<float> weights, uint32_t k,
+                     caf::typed_response_promise<std::vector<neighbour>> rp, std::shared_ptr<bool> failed) {
+  auto& st = self->state;
+  const auto shards = static_cast<uint32_t>(st.shards.size());
+  const uint32_t dim = st.shards.front().width;
+  auto q = std::make_shared<std::vector<float>>(dim, 0.0f);
+  auto pending = std::make_shared<size_t>(ids.size());
+  auto on_error = [rp, failed](caf::error& err) mutable {
+    if (*failed)
+      return;
+    *failed = true;
+    rp.deliver(err);
+  };
+  for (size_t i = 0; i < ids.size(); ++i)
+    self->request(st.shards[ids[i] % shards].lanes.front(), query_timeout, rows_atom::value, ids[i], ids[i] + 1)
+      .then(
+        [self, rp, ids, k, q, pending, failed, on_error, dim, weight = weights[i]](const wire_bytes& bytes) mutable {
+          if (*failed)
+            return;
+          auto row = floats_of(bytes);
+          if (!row || row->size() != dim) {
+            *failed = true;
+            rp.deliver(make_job_error("a shard sent a malformed row"));
+            return;
+          }
+          for (uint32_t j = 0; j < dim; ++j)
+            (*q)[j] += weight * (*row)[j];
+          if (--*pending > 0)
+            return;
+          auto& st = self->state;
+          auto summed = std::make_shared<std::vector<float>>();
+          auto pending2 = std::make_shared<size_t>(st.shards.size());
+          for (const auto& shard : st.shards)
+            self->request(shard.lanes.front(), query_timeout, similar_atom::value, float_bytes(*q))
+              .then(
+                [self, rp, ids, k, q, summed, pending2, failed](const wire_bytes& bytes) mutable {
+                  if (*failed)
+                    return;
+                  auto part = floats_of(bytes);
+                  if (!part) {
+                    *failed = true;
+                    rp.deliver(make_job_error(part.error()));
+                    return;
+                  }
+                  add_partials(*summed, *part);
+                  if (--*pending2 > 0)
+                    return;
+                  float qq = 0;
+                  for (float x : *q)
+                    qq += x * x;
+                  (*summed)[0] = qq;
+                  auto& st = self->state;
+                  std::vector<neighbour> out;
+                  for (const auto& sw : top_cosine(*summed, k, ids))
+                    out.push_back({st.words->word(sw.id), sw.score});
+                  rp.deliver(std::move(out));
+                },
+                on_error);
+        },
+        on_error);
+}
+
 // Two rounds over every shard: partial norms of the query words, then the
 // partial similarities of the normalised, weighted query (similarity.hpp).
 void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,
@@ -232,6 +297,10 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
             weights[i] = n > 0 ? signs[i] / n : 0.0f;
           }
           auto& st = self->state;
+          if (st.shards.front().holds_rows) {
+            similar_by_rows(self, ids, std::move(weights), k, rp, failed);
+            return;
+          }
           auto summed = std::make_shared<std::vector<float>>();
           auto pending2 = std::make_shared<size_t>(st.shards.size());
           for (const auto& shard : st.shards)
@@ -283,7 +352,10 @@ void query_vector(coordinator_ptr self, const std::string& word, caf::typed_resp
   for (const auto& shard : st.shards)
     self->request(shard.lanes.front(), query_timeout, rows_atom::value, id, id + 1)
       .then(
-        [rp, row, pending, failed, first = shard.first, width = shard.width](const wire_bytes& bytes) mutable {
+        [rp, row, pending, failed, first = shard.first,
+         width = shard.holds_rows && id % st.shards.size() != shard.index ? 0 : shard.width](
+          const wire_bytes& bytes) mutable {
+          // (A shard of --partition words sends the row only if it holds it.)
           if (*failed)
             return;
           auto part = floats_of(bytes);

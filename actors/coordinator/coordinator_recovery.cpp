@@ -302,8 +302,8 @@ void place_lost_shards(coordinator_ptr self, std::map<uint32_t, uint32_t> lost) 
   auto pending = std::make_shared<size_t>(lost.size());
   for (const auto& [s, node] : lost)
     place_shard(self, s, node, [self, pending] {
-      if (--*pending == 0)
-        restore_latest(self);
+      if (--*pending == 0) // the other shards' visits go to the new one
+        tell_peers(self, [self] { restore_latest(self); });
     });
 }
 

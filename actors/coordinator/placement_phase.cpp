@@ -82,10 +82,33 @@ void place_all_shards(coordinator_ptr self, std::function<void()> then) {
   st.shard_requests_seen.assign(st.opt.shards, 0);
   auto pending = std::make_shared<size_t>(st.opt.shards);
   for (uint32_t s = 0; s < st.opt.shards; ++s)
-    place_shard(self, s, shard_nodes[s % shard_nodes.size()], [pending, then] {
+    place_shard(self, s, shard_nodes[s % shard_nodes.size()], [self, pending, then] {
       if (--*pending == 0)
-        then();
+        tell_peers(self, then);
     });
+}
+
+void tell_peers(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  if (st.shards.empty() || !st.shards.front().holds_rows) {
+    then();
+    return;
+  }
+  auto pending = std::make_shared<size_t>(st.shards.size());
+  for (size_t i = 0; i < st.shards.size(); ++i) {
+    // Shard i's visits to shard j go to lane i of j (modulo its lanes), so
+    // that the sources spread over the lanes of every peer.
+    std::vector<caf::actor> peers;
+    for (const auto& peer : st.shards)
+      peers.push_back(caf::actor_cast<caf::actor>(peer.lanes[i % peer.lanes.size()]));
+    self->request(st.shards[i].lanes.front(), placement_timeout, peers_atom::value, peers)
+      .then(
+        [pending, then](bool) {
+          if (--*pending == 0)
+            then();
+        },
+        fail_with(self));
+  }
 }
 
 void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void()> then) {
@@ -103,6 +126,7 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.negatives = st.opt.negatives;
   spec.hierarchical_sampler = st.opt.partitioned_sampler();
   spec.word_partitions = st.opt.word_partitions_of(st.opt.shards);
+  spec.holds_rows = st.opt.word_split && st.opt.shards > 1;
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
       [self, s, n, then](shard_info info) {

@@ -90,6 +90,8 @@ bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
 void pump(learner_ptr self) {
   if (self->state.replicated)
     replicated_pump(self);
+  else if (self->state.split_rows)
+    split_pump(self);
   else if (self->state.fused || self->state.word_split)
     fused_pump(self);
   else
@@ -104,11 +106,14 @@ namespace {
 status choose_path(learner_state& st) {
   st.fused.reset();
   st.word_split.reset();
-  if (st.cfg.word_split) {
+  st.split_rows = st.cfg.word_split && st.shards.size() > 1;
+  if (st.split_rows) {
+    // Shards of whole rows, wherever they live: the exchange runs between
+    // them (split_path.cpp).
+  } else if (st.cfg.word_split) {
     auto stores = find_local_stores(st.shards);
     if (stores.size() != 1)
-      return failure{"--partition words trains in one process (gridvec train) for now: shards of their own per "
-                     "word partition, across processes, are not built yet (docs/word-partitions.md)"};
+      return failure{"--partition words with one shard trains where that shard is (gridvec train)"};
     auto trainer = word_split_trainer::make(std::move(stores.front()), st.cfg.word_partitions,
                                             static_cast<negatives_mode>(st.cfg.negatives_mode));
     if (!trainer)

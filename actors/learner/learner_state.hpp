@@ -9,6 +9,8 @@
 //                       step messages) and back
 //   fused_path.cpp      minibatches trained on the shards' stores directly,
 //                       when every lane is in this process
+//   split_path.cpp      --partition words over several shards: each
+//                       minibatch's shares to the shards of their input words
 //   replicated_path.cpp --partition replicated: minibatches trained on this
 //                       learner's own copy of the model, synchronised with
 //                       the other learners every round
@@ -121,6 +123,9 @@ struct learner_state {
   // --partition words, on that path: the store's rows viewed as word
   // partitions and trained through their exchange (src/model/word_split_trainer.hpp).
   std::unique_ptr<word_split_trainer> word_split;
+  // --partition words with several shards, each holding whole rows
+  // (split_path.cpp).
+  bool split_rows = false;
   batch_state fused_batch;
   bool fused_scheduled = false; // a `run` message is on its way
 
@@ -174,6 +179,11 @@ void pump(learner_ptr self);
 // protocol_path.cpp
 /// Sends the minibatches that may start now to the shards.
 void protocol_pump(learner_ptr self);
+
+// split_path.cpp
+/// Sends the minibatches that may start now, split by the shards of their
+/// input words.
+void split_pump(learner_ptr self);
 
 // fused_path.cpp
 /// Trains minibatches on the local stores for one time slice.

@@ -132,9 +132,9 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, traffic& x) {
   auto& m = x.messages;
   auto& b = x.bytes;
-  static_assert(static_cast<int>(message_kind::count) == 8, "every message kind crosses the wire");
-  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], b[0], b[1], b[2], b[3],
-           b[4], b[5], b[6], b[7]);
+  static_assert(static_cast<int>(message_kind::count) == 10, "every message kind crosses the wire");
+  return f(caf::meta::type_name("traffic"), m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], b[0], b[1],
+           b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9]);
 }
 
 template <class Inspector>

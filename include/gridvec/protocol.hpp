@@ -80,6 +80,9 @@ using synced_atom = caf::atom_constant<caf::atom("synced")>;
 using store_rows_atom = caf::atom_constant<caf::atom("storerows")>;
 using table_atom = caf::atom_constant<caf::atom("table")>;
 using tables_atom = caf::atom_constant<caf::atom("tables")>;
+using split_train_atom = caf::atom_constant<caf::atom("splittrain")>;
+using visit_atom = caf::atom_constant<caf::atom("visit")>;
+using peers_atom = caf::atom_constant<caf::atom("peers")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -116,6 +119,20 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 ///            bytes: [|q_s|^2, q_s.u_s(0..V-1), |u_s(0..V-1)|^2]
 ///   storerows: (RowBlock bytes of this shard's columns) -> true; the
 ///            rows' new values after a round of --partition replicated
+/// A shard of --partition words holds the whole rows of its words instead
+/// (word w on shard w mod S, docs/word-partitions.md); dotprod, adjust and
+/// step are refused there, and it trains through these:
+///   splittrain: SplitTrainRequest bytes (a learner's examples whose input
+///            words this shard owns) -> SplitTrainReply bytes, once the
+///            visits to the other shards have come back
+///   visit:   VisitBatch bytes (from another shard: input vectors to train
+///            against this shard's output rows) -> VisitReply bytes
+///   peers:   (every shard of the job, by index) -> true; whom visits go to
+///            (at placement, and again after a shard is restored)
+///   similar: (the query vector q, float32 bytes) -> [0, q.u(x), |u(x)|^2]
+///            for the words x it holds, 0 for the others
+/// rows answers the rows it holds among the words asked for; norms gives
+/// 0 for the words it does not hold.
 /// Errors: a malformed message, an out-of-range id, an unreadable or
 /// damaged checkpoint file -> runtime_error with one line.
 using shard_actor = caf::typed_actor<
@@ -129,7 +146,11 @@ using shard_actor = caf::typed_actor<
   caf::replies_to<stats_atom>::with<shard_counters>,
   caf::replies_to<norms_atom, std::vector<uint32_t>>::with<wire_bytes>,
   caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<store_rows_atom, wire_bytes>::with<bool>>;
+  caf::replies_to<store_rows_atom, wire_bytes>::with<bool>,
+  caf::replies_to<split_train_atom, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<visit_atom, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<peers_atom, std::vector<caf::actor>>::with<bool>,
+  caf::replies_to<similar_atom, wire_bytes>::with<wire_bytes>>;
 
 /// Counts one byte range of a corpus where the data is:
 ///   (path, begin, end) -> that range's word counts
@@ -232,12 +253,15 @@ struct shard_info {
   // with the vectors split by word (src/sgns/noise_sampler.hpp).
   uint64_t sampling_bytes = 0;
   uint64_t partition_sampling_bytes = 0;
+  // --partition words: it holds the whole rows of the words w with
+  // w mod (shards) = index, not columns [first, first + width).
+  bool holds_rows = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_info& x) {
   return f(caf::meta::type_name("shard_info"), x.index, x.first, x.width, x.lanes, x.sampling_bytes,
-           x.partition_sampling_bytes);
+           x.partition_sampling_bytes, x.holds_rows);
 }
 
 /// Where to start a new shard from.
@@ -258,12 +282,16 @@ struct shard_spec {
   uint8_t negatives = 0;
   bool hierarchical_sampler = false;
   uint32_t word_partitions = 1;
+  // --partition words: shard index of count holds whole rows (word w mod
+  // count), trained through the word split's exchange.
+  bool holds_rows = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
-           x.vocab_crc, x.init_model, x.hierarchical, x.negatives, x.hierarchical_sampler, x.word_partitions);
+           x.vocab_crc, x.init_model, x.hierarchical, x.negatives, x.hierarchical_sampler, x.word_partitions,
+           x.holds_rows);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:

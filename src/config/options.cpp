@@ -249,7 +249,8 @@ const std::vector<option_spec>& specs() {
     {"partition", "columns|replicated|words", "columns",
      "columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole model "
      "and synchronises the rows it changed (docs/replicated.md); words: rows split over --word-partitions by "
-     "word, trained through their exchange (seed 001; one process only, docs/word-partitions.md)",
+     "word, trained through their exchange (seed 001, docs/word-partitions.md): over --shards S, each shard holds "
+     "the rows of its words; one shard views its rows as --word-partitions P",
      partition()},
     {"sync-rounds", "R|auto", "auto (8 per learner)", "replicated: synchronisation rounds per epoch", sync_rounds()},
     {"combiner", "mc|avg", "mc", "replicated: merge the learners' changes of a row by the model combiner or average",
@@ -327,11 +328,11 @@ status validate(train_options& o) {
     if (!o.fused || o.shared_negatives)
       return failure{std::string{"--partition words does not combine with "} +
                      (!o.fused ? "--fused 0" : "--shared-negatives")};
-    if (o.shards > 1)
-      return failure{"--partition words views one shard's rows as word partitions: give --word-partitions P, "
-                     "not --shards"};
-    if (o.word_partitions < 2)
-      return failure{"--partition words needs --word-partitions P, 2 or more"};
+    if (o.shards > 1 && o.word_partitions > 0 && o.word_partitions != o.shards)
+      return failure{"--partition words over --shards " + std::to_string(o.shards) +
+                     ": the shards are the word partitions (drop --word-partitions)"};
+    if (o.shards <= 1 && o.word_partitions == 1)
+      return failure{"--partition words needs 2 or more word partitions: --shards S or --word-partitions P"};
   }
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};

@@ -43,17 +43,23 @@ expected<checkpoint_model> read_checkpoint_model(const std::string& dir) {
   model.output.words = model.input.words;
   const uint32_t dim = opt->size;
   const auto shards = static_cast<uint32_t>(m->shards.size());
+  // --partition words over several shards: shard s holds whole rows, of
+  // the words w with w mod shards = s (src/model/shard_store.hpp).
+  const bool holds_rows = opt->word_split && shards > 1;
   for (uint32_t s = 0; s < shards; ++s) {
-    const auto slice = column_slice::of(s, shards, dim);
+    const auto slice = holds_rows ? column_slice{0, dim} : column_slice::of(s, shards, dim);
+    const word_rows rows{s, holds_rows ? shards : 1};
+    const uint32_t held = holds_rows ? rows.rows_below(words) : words;
     const slice_header expect{s,           shards, dim,          slice.first,
-                              slice.width, words,  m->vocab_crc, opt->hs ? huffman_tree::inner_nodes_for(words) : 0};
-    std::vector<float> u(size_t{words} * slice.width), v(size_t{words + expect.node_rows} * slice.width);
+                              slice.width, held,   m->vocab_crc, opt->hs ? huffman_tree::inner_nodes_for(words) : 0};
+    std::vector<float> u(size_t{held} * slice.width), v(size_t{held + expect.node_rows} * slice.width);
     if (auto r = read_slice_file(dir + "/" + m->shards[s].file, expect, u.data(), v.data()); !r)
       return failure{r.error()};
-    for (uint32_t w = 0; w < words; ++w) {
-      std::copy_n(u.data() + size_t{w} * slice.width, slice.width,
+    for (uint32_t r = 0; r < held; ++r) {
+      const uint32_t w = holds_rows ? r * shards + s : r;
+      std::copy_n(u.data() + size_t{r} * slice.width, slice.width,
                   model.input.data.data() + size_t{w} * dim + slice.first);
-      std::copy_n(v.data() + size_t{w} * slice.width, slice.width,
+      std::copy_n(v.data() + size_t{r} * slice.width, slice.width,
                   model.output.data.data() + size_t{w} * dim + slice.first);
     }
   }

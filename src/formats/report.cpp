@@ -20,6 +20,8 @@ const char* message_kind_name(message_kind k) {
     case message_kind::round_values: return "round_values";
     case message_kind::round_store: return "round_store";
     case message_kind::word_split_batch: return "word_split_batch";
+    case message_kind::split_train_request: return "split_train_request";
+    case message_kind::split_train_reply: return "split_train_reply";
     default: return "unknown";
   }
 }

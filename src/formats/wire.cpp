@@ -13,11 +13,10 @@
 
 #include "schema/minibatch.capnp.h"
 #include "src/formats/capnp_bytes.hpp"
+#include "src/formats/minibatch_capnp.hpp"
 #include "src/replicated/row_block.hpp"
 
 namespace gridvec {
-
-namespace {
 
 void fill_batch(wire::Minibatch::Builder b, const minibatch& mb) {
   b.setSeed(mb.seed);
@@ -41,6 +40,8 @@ void read_batch(wire::Minibatch::Reader b, minibatch& mb) {
   get_list(b.getOutputs(), mb.outputs);
   get_list(b.getOutputCounts(), mb.output_counts);
 }
+
+namespace {
 
 // Words needed for the first segment, so that one segment holds everything.
 size_t batch_words(const minibatch& mb) {

@@ -38,17 +38,27 @@ shard_store::shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t
   reset(init_seed);
 }
 
+shard_store::shard_store(word_rows rows, uint32_t dim, uint32_t vocab_size, uint64_t init_seed)
+  : slice_{0, dim}, rows_(rows), dim_(dim), vocab_size_(vocab_size),
+    model_(std::make_shared<table_slice>(sgns_model_spec(dim, rows.rows_below(vocab_size), 0), 0, 1)),
+    u_(model_->dense_rows()), v_(u_ + size_t{rows.rows_below(vocab_size)} * dim) {
+  model_->set_owner(&owner_tag, this);
+  register_sgns_operations();
+  reset(init_seed);
+}
+
 shard_store::~shard_store() { model_->set_owner(nullptr, nullptr); }
 
 shard_store* shard_store::of(const table_slice& slice) { return static_cast<shard_store*>(slice.owner(&owner_tag)); }
 
 void shard_store::reset(uint64_t init_seed) {
-  for (uint32_t w = 0; w < vocab_size_; ++w) {
-    float* row = input_row(w);
+  for (uint32_t r = 0; r < held_rows(); ++r) {
+    const uint32_t w = holds_rows() ? r * rows_.partitions + rows_.partition : r;
+    float* row = input_row(r);
     for (uint32_t j = 0; j < slice_.width; ++j)
       row[j] = initial_input_value(init_seed, w, slice_.first + j, dim_);
   }
-  std::fill(v_, v_ + size_t{output_rows()} * slice_.width, 0.0f);
+  std::fill(v_, v_ + size_t{held_output_rows()} * slice_.width, 0.0f);
 }
 
 status shard_store::validate(minibatch& mb) const {
@@ -272,11 +282,13 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
 }
 
 void shard_store::read_input_rows(uint32_t begin, uint32_t end, float* out) const {
-  std::memcpy(out, input_row(begin), size_t{end - begin} * slice_.width * sizeof(float));
+  const uint32_t first = holds_rows() ? rows_.rows_below(begin) : begin;
+  std::memcpy(out, input_row(first), size_t{rows_held_in(begin, end)} * slice_.width * sizeof(float));
 }
 
 void shard_store::read_output_rows(uint32_t begin, uint32_t end, float* out) const {
-  std::memcpy(out, output_row(begin), size_t{end - begin} * slice_.width * sizeof(float));
+  const uint32_t first = holds_rows() ? rows_.rows_below(begin) : begin;
+  std::memcpy(out, output_row(first), size_t{rows_held_in(begin, end)} * slice_.width * sizeof(float));
 }
 
 } // namespace gridvec

@@ -61,6 +61,20 @@ struct adjust_scratch {
   std::vector<uint8_t> labels; // per dot product, for the refresh
 };
 
+/// The rows layout of --partition words (seed 001): shard `partition` of
+/// `partitions` holds whole rows, all columns, of the words w with
+/// w mod partitions = partition, at local row w / partitions.
+struct word_rows {
+  uint32_t partition = 0;
+  uint32_t partitions = 1;
+  uint32_t owner(uint32_t w) const { return w % partitions; }
+  uint32_t local(uint32_t w) const { return w / partitions; }
+  /// Rows of `partition` among words [0, end): its local rows up to end.
+  uint32_t rows_below(uint32_t end) const {
+    return end > partition ? (end - partition + partitions - 1) / partitions : 0;
+  }
+};
+
 class shard_store {
 public:
   /// Shard `shard` of `shards` of a model of `dim` columns. u is
@@ -70,6 +84,11 @@ public:
   /// hierarchical softmax.
   shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t vocab_size, uint64_t init_seed,
               std::shared_ptr<const noise_sampler> noise, std::shared_ptr<const huffman_tree> tree = nullptr);
+  /// Shard `rows.partition` of a model split by word: the whole rows of
+  /// its words, initialised as every layout's (the same hash of seed, word
+  /// and column). It draws no noise words (its partition's sampler lives
+  /// beside it, src/model/word_split.hpp) and has no Huffman tree.
+  shard_store(word_rows rows, uint32_t dim, uint32_t vocab_size, uint64_t init_seed);
   ~shard_store();
   // The model's slice points back here (table_slice::owner).
   shard_store(const shard_store&) = delete;
@@ -87,7 +106,16 @@ public:
   uint32_t output_rows() const { return vocab_size_ + node_rows(); }
   uint32_t node_rows() const { return tree_ ? tree_->inner_nodes() : 0; }
   const huffman_tree* tree() const { return tree_.get(); }
-  uint64_t bytes() const { return (uint64_t{vocab_size_} + output_rows()) * slice_.width * sizeof(float); }
+  uint64_t bytes() const { return (uint64_t{held_rows()} + held_output_rows()) * slice_.width * sizeof(float); }
+
+  /// Whether this shard holds whole rows of its words (--partition words)
+  /// rather than a column slice of every word; and which.
+  bool holds_rows() const { return rows_.partitions > 1; }
+  word_rows rows_layout() const { return rows_; }
+  /// Input rows in input_data(): the vocabulary, or this shard's words.
+  uint32_t held_rows() const { return holds_rows() ? rows_.rows_below(vocab_size_) : vocab_size_; }
+  /// Output rows in output_data().
+  uint32_t held_output_rows() const { return holds_rows() ? held_rows() : output_rows(); }
 
   /// Checks ids and shape against this store (the message came from
   /// outside), and attaches the store's Huffman tree to a minibatch that
@@ -121,10 +149,17 @@ public:
   const float* output_data() const { return v_; }
 
   /// Copies the slice of input vectors of words [begin, end), row-major.
+  /// A shard that holds rows copies the rows it holds of those words,
+  /// rows_held_in(begin, end) of them.
   void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
   /// ... and of output vectors (a saved model keeps both).
   void read_output_rows(uint32_t begin, uint32_t end, float* out) const;
+  uint32_t rows_held_in(uint32_t begin, uint32_t end) const {
+    return holds_rows() ? rows_.rows_below(end) - rows_.rows_below(begin) : end - begin;
+  }
 
+  /// Row r of input_data() and output_data(): word r's, or with rows held
+  /// the r-th word this shard holds (word_rows::local).
   float* input_row(uint32_t w) { return u_ + size_t{w} * slice_.width; }
   float* output_row(uint32_t w) { return v_ + size_t{w} * slice_.width; }
   const float* input_row(uint32_t w) const { return u_ + size_t{w} * slice_.width; }
@@ -154,6 +189,7 @@ private:
   void for_each_pair(const minibatch& mb, std::vector<float>& hidden, OnPair&& on_pair) const;
 
   column_slice slice_;
+  word_rows rows_; // partitions 1: the columns layout
   uint32_t dim_;
   uint32_t vocab_size_;
   std::shared_ptr<const noise_sampler> noise_;

@@ -20,9 +20,33 @@ partition_rows::partition_rows(uint32_t k, word_layout layout, uint32_t dim, uin
 }
 
 partition_rows::partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, float* inputs,
-                               float* outputs)
-  : index_(k), dim_(dim), vocab_(vocab), rows_(layout.rows_of(k, vocab)), layout_(layout), view_(true), u_(inputs),
-    v_(outputs) {}
+                               float* outputs, indexing rows)
+  : index_(k), dim_(dim), vocab_(vocab), rows_(layout.rows_of(k, vocab)), layout_(layout),
+    global_(rows == indexing::global), u_(inputs), v_(outputs) {}
+
+std::vector<minibatch> split_by_source(const minibatch& mb, word_layout layout) {
+  std::vector<minibatch> share(layout.partitions);
+  size_t in = 0, out = 0;
+  for (size_t e = 0; e < mb.examples(); ++e) {
+    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
+    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
+    auto& s = share[layout.owner(mb.inputs[in])];
+    s.inputs.insert(s.inputs.end(), mb.inputs.begin() + in, mb.inputs.begin() + in + n_in);
+    s.input_counts.push_back(n_in);
+    s.outputs.insert(s.outputs.end(), mb.outputs.begin() + out, mb.outputs.begin() + out + n_out);
+    s.output_counts.push_back(n_out);
+    in += n_in;
+    out += n_out;
+  }
+  for (auto& s : share) {
+    s.seed = mb.seed;
+    s.negatives = mb.negatives;
+    s.mean_inputs = mb.mean_inputs;
+    s.hierarchical = mb.hierarchical;
+    s.alpha = mb.alpha;
+  }
+  return share;
+}
 
 namespace {
 
@@ -186,55 +210,48 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
   return total;
 }
 
+void gather_inputs(const partition_rows& rows, const visit_batch& batch, std::vector<float>& out) {
+  const uint32_t d = rows.dim();
+  out.resize(batch.input_words.size() * d);
+  for (size_t i = 0; i < batch.input_words.size(); ++i)
+    std::copy_n(rows.input(batch.input_words[i]), d, out.data() + i * d);
+}
+
+void add_gradients(partition_rows& rows, const visit_batch& batch, const float* gradients) {
+  const uint32_t d = rows.dim();
+  for (size_t i = 0; i < batch.input_words.size(); ++i)
+    axpy(1.0f, gradients + i * d, rows.input(batch.input_words[i]), d);
+}
+
 expected<weight_result> train_word_split(std::vector<partition_rows>& parts, const noise_sampler& noise,
                                          const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire) {
   const auto p = static_cast<uint32_t>(parts.size());
   const word_layout layout{p};
   if (p == 0 || noise.spec().partitions != p || !noise.partition(0))
     return failure{"the noise sampler does not draw through the " + std::to_string(p) + " word partitions"};
-  // Each partition's share of the minibatch: the examples whose input it owns.
-  std::vector<minibatch> share(p);
-  size_t in = 0, out = 0;
-  for (size_t e = 0; e < mb.examples(); ++e) {
-    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
-    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    auto& s = share[layout.owner(mb.inputs[in])];
-    s.inputs.insert(s.inputs.end(), mb.inputs.begin() + in, mb.inputs.begin() + in + n_in);
-    s.input_counts.push_back(n_in);
-    s.outputs.insert(s.outputs.end(), mb.outputs.begin() + out, mb.outputs.begin() + out + n_out);
-    s.output_counts.push_back(n_out);
-    in += n_in;
-    out += n_out;
-  }
+  auto share = split_by_source(mb, layout);
   weight_result total;
   std::vector<float> inputs, gradients;
-  const uint32_t d = parts.front().dim();
   for (uint32_t source = 0; source < p; ++source) {
     auto& s = share[source];
     if (s.inputs.empty())
       continue;
-    s.negatives = mb.negatives;
-    s.mean_inputs = mb.mean_inputs;
-    s.hierarchical = mb.hierarchical;
-    rng r(mix64(mb.seed, source));
+    rng r(plan_seed(mb.seed, source));
     auto plan = plan_visits(s, source, layout, mode, *noise.partition(source), r);
     if (!plan)
       return failure{plan.error()};
     add_traffic(*plan, source, wire);
     for (const auto& batch : *plan) {
-      inputs.resize(batch.input_words.size() * d);
+      gather_inputs(parts[source], batch, inputs);
       gradients.resize(inputs.size());
-      for (size_t i = 0; i < batch.input_words.size(); ++i)
-        std::copy_n(parts[source].input(batch.input_words[i]), d, inputs.data() + i * d);
       if (auto ok = check_batch(parts[batch.peer], batch); !ok)
         return failure{ok.error()};
       const auto w = serve_visits(parts[batch.peer], *noise.partition(batch.peer), batch, inputs.data(),
-                                  gradients.data(), mix64(mb.seed, uint64_t{source} * p + batch.peer), alpha);
+                                  gradients.data(), visit_seed(mb.seed, source, batch.peer, p), alpha);
       total.loss += w.loss;
       total.pairs += w.pairs;
       total.diverged |= w.diverged;
-      for (size_t i = 0; i < batch.input_words.size(); ++i)
-        axpy(1.0f, gradients.data() + i * d, parts[source].input(batch.input_words[i]), d);
+      add_gradients(parts[source], batch, gradients.data());
     }
   }
   return total;

@@ -46,10 +46,16 @@ struct word_layout {
 class partition_rows {
 public:
   partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, uint64_t init_seed);
-  /// A view of partition k's words in a model whose every row is in one
-  /// place: row w of `inputs` and `outputs` (dim floats each) for word w
-  /// (one process holding the whole model, src/model/word_split_trainer.hpp).
-  partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, float* inputs, float* outputs);
+  /// How a view finds word w's row in the arrays it is given.
+  ///   global: row w (one process holding the whole model,
+  ///           src/model/word_split_trainer.hpp);
+  ///   local:  row layout.local(w), the partition's own rows only (a shard
+  ///           holding one partition, src/model/shard_store.hpp).
+  enum class indexing { global, local };
+  /// A view of partition k's words in `inputs` and `outputs` (dim floats
+  /// per row), which stay owned by the caller.
+  partition_rows(uint32_t k, word_layout layout, uint32_t dim, uint32_t vocab, float* inputs, float* outputs,
+                 indexing rows = indexing::global);
 
   uint32_t index() const { return index_; }
   uint32_t dim() const { return dim_; }
@@ -61,15 +67,20 @@ public:
   const float* output(uint32_t w) const { return v_ + offset(w); }
 
 private:
-  size_t offset(uint32_t w) const { return size_t{view_ ? w : layout_.local(w)} * dim_; }
+  size_t offset(uint32_t w) const { return size_t{global_ ? w : layout_.local(w)} * dim_; }
 
   uint32_t index_, dim_, vocab_, rows_;
   word_layout layout_;
-  bool view_ = false;
+  bool global_ = false;              // rows indexed by global word id
   std::vector<float> own_u_, own_v_; // its rows, unless a view
   float* u_ = nullptr;
   float* v_ = nullptr;
 };
+
+/// Each partition's share of `mb`: the examples whose input word it owns,
+/// in their order, with mb's settings (seed, negatives). A learner sends
+/// share k to the shard of partition k.
+std::vector<minibatch> split_by_source(const minibatch& mb, word_layout layout);
 
 /// What a source partition sends one peer for a minibatch.
 struct visit_batch {
@@ -119,6 +130,19 @@ status check_batch(const partition_rows& rows, const visit_batch& batch);
 /// `batch` must have passed check_batch.
 weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own, const visit_batch& batch,
                            const float* inputs, float* gradients, uint64_t seed, float alpha);
+
+/// The seeds of a minibatch's exchange, the same wherever the partitions
+/// live: source's plan, and its batch to `peer` (of p partitions).
+inline uint64_t plan_seed(uint64_t mb_seed, uint32_t source) { return mix64(mb_seed, source); }
+inline uint64_t visit_seed(uint64_t mb_seed, uint32_t source, uint32_t peer, uint32_t partitions) {
+  return mix64(mb_seed, uint64_t{source} * partitions + peer);
+}
+
+/// The source's side: copies the input vectors of `batch` (its
+/// input_words order) out of `rows`, and adds the gradients a peer sent
+/// back for them.
+void gather_inputs(const partition_rows& rows, const visit_batch& batch, std::vector<float>& out);
+void add_gradients(partition_rows& rows, const visit_batch& batch, const float* gradients);
 
 /// Every partition in this process: trains `mb` (input words of any
 /// partition) exactly as the partitions would exchange it -- a plan at

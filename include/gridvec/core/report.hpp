@@ -16,7 +16,9 @@ namespace gridvec {
 // The replicated mode's round messages (src/replicated/row_block.hpp):
 // round_changes host -> master, round_values master -> host, round_store
 // master -> shard. word_split_batch: what --partition words's partitions
-// exchange (src/model/word_split.hpp), counted where they share a process.
+// exchange (src/model/word_split.hpp), counted at the learner whose
+// minibatch they train; split_train_*: learner <-> the shard that owns a
+// share's input words.
 enum class message_kind : int {
   dotprod_request,
   dotprod_reply,
@@ -25,7 +27,9 @@ enum class message_kind : int {
   round_changes,
   round_values,
   round_store,
-  word_split_batch, // --partition words: a batch of input vectors to another partition, and its gradients back
+  word_split_batch,    // --partition words: a batch of input vectors to another partition, and its gradients back
+  split_train_request, // --partition words across shards: a learner's examples to the shard of their input words
+  split_train_reply,
   count
 };
 
