@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,7 @@ struct word_split_part {
   expected<std::vector<float>> similar(const wire_bytes& query) const;
 
   word_layout layout;
-  partition_rows rows; // a view of the store's rows
+  partition_rows rows;      // a view of the store's rows
   hierarchical_sampler own; // the partitions' masses, and this one's words
   negatives_mode mode;
   uint32_t vocab;
@@ -71,10 +72,12 @@ struct share_in_progress {
 /// The source's side of a learner's `splittrain` request; `Self` is a lane
 /// (an actor or a broker).
 template <class Self>
-caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_part>& shared, const wire_bytes& request) {
+caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_part>& shared,
+                                    const wire_bytes& request) {
   word_split_part& part = *shared;
   minibatch mb;
-  if (auto s = decode_split_train_request(request, mb); !s)
+  visit_grouping grouping = visit_grouping::example;
+  if (auto s = decode_split_train_request(request, mb, grouping); !s)
     return make_job_error(s.error());
   if (auto s = part.check_share(mb); !s)
     return make_job_error(s.error());
@@ -83,29 +86,37 @@ caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_
     return make_job_error("shard " + std::to_string(part.index()) + " has not been told its peers");
   const uint32_t k = part.index(), p = part.partitions(), d = part.rows.dim();
   rng r(plan_seed(mb.seed, k));
-  auto plan = plan_visits(mb, k, part.layout, part.mode, part.own, r);
+  auto plan = plan_visits(mb, k, part.layout, part.mode, part.own, r, grouping);
   if (!plan)
     return make_job_error(plan.error());
   auto share = std::make_shared<split_detail::share_in_progress>();
   share->result.shard = k;
-  std::vector<float> inputs, gradients;
+  // Every batch carries the input vectors as they are now; the visit to
+  // this shard itself is trained once the others are on their way.
+  std::vector<float> inputs, own_inputs, gradients;
+  std::optional<visit_batch> own_batch;
   std::vector<std::pair<uint32_t, wire_bytes>> outgoing; // (peer, batch)
   for (auto& batch : *plan) {
-    gather_inputs(part.rows, batch, inputs);
-    const uint64_t seed = visit_seed(mb.seed, k, batch.peer, p);
     if (batch.peer == k) {
-      gradients.resize(inputs.size());
-      const auto w = serve_visits(part.rows, part.own, batch, inputs.data(), gradients.data(), seed, mb.alpha);
-      share->result.weights.loss += w.loss;
-      share->result.weights.pairs += w.pairs;
-      share->result.weights.diverged |= w.diverged;
-      add_gradients(part.rows, batch, gradients.data());
+      gather_inputs(part.rows, batch, own_inputs);
+      own_batch = std::move(batch);
       continue;
     }
+    gather_inputs(part.rows, batch, inputs);
+    const uint64_t seed = visit_seed(mb.seed, k, batch.peer, p);
     outgoing.emplace_back(batch.peer, encode_visit_batch(batch, seed, mb.alpha, k, inputs.data(), d));
     share->result.batches += 1;
     share->result.batch_bytes += outgoing.back().second.size();
     share->batches.push_back(std::move(batch));
+  }
+  if (own_batch) {
+    gradients.resize(own_inputs.size());
+    const auto w = serve_visits(part.rows, part.own, *own_batch, own_inputs.data(), gradients.data(),
+                                visit_seed(mb.seed, k, k, p), mb.alpha);
+    share->result.weights.loss += w.loss;
+    share->result.weights.pairs += w.pairs;
+    share->result.weights.diverged |= w.diverged;
+    add_gradients(part.rows, *own_batch, gradients.data());
   }
   if (outgoing.empty())
     return encode_split_train_reply(share->result);

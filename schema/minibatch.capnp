@@ -87,6 +87,7 @@ struct RowBlock {
 struct SplitTrainRequest {
   batch @0 :Minibatch;       # skip-gram examples, all inputs the source's
   alpha @1 :Float32;         # the learning rate
+  perSkipgram @2 :Bool;      # --visits skipgram (src/model/word_split.hpp)
 }
 
 # source -> learner, once every peer it visited has answered

@@ -15,6 +15,7 @@
 #include <gridvec/roles/shard.hpp>
 #include <gridvec/local.hpp>
 #include "src/formats/vectors_file.hpp"
+#include "src/formats/split_wire.hpp"
 #include "src/formats/wire.hpp"
 #include "src/model/shard_store.hpp"
 #include "src/replicated/row_block.hpp"
@@ -567,4 +568,182 @@ TEST_CASE("shard lanes take a round's rows of their columns and refuse others", 
   u = request_value(self, lane, wire_bytes{}, caf::make_message(rows_atom::value, uint32_t{3}, uint32_t{4}));
   CHECK(reinterpret_cast<const float*>(u.data())[1] == -2.0f);
   self->send_exit(lane, caf::exit_reason::user_shutdown);
+}
+
+namespace {
+
+shard_info make_row_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
+                          uint8_t negatives_mode) {
+  shard_spec spec;
+  spec.index = index;
+  spec.count = count;
+  spec.dim = dim;
+  spec.seed = 7;
+  spec.lanes = 2;
+  spec.holds_rows = true;
+  spec.word_partitions = count;
+  spec.negatives = negatives_mode;
+  auto info = spawn_shard(sys, spec, std::make_shared<const vocabulary>(vocab));
+  REQUIRE(info);
+  return *info;
+}
+
+std::vector<float> all_rows(caf::scoped_actor& self, const std::vector<shard_info>& shards, uint32_t vocab,
+                            uint32_t dim, bool output) {
+  const auto s = static_cast<uint32_t>(shards.size());
+  std::vector<float> out(size_t{vocab} * dim);
+  for (const auto& shard : shards) {
+    auto bytes = request_value(self, shard.lanes.front(), wire_bytes{},
+                               caf::make_message(rows_atom::value, uint32_t{0}, vocab, output));
+    const word_rows rows{shard.index, s};
+    REQUIRE(bytes.size() == size_t{rows.rows_below(vocab)} * dim * sizeof(float));
+    const auto* f = reinterpret_cast<const float*>(bytes.data());
+    for (uint32_t r = 0; r < rows.rows_below(vocab); ++r)
+      std::copy_n(f + size_t{r} * dim, dim, out.data() + size_t{r * s + shard.index} * dim);
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("shards of whole rows train a minibatch as the word split in one process does", "[actors][words]") {
+  const uint32_t n = 30, dim = 8, p = 3;
+  const auto vocab = small_vocab(n);
+  for (auto mode : {negatives_mode::bns, negatives_mode::sns, negatives_mode::tns}) {
+    for (auto grouping : {visit_grouping::example, visit_grouping::skipgram}) {
+      CAPTURE(static_cast<int>(mode), static_cast<int>(grouping));
+      caf::actor_system_config cfg;
+      caf::actor_system sys{cfg};
+      caf::scoped_actor self{sys};
+      std::vector<shard_info> shards;
+      for (uint32_t k = 0; k < p; ++k)
+        shards.push_back(make_row_shard(sys, k, p, dim, vocab, static_cast<uint8_t>(mode)));
+      std::vector<caf::actor> peers;
+      for (const auto& s : shards)
+        peers.push_back(caf::actor_cast<caf::actor>(s.lanes.back()));
+      for (const auto& s : shards)
+        CHECK(request_value(self, s.lanes.front(), bool{}, caf::make_message(peers_atom::value, peers)));
+
+      // The same rows in one process, trained by train_word_split.
+      std::vector<float> u(size_t{n} * dim), v(size_t{n} * dim, 0.0f);
+      {
+        shard_store whole(0, 1, dim, n, 7, nullptr);
+        std::copy_n(whole.input_data(), u.size(), u.data());
+      }
+      CHECK(all_rows(self, shards, n, dim, false) == u); // the same start
+      std::vector<partition_rows> parts;
+      for (uint32_t k = 0; k < p; ++k)
+        parts.emplace_back(k, word_layout{p}, dim, n, u.data(), v.data());
+      noise_sampler noise(vocab.counts(), noise_spec{mode, true, p});
+
+      minibatch mb;
+      mb.seed = 99;
+      mb.negatives = 4;
+      mb.inputs = {1, 2, 3, 4, 5, 6};
+      mb.outputs = {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 2};
+      mb.output_counts = {3, 2, 2, 3, 1, 2};
+      const float alpha = 0.05f;
+      split_traffic wire;
+      auto want = train_word_split(parts, noise, mb, mode, alpha, wire, grouping);
+      REQUIRE(want);
+
+      weight_result got;
+      uint64_t batches = 0;
+      auto shares = split_by_source(mb, word_layout{p});
+      for (uint32_t k = 0; k < p; ++k) {
+        if (shares[k].inputs.empty())
+          continue;
+        auto reply = request_value(
+          self, shards[k].lanes.front(), wire_bytes{},
+          caf::make_message(split_train_atom::value, encode_split_train_request(shares[k], alpha, grouping)));
+        split_train_result r;
+        REQUIRE(decode_split_train_reply(reply, r));
+        CHECK(r.shard == k);
+        got.loss += r.weights.loss;
+        got.pairs += r.weights.pairs;
+        batches += r.batches;
+      }
+      CHECK(got.pairs == want->pairs);
+      CHECK(got.loss == Approx(want->loss).epsilon(1e-5));
+      CHECK(batches == wire.batches);
+      const auto u_got = all_rows(self, shards, n, dim, false), v_got = all_rows(self, shards, n, dim, true);
+      double du = 0, dv = 0, vmax = 0;
+      for (size_t i = 0; i < u.size(); ++i) {
+        du = std::max(du, static_cast<double>(std::abs(u_got[i] - u[i])));
+        dv = std::max(dv, static_cast<double>(std::abs(v_got[i] - v[i])));
+        vmax = std::max(vmax, static_cast<double>(std::abs(v[i])));
+      }
+      CAPTURE(vmax);
+      CHECK(du < 1e-6);
+      CHECK(dv < 1e-6);
+      for (const auto& s : shards)
+        for (const auto& lane : s.lanes)
+          self->send_exit(lane, caf::exit_reason::user_shutdown);
+    }
+  }
+}
+
+TEST_CASE("shards of whole rows refuse the other layout's messages and bad shares with one line", "[actors][words]") {
+  const auto vocab = small_vocab(20);
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto rows = make_row_shard(sys, 0, 2, 8, vocab, 0);
+  auto columns = make_shard(sys, 0, 2, 8, vocab, 7, nullptr, 1);
+  std::string error;
+  request_value(self, rows.lanes.front(), wire_bytes{},
+                caf::make_message(dotprod_atom::value, encode_dotprod_request(sample_batch())), &error);
+  CHECK(error.find("holds whole rows") != std::string::npos);
+  error.clear();
+  minibatch mb = sample_batch();
+  mb.inputs = {2, 4};
+  request_value(
+    self, columns.lanes.front(), wire_bytes{},
+    caf::make_message(split_train_atom::value, encode_split_train_request(mb, 0.025f, visit_grouping::example)),
+    &error);
+  CHECK(error.find("holds a column slice") != std::string::npos);
+  // Before its peers are known; then an input word of the other shard.
+  error.clear();
+  request_value(
+    self, rows.lanes.front(), wire_bytes{},
+    caf::make_message(split_train_atom::value, encode_split_train_request(mb, 0.025f, visit_grouping::example)),
+    &error);
+  CHECK(error.find("has not been told its peers") != std::string::npos);
+  auto other = make_row_shard(sys, 1, 2, 8, vocab, 0);
+  std::vector<caf::actor> peers{caf::actor_cast<caf::actor>(rows.lanes.front()),
+                                caf::actor_cast<caf::actor>(other.lanes.front())};
+  CHECK(request_value(self, rows.lanes.front(), bool{}, caf::make_message(peers_atom::value, peers)));
+  error.clear();
+  request_value(self, rows.lanes.front(), bool{},
+                caf::make_message(peers_atom::value, std::vector<caf::actor>{peers.front()}), &error);
+  CHECK(error.find("peers: 1 shards for a job of 2") != std::string::npos);
+  mb.inputs = {2, 3};
+  error.clear();
+  request_value(
+    self, rows.lanes.front(), wire_bytes{},
+    caf::make_message(split_train_atom::value, encode_split_train_request(mb, 0.025f, visit_grouping::example)),
+    &error);
+  CHECK(error.find("input word 3 is not shard 0's") != std::string::npos);
+  // A visit whose vectors do not match the dimension.
+  visit_batch b;
+  b.peer = 0;
+  b.input_words = {1};
+  b.visit_input = {0};
+  b.visit_positive = {2};
+  b.visit_noise = {1};
+  std::vector<float> inputs(4, 0.1f);
+  error.clear();
+  request_value(self, rows.lanes.front(), wire_bytes{},
+                caf::make_message(visit_atom::value, encode_visit_batch(b, 1, 0.025f, 1, inputs.data(), 4)), &error);
+  CHECK(error.find("bytes of input vectors for 1 words of 8 floats") != std::string::npos);
+  // A positive word the shard does not hold.
+  b.visit_positive = {3};
+  inputs.assign(8, 0.1f);
+  error.clear();
+  request_value(self, rows.lanes.front(), wire_bytes{},
+                caf::make_message(visit_atom::value, encode_visit_batch(b, 1, 0.025f, 1, inputs.data(), 8)), &error);
+  CHECK(error.find("word 3 is not partition 0's") != std::string::npos);
+  for (const auto* s : {&rows, &columns, &other})
+    for (const auto& lane : s->lanes)
+      self->send_exit(lane, caf::exit_reason::user_shutdown);
 }

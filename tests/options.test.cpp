@@ -264,7 +264,7 @@ TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --
   expect_failure(with_required({"--negatives", "sns", "-negative", "0", "-hs", "1"}), "--negatives sns");
 }
 
-TEST_CASE("options: --partition words (seed 001's word split, one process)", "[options]") {
+TEST_CASE("options: --partition words (seed 001's word split)", "[options]") {
   auto words = parse_train_options(with_required({"--partition", "words", "--word-partitions", "8"}));
   REQUIRE(words);
   CHECK(words->word_split);
@@ -273,12 +273,29 @@ TEST_CASE("options: --partition words (seed 001's word split, one process)", "[o
   REQUIRE(again);
   CHECK(again->word_split);
   CHECK(again->word_partitions == 8u);
-  expect_failure(with_required({"--partition", "words"}), "--word-partitions");
+  expect_failure(with_required({"--partition", "words", "--shards", "1"}), "--word-partitions");
   expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "-cbow", "1"}), "--partition words");
   expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "-hs", "1", "-negative", "0"}),
                  "--partition words");
   expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "--fused", "0"}), "--fused 0");
-  expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "--shards", "2"}), "--shards");
+  expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "--shards", "2"}),
+                 "the shards are the word partitions");
+  // Over several shards, each holds the rows of its words (the cluster's
+  // shard count, when --shards is not given, is checked where it is known).
+  for (auto args : {std::vector<std::string>{"--partition", "words", "--shards", "4"},
+                    std::vector<std::string>{"--partition", "words", "--shards", "4", "--word-partitions", "4",
+                                             "--fused", "0", "--visits", "skipgram"},
+                    std::vector<std::string>{"--partition", "words"}}) {
+    auto o = parse_train_options(with_required(args));
+    REQUIRE(o);
+    CHECK(o->word_split);
+    auto back = parse_train_options(to_args(*o));
+    REQUIRE(back);
+    CHECK(back->visits_per_skipgram == o->visits_per_skipgram);
+  }
+  expect_failure(with_required({"--visits", "skipgram"}), "--visits applies to --partition words only");
+  expect_failure(with_required({"--partition", "words", "--shards", "2", "--visits", "pairs"}),
+                 "option --visits expects example or skipgram, got 'pairs'");
 }
 
 TEST_CASE("options: failures name the option in one line", "[options]") {

@@ -129,6 +129,40 @@ TEST_CASE("word split: each --negatives mode visits what it should, and puts see
   CHECK(static_cast<double>(vectors_on_wire(*plan, source)) / static_cast<double>(windows.pairs()) < 2.0);
 }
 
+TEST_CASE("word split: --visits skipgram sends seed 001's vectors per skip-gram, windows or not", "[word_split]") {
+  // Every skip-gram on its own: a visit to the positive's partition, then
+  // bns one per noise word, sns one for all of them, tns none more. Of
+  // those visits the ones to another partition cross: 2 vectors each, so
+  // per skip-gram 2(N + 1), 4 and 2 times the share of remote partitions.
+  const uint32_t vocab = 20000, p = 8, n = 5, source = 3;
+  const auto counts = zipf_counts(vocab, 1e6);
+  const noise_sampler noise(counts, {negatives_mode::bns, true, p});
+  word_layout layout{p};
+  rng more(3);
+  auto windows = pairs_of(source, p, vocab, 2000, 8, n, more);
+  const double pairs = static_cast<double>(windows.pairs());
+  for (auto mode : {negatives_mode::tns, negatives_mode::sns, negatives_mode::bns}) {
+    rng draws(5);
+    auto plan = plan_visits(windows, source, layout, mode, *noise.partition(source), draws, visit_grouping::skipgram);
+    REQUIRE(plan);
+    size_t visits = 0, remote_visits = 0, inputs = 0;
+    for (const auto& b : *plan) {
+      visits += b.visits();
+      inputs += b.input_words.size();
+      if (b.peer != source)
+        remote_visits += b.visits();
+    }
+    CHECK(inputs == visits); // no input shared between visits
+    const double per_visit = mode == negatives_mode::bns ? n + 1 : mode == negatives_mode::sns ? 2 : 1;
+    CHECK(static_cast<double>(visits) == pairs * per_visit);
+    const double per_pair = static_cast<double>(vectors_on_wire(*plan, source)) / pairs;
+    CHECK(static_cast<double>(vectors_on_wire(*plan, source)) == 2.0 * static_cast<double>(remote_visits));
+    INFO(negatives_mode_name(mode) << ": " << per_pair << " vectors per skip-gram");
+    // The remote share is about 1 - 1/p (masses and outputs spread evenly).
+    CHECK(per_pair == Approx(2.0 * per_visit * (1.0 - 1.0 / p)).epsilon(0.1));
+  }
+}
+
 TEST_CASE("word split: a peer applies the SGNS update to its rows and returns the input's error", "[word_split]") {
   const uint32_t vocab = 40, dim = 8, p = 2;
   auto parts = make_parts(p, dim, vocab, 9);

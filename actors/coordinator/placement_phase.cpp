@@ -30,6 +30,7 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.word_split = opt.word_split;
   lc.word_partitions = opt.word_partitions_of(opt.shards);
   lc.negatives_mode = opt.negatives;
+  lc.visits_per_skipgram = opt.visits_per_skipgram;
   lc.interleave = opt.interleave;
   lc.refresh_weights = opt.refresh_weights;
   lc.learners = learners;

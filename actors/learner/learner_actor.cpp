@@ -114,8 +114,9 @@ status choose_path(learner_state& st) {
     auto stores = find_local_stores(st.shards);
     if (stores.size() != 1)
       return failure{"--partition words with one shard trains where that shard is (gridvec train)"};
-    auto trainer = word_split_trainer::make(std::move(stores.front()), st.cfg.word_partitions,
-                                            static_cast<negatives_mode>(st.cfg.negatives_mode));
+    auto trainer = word_split_trainer::make(
+      std::move(stores.front()), st.cfg.word_partitions, static_cast<negatives_mode>(st.cfg.negatives_mode),
+      st.cfg.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example);
     if (!trainer)
       return failure{trainer.error()};
     st.word_split = std::move(*trainer);

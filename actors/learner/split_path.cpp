@@ -35,7 +35,8 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
   for (uint32_t k = 0; k < layout.partitions; ++k) {
     if (shares[k].inputs.empty())
       continue;
-    auto request = encode_split_train_request(shares[k], flight->alpha);
+    auto request = encode_split_train_request(
+      shares[k], flight->alpha, st.cfg.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example);
     st.unreported.wire.add(message_kind::split_train_request, request.size());
     self->request(st.shards[k], caf::infinite, split_train_atom::value, request)
       .then(

@@ -31,9 +31,9 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
            x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives, x.hierarchical_sampler,
-           x.word_partitions, x.replicated, x.word_split, x.sync_rounds, x.average_combiner, x.report, x.work_dir,
-           x.log_every, x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn,
-           x.checkpoint_keep, x.stop_cluster, x.resume);
+           x.word_partitions, x.replicated, x.word_split, x.visits_per_skipgram, x.sync_rounds, x.average_combiner,
+           x.report, x.work_dir, x.log_every, x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words,
+           x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster, x.resume);
 }
 
 template <class Inspector>
@@ -93,6 +93,7 @@ struct learner_config {
   bool word_split = false;
   uint32_t word_partitions = 1;
   uint8_t negatives_mode = 0;
+  bool visits_per_skipgram = false; // --visits skipgram
 };
 
 template <class Inspector>
@@ -100,7 +101,7 @@ typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.dim, x.window, x.negatives, x.hierarchical,
            x.minibatch_words, x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused,
            x.shared_negatives, x.interleave, x.refresh_weights, x.learners, x.replicated, x.sync_rounds,
-           x.average_combiner, x.word_split, x.word_partitions, x.negatives_mode);
+           x.average_combiner, x.word_split, x.word_partitions, x.negatives_mode, x.visits_per_skipgram);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

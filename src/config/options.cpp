@@ -149,6 +149,16 @@ accessor negatives_choice() {
     [](const train_options& o) { return std::string{negatives_mode_name(static_cast<negatives_mode>(o.negatives))}; }};
 }
 
+accessor visits_choice() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "example" && text != "skipgram")
+              return failure{"option --visits expects example or skipgram, got '" + text + "'"};
+            o.visits_per_skipgram = text == "skipgram";
+            return {};
+          },
+          [](const train_options& o) { return std::string{o.visits_per_skipgram ? "skipgram" : "example"}; }};
+}
+
 accessor sampler_choice() {
   return {[](train_options& o, const std::string& text) -> status {
             if (text != "alias" && text != "hierarchical")
@@ -252,6 +262,10 @@ const std::vector<option_spec>& specs() {
      "word, trained through their exchange (seed 001, docs/word-partitions.md): over --shards S, each shard holds "
      "the rows of its words; one shard views its rows as --word-partitions P",
      partition()},
+    {"visits", "example|skipgram", "example",
+     "--partition words: an example's input vector travels once to each partition its pairs visit, or once per "
+     "skip-gram and noise partition (seed 001's pattern, whose bytes its counts describe)",
+     visits_choice()},
     {"sync-rounds", "R|auto", "auto (8 per learner)", "replicated: synchronisation rounds per epoch", sync_rounds()},
     {"combiner", "mc|avg", "mc", "replicated: merge the learners' changes of a row by the model combiner or average",
      combiner_choice()},
@@ -321,11 +335,13 @@ status validate(train_options& o) {
     if (o.negative == 0)
       return failure{what + " draws noise words: it needs -negative N > 0"};
   }
+  if (o.visits_per_skipgram && !o.word_split)
+    return failure{"--visits applies to --partition words only"};
   if (o.word_split) {
     if (o.cbow || o.hs || o.negative == 0)
       return failure{"--partition words trains skip-gram with negative sampling: not with -cbow 1, -hs 1 or "
                      "-negative 0"};
-    if (!o.fused || o.shared_negatives)
+    if ((!o.fused && o.shards <= 1) || o.shared_negatives)
       return failure{std::string{"--partition words does not combine with "} +
                      (!o.fused ? "--fused 0" : "--shared-negatives")};
     if (o.shards > 1 && o.word_partitions > 0 && o.word_partitions != o.shards)
@@ -333,6 +349,8 @@ status validate(train_options& o) {
                      ": the shards are the word partitions (drop --word-partitions)"};
     if (o.shards <= 1 && o.word_partitions == 1)
       return failure{"--partition words needs 2 or more word partitions: --shards S or --word-partitions P"};
+    if (o.shards == 1 && o.word_partitions == 0)
+      return failure{"--partition words on one shard needs --word-partitions P, 2 or more"};
   }
   if ((o.checkpoint_seconds > 0 || o.checkpoint_words > 0) && o.checkpoint_dir.empty())
     return failure{"--checkpoint-every needs --checkpoint-dir DIR (where the checkpoints go)"};
@@ -414,7 +432,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
       "cbow", "hs", "max-vocab", "classes", "debug", "save-vocab", "read-vocab"}},
     {"How gridvec trains",
      {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "refresh-weights",
-      "partition", "sync-rounds", "combiner", "seed"}},
+      "partition", "visits", "sync-rounds", "combiner", "seed"}},
     {"Models", {"save-model", "init"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures", "checkpoint-keep"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},

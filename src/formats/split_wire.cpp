@@ -15,18 +15,20 @@ size_t words_of(const minibatch& mb) {
 
 } // namespace
 
-wire_bytes encode_split_train_request(const minibatch& mb, float alpha) {
+wire_bytes encode_split_train_request(const minibatch& mb, float alpha, visit_grouping grouping) {
   capnp::MallocMessageBuilder builder(static_cast<unsigned>(words_of(mb)));
   auto root = builder.initRoot<wire::SplitTrainRequest>();
   fill_batch(root.initBatch(), mb);
   root.setAlpha(alpha);
+  root.setPerSkipgram(grouping == visit_grouping::skipgram);
   return to_bytes(builder);
 }
 
-status decode_split_train_request(const wire_bytes& bytes, minibatch& mb) {
+status decode_split_train_request(const wire_bytes& bytes, minibatch& mb, visit_grouping& grouping) {
   return with_reader<wire::SplitTrainRequest>(bytes, "split train request", [&](auto r) -> status {
     read_batch(r.getBatch(), mb);
     mb.alpha = r.getAlpha();
+    grouping = r.getPerSkipgram() ? visit_grouping::skipgram : visit_grouping::example;
     if (!(mb.alpha >= 0.0f && mb.alpha < 1.0f))
       return failure{"split train request: learning rate " + std::to_string(mb.alpha) + " is outside [0, 1)"};
     return {};

@@ -18,13 +18,13 @@ namespace gridvec {
 struct split_train_result {
   uint32_t shard = 0;
   weight_result weights;
-  uint32_t batches = 0;    // visit batches sent to other shards
+  uint32_t batches = 0;     // visit batches sent to other shards
   uint64_t batch_bytes = 0; // their bytes and their replies'
 };
 
-wire_bytes encode_split_train_request(const minibatch& mb, float alpha);
+wire_bytes encode_split_train_request(const minibatch& mb, float alpha, visit_grouping grouping);
 /// `mb.alpha` receives the learning rate.
-status decode_split_train_request(const wire_bytes& bytes, minibatch& mb);
+status decode_split_train_request(const wire_bytes& bytes, minibatch& mb, visit_grouping& grouping);
 
 wire_bytes encode_split_train_reply(const split_train_result& r);
 status decode_split_train_reply(const wire_bytes& bytes, split_train_result& out);
@@ -38,8 +38,8 @@ struct visit_message {
   std::vector<float> inputs;
 };
 
-wire_bytes encode_visit_batch(const visit_batch& b, uint64_t seed, float alpha, uint32_t source,
-                              const float* inputs, uint32_t dim);
+wire_bytes encode_visit_batch(const visit_batch& b, uint64_t seed, float alpha, uint32_t source, const float* inputs,
+                              uint32_t dim);
 /// Fails unless the inputs are exactly one row of `dim` floats per input
 /// word (the batch itself is checked by check_batch).
 status decode_visit_batch(const wire_bytes& bytes, uint32_t dim, visit_message& out);

@@ -56,14 +56,14 @@ namespace {
 // travels again, as seed 001 sends it per skip-gram).
 class planner {
 public:
-  explicit planner(uint32_t partitions) : batches_(partitions) {
+  planner(uint32_t partitions, bool share_inputs) : batches_(partitions), share_inputs_(share_inputs) {
     for (uint32_t k = 0; k < partitions; ++k)
       batches_[k].peer = k;
   }
 
   void visit(uint32_t peer, uint32_t input, uint32_t positive, uint32_t noise) {
     auto& b = batches_[peer];
-    if (b.input_words.empty() || b.input_words.back() != input)
+    if (!share_inputs_ || b.input_words.empty() || b.input_words.back() != input)
       b.input_words.push_back(input);
     b.visit_input.push_back(static_cast<uint32_t>(b.input_words.size() - 1));
     b.visit_positive.push_back(positive);
@@ -80,16 +80,19 @@ public:
 
 private:
   std::vector<visit_batch> batches_;
+  bool share_inputs_;
 };
 
 } // namespace
 
 expected<std::vector<visit_batch>> plan_visits(const minibatch& mb, uint32_t source, word_layout layout,
-                                               negatives_mode mode, const hierarchical_sampler& partitions, rng& r) {
+                                               negatives_mode mode, const hierarchical_sampler& partitions, rng& r,
+                                               visit_grouping grouping) {
   if (mb.mean_inputs || mb.hierarchical)
     return failure{"the word split trains skip-gram with negative sampling only (not -cbow 1 or -hs 1)"};
   const size_t examples = mb.examples();
-  planner plan(layout.partitions);
+  const bool per_skipgram = grouping == visit_grouping::skipgram;
+  planner plan(layout.partitions, !per_skipgram);
   std::vector<uint32_t> drawn(layout.partitions, 0); // bns: noise words per partition, for one pair
   size_t in = 0, out = 0;
   for (size_t e = 0; e < examples; ++e) {
@@ -108,7 +111,7 @@ expected<std::vector<visit_batch>> plan_visits(const minibatch& mb, uint32_t sou
         case negatives_mode::tns: plan.visit(home, input, positive, mb.negatives); break;
         case negatives_mode::sns: {
           const uint32_t k = mb.negatives > 0 ? partitions.draw_partition(r) : home;
-          if (k == home) {
+          if (k == home && !per_skipgram) {
             plan.visit(home, input, positive, mb.negatives);
           } else {
             plan.visit(home, input, positive, 0);
@@ -118,7 +121,13 @@ expected<std::vector<visit_batch>> plan_visits(const minibatch& mb, uint32_t sou
         }
         case negatives_mode::bns: {
           // One partition per noise word; those landing on one partition
-          // travel in one visit.
+          // travel in one visit (each in its own, per skip-gram).
+          if (per_skipgram) {
+            plan.visit(home, input, positive, 0);
+            for (uint32_t i = 0; i < mb.negatives; ++i)
+              plan.visit(partitions.draw_partition(r), input, visit_batch::no_positive, 1);
+            break;
+          }
           for (uint32_t i = 0; i < mb.negatives; ++i)
             ++drawn[partitions.draw_partition(r)];
           plan.visit(home, input, positive, drawn[home]);
@@ -224,29 +233,36 @@ void add_gradients(partition_rows& rows, const visit_batch& batch, const float* 
 }
 
 expected<weight_result> train_word_split(std::vector<partition_rows>& parts, const noise_sampler& noise,
-                                         const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire) {
+                                         const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire,
+                                         visit_grouping grouping) {
   const auto p = static_cast<uint32_t>(parts.size());
   const word_layout layout{p};
   if (p == 0 || noise.spec().partitions != p || !noise.partition(0))
     return failure{"the noise sampler does not draw through the " + std::to_string(p) + " word partitions"};
   auto share = split_by_source(mb, layout);
   weight_result total;
-  std::vector<float> inputs, gradients;
+  std::vector<std::vector<float>> inputs;
+  std::vector<float> gradients;
   for (uint32_t source = 0; source < p; ++source) {
     auto& s = share[source];
     if (s.inputs.empty())
       continue;
     rng r(plan_seed(mb.seed, source));
-    auto plan = plan_visits(s, source, layout, mode, *noise.partition(source), r);
+    auto plan = plan_visits(s, source, layout, mode, *noise.partition(source), r, grouping);
     if (!plan)
       return failure{plan.error()};
     add_traffic(*plan, source, wire);
-    for (const auto& batch : *plan) {
-      gather_inputs(parts[source], batch, inputs);
-      gradients.resize(inputs.size());
+    // The source sends every batch at once: each carries the input vectors
+    // as they were before any gradient came back (as across processes).
+    inputs.resize(plan->size());
+    for (size_t i = 0; i < plan->size(); ++i)
+      gather_inputs(parts[source], (*plan)[i], inputs[i]);
+    for (size_t i = 0; i < plan->size(); ++i) {
+      const auto& batch = (*plan)[i];
+      gradients.resize(inputs[i].size());
       if (auto ok = check_batch(parts[batch.peer], batch); !ok)
         return failure{ok.error()};
-      const auto w = serve_visits(parts[batch.peer], *noise.partition(batch.peer), batch, inputs.data(),
+      const auto w = serve_visits(parts[batch.peer], *noise.partition(batch.peer), batch, inputs[i].data(),
                                   gradients.data(), visit_seed(mb.seed, source, batch.peer, p), alpha);
       total.loss += w.loss;
       total.pairs += w.pairs;

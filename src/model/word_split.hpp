@@ -94,13 +94,26 @@ struct visit_batch {
   size_t visits() const { return visit_input.size(); }
 };
 
+/// How visits are grouped into what travels:
+///   example:  an example's pairs share its input word, so its vector goes
+///             once to each partition the example visits, and the noise
+///             words of one pair that land on one partition travel in one
+///             visit (gridvec's default: fewer bytes, the same updates);
+///   skipgram: seed 001's pattern, every skip-gram on its own: bns sends
+///             the input to the positive's partition and to a partition per
+///             noise word (2(N+1) vectors per skip-gram), sns to the
+///             positive's and to the noise words' (4), tns to the
+///             positive's (2). What the seed's counts describe.
+enum class visit_grouping : uint8_t { example, skipgram };
+
 /// The batches of `mb`'s pairs whose input words `source` owns, one per
 /// partition visited, in partition order; `partitions` draws the
 /// partitions of bns's and sns's noise words (a hierarchical sampler of
 /// any partition: the distribution over partitions is the same on all).
 /// Fails on a CBOW minibatch or an input word another partition owns.
 expected<std::vector<visit_batch>> plan_visits(const minibatch& mb, uint32_t source, word_layout layout,
-                                               negatives_mode mode, const hierarchical_sampler& partitions, rng& r);
+                                               negatives_mode mode, const hierarchical_sampler& partitions, rng& r,
+                                               visit_grouping grouping = visit_grouping::example);
 
 /// The vectors a plan puts on the wire: per batch to another partition,
 /// its input vectors out and as many gradients back.
@@ -151,6 +164,7 @@ void add_gradients(partition_rows& rows, const visit_batch& batch, const float* 
 /// partitions. `noise` must draw through parts.size() partitions
 /// (noise_sampler::partition).
 expected<weight_result> train_word_split(std::vector<partition_rows>& parts, const noise_sampler& noise,
-                                         const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire);
+                                         const minibatch& mb, negatives_mode mode, float alpha, split_traffic& wire,
+                                         visit_grouping grouping = visit_grouping::example);
 
 } // namespace gridvec

@@ -24,7 +24,8 @@ public:
   /// Fails unless `store` holds every column and its noise sampler draws
   /// through `partitions` word partitions.
   static expected<std::unique_ptr<word_split_trainer>> make(std::shared_ptr<shard_store> store, uint32_t partitions,
-                                                            negatives_mode mode);
+                                                            negatives_mode mode,
+                                                            visit_grouping grouping = visit_grouping::example);
 
   /// Trains `mb` (skip-gram, negative sampling) with learning rate
   /// `alpha`; adds to traffic() what crossed between partitions.
@@ -35,11 +36,13 @@ public:
   uint32_t dim() const { return store_->dim(); }
 
 private:
-  word_split_trainer(std::shared_ptr<shard_store> store, uint32_t partitions, negatives_mode mode);
+  word_split_trainer(std::shared_ptr<shard_store> store, uint32_t partitions, negatives_mode mode,
+                     visit_grouping grouping);
 
   std::shared_ptr<shard_store> store_;
   std::vector<partition_rows> parts_;
   negatives_mode mode_;
+  visit_grouping grouping_;
   split_traffic traffic_;
 };
 

@@ -55,6 +55,10 @@ struct train_options {
   // --partition words (seed 001): rows split by word, trained through the
   // partitions' exchange (src/model/word_split.hpp); one process only.
   bool word_split = false;
+  // --visits skipgram: the word split sends every skip-gram's visits on
+  // their own, seed 001's pattern (src/model/word_split.hpp), instead of
+  // an example's together.
+  bool visits_per_skipgram = false;
   uint32_t sync_rounds = 0;              // per epoch; 0: auto (sync_rounds_per_epoch())
   bool average_combiner = false;         // --combiner avg; else the model combiner (mc)
   std::string report;                    // JSON summary path
