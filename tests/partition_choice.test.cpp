@@ -184,7 +184,8 @@ TEST_CASE("options: --partition auto, --explain, --link-speed", "[options][parti
   auto columns = parse_train_options(with_required({"--partition", "columns"}));
   REQUIRE(columns);
   CHECK_FALSE(columns->partition_auto);
-  auto back = parse_train_options(with_required({"--partition", "words", "--word-partitions", "4", "--partition=auto"}));
+  auto back =
+    parse_train_options(with_required({"--partition", "words", "--word-partitions", "4", "--partition=auto"}));
   REQUIRE(back);
   CHECK(back->partition_auto);
   CHECK_FALSE(back->word_split);

@@ -86,7 +86,8 @@ partition_choice choose_partition(const partition_inputs& in) {
     return pick(partition_layout::words, "fewer bytes per trained word: " + figures);
   if (cb < wb)
     return pick(partition_layout::columns, "fewer bytes per trained word: " + figures);
-  return pick(partition_layout::columns, "as many bytes per trained word either way: columns, word2vec's exact algorithm");
+  return pick(partition_layout::columns,
+              "as many bytes per trained word either way: columns, word2vec's exact algorithm");
 }
 
 std::string word_split_refusal(const train_options& o) {
@@ -161,8 +162,8 @@ std::string explain_partition(const partition_inputs& in, const partition_choice
            format("%.4g", in.link_bytes_per_second * 8 / 1e9) + " Gbit/s)\n";
   else
     out += "link: none (one process: nothing crosses a wire; --link-speed RATE prices a cluster's link)\n";
-  out += "memory budget per shard: " + (in.memory_budget > 0 ? human_bytes(in.memory_budget) : std::string{"none"}) +
-         "\n\n";
+  out +=
+    "memory budget per shard: " + (in.memory_budget > 0 ? human_bytes(in.memory_budget) : std::string{"none"}) + "\n\n";
   auto row = [&](const std::string& name, const std::string& columns, const std::string& words) {
     std::snprintf(buf, sizeof buf, "%-34s %14s %14s\n", name.c_str(), columns.c_str(), words.c_str());
     out += buf;

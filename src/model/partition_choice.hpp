@@ -34,11 +34,11 @@ const char* partition_layout_name(partition_layout l);
 
 /// The job and cluster figures the model reads.
 struct partition_inputs {
-  uint64_t vocab = 0;   // V
-  uint32_t dim = 100;   // d (-size)
-  uint32_t shards = 1;  // S
+  uint64_t vocab = 0;    // V
+  uint32_t dim = 100;    // d (-size)
+  uint32_t shards = 1;   // S
   uint32_t negative = 5; // n
-  uint32_t window = 5;  // w (the maximum; word2vec draws 1..w)
+  uint32_t window = 5;   // w (the maximum; word2vec draws 1..w)
   negatives_mode negatives = negatives_mode::bns;
   uint64_t column_sampling_bytes = 0; // a shard's sampling tables with columns: every partition's, or the whole table
   uint64_t word_sampling_bytes = 0;   // one word partition's tables
