@@ -124,6 +124,21 @@ r = json.load(open('report.json'))
 assert r['final_loss'] is None and 'training diverged' in r['error'], r
 "; then echo "ok   the diverged run's report: null loss, the error"; else echo "FAIL diverged report"; fails=$((fails+1)); fi
 
+# --explain: the partition model's table for the job, both layouts and the
+# choice, then exit 0 with nothing trained or written.
+rm -f out.txt explain-vocab.txt
+if "$gridvec" train -train good.txt -output out.txt -min-count 1 --shards 4 -save-vocab explain-vocab.txt \
+     --explain > explain.txt 2> explain.err &&
+   grep -q "bytes per trained word" explain.txt && grep -q "columns" explain.txt && grep -q "words" explain.txt &&
+   grep -q "^choice: columns" explain.txt && [ ! -e out.txt ] && [ ! -e explain-vocab.txt ] &&
+   ! grep -q "training:" explain.err; then
+  echo "ok   --explain: $(grep '^choice' explain.txt)"
+else
+  echo "FAIL --explain"; cat explain.txt explain.err; fails=$((fails+1))
+fi
+expect_error bad-partition "--partition" -- train -train good.txt -output out.txt --partition rows
+expect_error bad-link-speed "--link-speed" -- train -train good.txt -output out.txt --link-speed fast
+
 help=$("$gridvec" train --help)
 for opt in train output size window negative sample min-count iter alpha threads binary cbow max-vocab shards minibatch report; do
   grep -q -- "-$opt " <<<"$help" || { echo "FAIL --help lacks -$opt"; fails=$((fails+1)); }

@@ -85,6 +85,16 @@ void finish(coordinator_ptr self) {
   st.done.deliver(st.summary);
 }
 
+void finish_explained(coordinator_ptr self) {
+  auto& st = self->state;
+  take_totals(st);
+  st.phase = job_phase::done;
+  st.message = "explained the partition model; nothing trained";
+  st.finished = true;
+  cleanup(self, false);
+  st.done.deliver(st.summary);
+}
+
 size_t node_with(const coordinator_state& st, bool job_node::*role) {
   for (size_t i = 0; i < st.nodes.size(); ++i)
     if (st.nodes[i].*role && !st.nodes[i].standby)

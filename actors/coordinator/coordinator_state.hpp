@@ -81,6 +81,14 @@ struct coordinator_state {
   std::string work_dir;
   bool own_work_dir = false;
 
+  // What --partition auto's cost model knows of the cluster
+  // (src/model/partition_choice.hpp). gridvec train has no link and no
+  // limit; a cluster job is to set these from the links it measured
+  // (docs/netlab.md) and its shard nodes' memory. --link-speed overrides
+  // the link.
+  double measured_link_speed = 0;   // bytes/s; 0: none measured
+  uint64_t shard_memory_budget = 0; // bytes a shard may hold; 0: unknown
+
   // Checkpoints.
   std::optional<checkpoint_store> store;
   uint64_t next_sequence = 1;

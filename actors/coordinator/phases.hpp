@@ -71,5 +71,8 @@ size_t node_with(const coordinator_state& st, bool job_node::*role);
 void take_totals(coordinator_state& st);
 /// The job is done: report written, the promise answered.
 void finish(coordinator_ptr self);
+/// --explain: the partition model's table is in the summary; the job ends
+/// there, with nothing trained or written.
+void finish_explained(coordinator_ptr self);
 
 } // namespace gridvec

@@ -9,10 +9,51 @@
 #include <gridvec/roles/vocabulary.hpp>
 #include "src/formats/init_model.hpp"
 #include "src/formats/model_dir.hpp"
+#include "src/model/partition_choice.hpp"
 
 namespace gridvec {
 
 namespace {
+
+// The partition model, now that V is known: --partition auto takes its
+// choice where gridvec can run it; --explain prints it and ends the job.
+// False if the job ended here.
+bool choose_layout(coordinator_ptr self) {
+  auto& st = self->state;
+  if (!st.opt.partition_auto && !st.opt.explain)
+    return true;
+  auto in = partition_inputs_of(st.opt, st.words ? st.words->counts() : std::vector<uint64_t>{});
+  if (in.link_bytes_per_second <= 0)
+    in.link_bytes_per_second = st.measured_link_speed;
+  in.memory_budget = st.shard_memory_budget;
+  in.one_process = st.nodes.size() == 1; // one node hosts every role: gridvec train
+  const auto choice = choose_partition(in);
+  std::string why = choice.reason;
+  auto layout = choice.chosen;
+  if (st.opt.partition_auto) {
+    // One node hosts every role: gridvec train, one process.
+    layout = resolve_partition(choice, word_split_runnable(st.opt, st.nodes.size() == 1), why);
+    st.opt.word_split = layout == partition_layout::words;
+    st.summary.word_split = st.opt.word_split;
+    st.summary.partition_auto = true;
+    st.summary.partition_reason = why;
+  }
+  if (st.opt.explain) {
+    st.summary.explanation = explain_partition(in, choice);
+    if (st.opt.partition_auto && layout != choice.chosen)
+      st.summary.explanation += "trains: " + std::string{partition_layout_name(layout)} + " (" + why + ")\n";
+    else if (!st.opt.partition_auto)
+      st.summary.explanation += std::string{"trains: --partition "} +
+                                (st.opt.replicated   ? "replicated"
+                                 : st.opt.word_split ? "words"
+                                                     : "columns") +
+                                " (given)\n";
+    finish_explained(self);
+    return false;
+  }
+  say(self, std::string{"partition: "} + partition_layout_name(layout) + ", chosen by the model (" + why + ")");
+  return true;
+}
 
 void build_vocabulary(coordinator_ptr self) {
   auto& st = self->state;
@@ -20,7 +61,7 @@ void build_vocabulary(coordinator_ptr self) {
   auto path = st.store ? st.store->vocabulary_path() : st.work_dir + "/vocabulary.txt";
   self
     ->request(st.vocab_actor, long_phase, build_atom::value, st.opt.min_count, st.opt.max_vocab, path,
-              st.opt.save_vocab)
+              st.opt.explain ? std::string{} : st.opt.save_vocab) // --explain writes nothing
     .then(
       [self](const vocabulary_info& info) {
         auto& st = self->state;
@@ -35,8 +76,10 @@ void build_vocabulary(coordinator_ptr self) {
         else
           say(self, "vocabulary: " + std::to_string(info.size) + " words of the " +
                       std::to_string(info.distinct_words) + " in " + st.opt.read_vocab);
-        if (!st.opt.save_vocab.empty())
+        if (!st.opt.save_vocab.empty() && !st.opt.explain)
           say(self, "vocabulary saved to " + st.opt.save_vocab);
+        if (!choose_layout(self))
+          return;
         place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
       },
       fail_with(self));

@@ -147,6 +147,10 @@ int cli_submit(const std::vector<std::string>& args) {
     return 1;
   }
   const job_summary& s = *result;
+  if (opt->explain) { // the partition model's table; nothing was trained
+    std::fputs(s.explanation.c_str(), stdout);
+    return 0;
+  }
   if (!report.empty())
     if (auto st = write_report(report, s); !st) {
       std::fprintf(stderr, "gridvec submit: %s\n", st.error().c_str());

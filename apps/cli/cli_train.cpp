@@ -66,6 +66,10 @@ int cli_train(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gridvec train: %s\n", result.error().c_str());
     return 1;
   }
+  if (opt->explain) { // the partition model's table; nothing was trained
+    std::fputs(result->explanation.c_str(), stdout);
+    return 0;
+  }
   if (opt->classes > 0)
     spdlog::info("done in {:.1f} s: {} words/s, the classes of {} words written, peak RSS {}", result->seconds,
                  human_count(result->words_per_second()), result->vocab_size, human_bytes(result->peak_rss_bytes));

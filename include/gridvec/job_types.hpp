@@ -31,9 +31,10 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
            x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives, x.hierarchical_sampler,
-           x.word_partitions, x.replicated, x.word_split, x.visits_per_skipgram, x.sync_rounds, x.average_combiner,
-           x.report, x.work_dir, x.log_every, x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words,
-           x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster, x.resume);
+           x.word_partitions, x.replicated, x.word_split, x.visits_per_skipgram, x.partition_auto, x.explain,
+           x.link_speed, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
+           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
+           x.resume);
 }
 
 template <class Inspector>
@@ -154,8 +155,8 @@ typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
   return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words, x.pairs, x.seconds,
            x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss, x.shards, x.learners, x.dim, x.iterations,
            x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words, x.replicated, x.sync_rounds,
-           x.word_split, x.negatives, x.hierarchical_sampler, x.word_partitions, x.sampling_bytes,
-           x.partition_sampling_bytes);
+           x.word_split, x.partition_auto, x.partition_reason, x.explanation, x.negatives, x.hierarchical_sampler,
+           x.word_partitions, x.sampling_bytes, x.partition_sampling_bytes);
 }
 
 /// A job as `status` shows it.

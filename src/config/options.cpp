@@ -27,7 +27,7 @@ struct accessor {
 
 struct option_spec {
   std::string name;
-  std::string value_name; // empty: takes no value (never, here: word2vec style)
+  std::string value_name; // empty: a switch (--explain), alone or --name=0|1; the rest take a value
   std::string default_text;
   std::string help;
   accessor access;
@@ -125,16 +125,48 @@ accessor checkpoint_interval() {
 }
 
 accessor partition() {
+  return {
+    [](train_options& o, const std::string& text) -> status {
+      if (text != "auto" && text != "columns" && text != "replicated" && text != "words")
+        return failure{"option --partition expects auto, columns, replicated or words, got '" + text + "'"};
+      o.partition_auto = text == "auto";
+      o.replicated = text == "replicated";
+      o.word_split = text == "words";
+      return {};
+    },
+    // A layout auto resolved to is written as that layout: a
+    // checkpoint's slices are in it.
+    [](const train_options& o) {
+      return std::string{o.replicated ? "replicated" : o.word_split ? "words" : o.partition_auto ? "auto" : "columns"};
+    }};
+}
+
+// 1gbit, 100mbit, 10gbit (bits per second, powers of 1000) or a number of
+// bytes per second.
+accessor link_speed() {
   return {[](train_options& o, const std::string& text) -> status {
-            if (text != "columns" && text != "replicated" && text != "words")
-              return failure{"option --partition expects columns, replicated or words, got '" + text + "'"};
-            o.replicated = text == "replicated";
-            o.word_split = text == "words";
+            auto bad = failure{"option --link-speed expects a rate (1gbit, 100mbit, 10gbit, or bytes per second), "
+                               "got '" +
+                               text + "'"};
+            std::string lower;
+            for (char c : text)
+              lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            double scale = 1;
+            for (auto [unit, factor] : {std::pair{"kbit", 1e3 / 8}, std::pair{"mbit", 1e6 / 8},
+                                        std::pair{"gbit", 1e9 / 8}, std::pair{"tbit", 1e12 / 8}})
+              if (lower.size() > 4 && lower.ends_with(unit)) {
+                lower.resize(lower.size() - 4);
+                scale = factor;
+              }
+            double x = 0;
+            auto [ptr, ec] = std::from_chars(lower.data(), lower.data() + lower.size(), x);
+            if (lower.empty() || ec != std::errc{} || ptr != lower.data() + lower.size() || !(x > 0) ||
+                x * scale > 1e15)
+              return bad;
+            o.link_speed = x * scale;
             return {};
           },
-          [](const train_options& o) {
-            return std::string{o.replicated ? "replicated" : o.word_split ? "words" : "columns"};
-          }};
+          [](const train_options& o) { return number_text(o.link_speed); }};
 }
 
 accessor negatives_choice() {
@@ -256,16 +288,22 @@ const std::vector<option_spec>& specs() {
      "partitions of --negatives sns|tns and --sampler hierarchical (word w in "
      "partition w mod P)",
      number<uint32_t>(&train_options::word_partitions, 1, 1000000, "word-partitions")},
-    {"partition", "columns|replicated|words", "columns",
-     "columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole model "
-     "and synchronises the rows it changed (docs/replicated.md); words: rows split over --word-partitions by "
-     "word, trained through their exchange (seed 001, docs/word-partitions.md): over --shards S, each shard holds "
-     "the rows of its words; one shard views its rows as --word-partitions P",
+    {"partition", "auto|columns|replicated|words", "auto",
+     "auto: columns or words, by a cost model of bytes per trained word and memory per shard (--explain shows "
+     "it); columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole "
+     "model and synchronises the rows it changed (docs/replicated.md); words: rows split over --word-partitions "
+     "by word, trained through their exchange (seed 001, docs/word-partitions.md): over --shards S, each shard "
+     "holds the rows of its words; one shard views its rows as --word-partitions P",
      partition()},
     {"visits", "example|skipgram", "example",
      "--partition words: an example's input vector travels once to each partition its pairs visit, or once per "
      "skip-gram and noise partition (seed 001's pattern, whose bytes its counts describe)",
      visits_choice()},
+    {"explain", "", "off",
+     "print the partition model's figures for this job (both layouts) and its choice, then exit without training",
+     flag(&train_options::explain, "explain")},
+    {"link-speed", "RATE", "none (one process: no link)",
+     "the link speed the partition model prices bytes with: 1gbit, 100mbit, 10gbit or bytes per second", link_speed()},
     {"sync-rounds", "R|auto", "auto (8 per learner)", "replicated: synchronisation rounds per epoch", sync_rounds()},
     {"combiner", "mc|avg", "mc", "replicated: merge the learners' changes of a row by the model combiner or average",
      combiner_choice()},
@@ -390,6 +428,10 @@ expected<train_options> parse_train_options(const std::vector<std::string>& args
     given.push_back(name);
     if (!spec)
       return failure{"unknown option '" + arg + "' (see gridvec train --help)"};
+    if (!has_value && spec->value_name.empty()) { // a switch: --explain
+      value = "1";
+      has_value = true;
+    }
     if (!has_value) {
       if (i + 1 >= args.size())
         return failure{"option -" + name + " needs a value (" + spec->value_name + ")"};
@@ -418,6 +460,10 @@ std::vector<std::string> to_args(const train_options& o) {
     std::string value = s.access.get(o);
     if (value == s.access.get(defaults))
       continue;
+    if (s.value_name.empty()) { // a switch takes its value after '='
+      args.push_back("-" + s.name + "=" + value);
+      continue;
+    }
     args.push_back("-" + s.name);
     args.push_back(std::move(value));
   }
@@ -432,7 +478,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
       "cbow", "hs", "max-vocab", "classes", "debug", "save-vocab", "read-vocab"}},
     {"How gridvec trains",
      {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "refresh-weights",
-      "partition", "visits", "sync-rounds", "combiner", "seed"}},
+      "partition", "visits", "explain", "link-speed", "sync-rounds", "combiner", "seed"}},
     {"Models", {"save-model", "init"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures", "checkpoint-keep"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},

@@ -75,6 +75,9 @@ std::string to_json(const job_summary& s) {
           : s.word_split ? "words"
                          : "columns") +
          "\",\n";
+  out += std::string{"  \"partition_chosen_by\": \""} + (s.partition_auto ? "model" : "option") + "\",\n";
+  if (!s.partition_reason.empty())
+    out += "  \"partition_reason\": \"" + json_escape(s.partition_reason) + "\",\n";
   if (s.replicated) {
     uint64_t round_bytes = 0;
     for (auto k : {message_kind::round_changes, message_kind::round_values, message_kind::round_store})

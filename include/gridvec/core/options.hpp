@@ -59,14 +59,21 @@ struct train_options {
   // their own, seed 001's pattern (src/model/word_split.hpp), instead of
   // an example's together.
   bool visits_per_skipgram = false;
-  uint32_t sync_rounds = 0;              // per epoch; 0: auto (sync_rounds_per_epoch())
-  bool average_combiner = false;         // --combiner avg; else the model combiner (mc)
-  std::string report;                    // JSON summary path
-  std::string work_dir;                  // preprocessed corpus; default: a temp dir
-  double log_every = 0;                  // seconds between progress lines; 0: auto
-  std::string checkpoint_dir;            // where checkpoints go; empty: none
-  double checkpoint_seconds = 0;         // checkpoint interval in time; 0: none
-  uint64_t checkpoint_words = 0;         // ... or in words read; 0: none
+  // --partition auto (the default): the cost model (src/model/partition_choice.hpp)
+  // picks columns or words once the vocabulary is known; until then, and
+  // whenever the word split cannot run the job, the vectors are split by
+  // column. False once --partition names a layout.
+  bool partition_auto = true;
+  bool explain = false;          // --explain: print the model's figures and choice, train nothing
+  double link_speed = 0;         // --link-speed, bytes/s; 0: none given (a cluster's measured one, else no link)
+  uint32_t sync_rounds = 0;      // per epoch; 0: auto (sync_rounds_per_epoch())
+  bool average_combiner = false; // --combiner avg; else the model combiner (mc)
+  std::string report;            // JSON summary path
+  std::string work_dir;          // preprocessed corpus; default: a temp dir
+  double log_every = 0;          // seconds between progress lines; 0: auto
+  std::string checkpoint_dir;    // where checkpoints go; empty: none
+  double checkpoint_seconds = 0; // checkpoint interval in time; 0: none
+  uint64_t checkpoint_words = 0; // ... or in words read; 0: none
   bool checkpoint_failures_warn = false; // a checkpoint that cannot be written: warn and go on (else stop)
   uint32_t checkpoint_keep = 2;          // newest complete checkpoints kept
   // Not training options proper: how this job is run.

@@ -84,6 +84,9 @@ struct job_summary {
   uint64_t resumed_words = 0;      // words already done by the checkpoint a job resumed from
   bool replicated = false;         // --partition replicated
   bool word_split = false;         // --partition words
+  bool partition_auto = false;     // the partition was --partition auto's: the cost model chose it
+  std::string partition_reason;    // ... and why (src/model/partition_choice.hpp)
+  std::string explanation;         // --explain: the model's table; the job trained nothing
   uint64_t sync_rounds = 0;        // ... synchronisation rounds done
   // Noise words (--negatives, --sampler, --word-partitions): how they were
   // drawn, and the memory of the sampling tables -- per shard, and what

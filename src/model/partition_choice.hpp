@@ -1,0 +1,115 @@
+#pragma once
+// --partition auto: which way to split the vectors over S shards, from a
+// cost model of the two layouts that train word2vec's skip-gram with
+// negative sampling (docs/word-partitions.md, "Choosing"):
+//   columns  (seed 000) every shard holds d/S columns of every word; per
+//            trained word, each of the ~(w+1) pairs' n+1 partial dot
+//            products goes shard -> learner and the same number of weights
+//            back, on each of the S shards: formula (7) both ways,
+//            2·(w+1)·(n+1)·S·4 bytes, plus the word ids 2·S·4·(w+3)
+//            (as scripts/bytes-per-word.sh states them);
+//   words    (seed 001) every shard holds whole rows of V/S words. Per
+//            skip-gram (--visits skipgram, the seed's pattern) a pair moves
+//            2(n+1) (bns), 4 (sns) or 2 (tns) vectors of d floats, of which
+//            a fraction 1 - 1/S crosses to another shard:
+//            (w+1)·count·(1 - 1/S)·d·4 bytes. gridvec's default (--visits
+//            example) sends an example's input once to each shard its
+//            pairs visit: of the m = (w+1)·k partitions its pairs' k
+//            targets fall in (k: n+1 bns, 2 sns, 1 tns), the
+//            (S-1)·(1 - (1-1/S)^m) that are not its own, expected, two
+//            vectors each.
+// Memory per shard: the model's rows (2 vectors of each word it holds) and
+// the noise words' sampling tables (columns: every table; words: one
+// partition's, O(p + V/p)). The choice: columns if the job cannot be split
+// by word, or runs in one process (nothing crosses a network there, and
+// the learners train the columns in place: the fastest path); the one that fits a shard's memory budget if only one does;
+// else the one that sends fewer bytes per trained word, a tie (S = 1:
+// nothing crosses) to columns, which is word2vec's exact algorithm.
+// Pure arithmetic: no I/O, no actors.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/model/word_split.hpp"
+#include "src/sgns/noise_sampler.hpp"
+#include <gridvec/core/options.hpp>
+
+namespace gridvec {
+
+enum class partition_layout : uint8_t { columns, words };
+
+const char* partition_layout_name(partition_layout l);
+
+/// The job and cluster figures the model reads.
+struct partition_inputs {
+  uint64_t vocab = 0;    // V
+  uint32_t dim = 100;    // d (-size)
+  uint32_t shards = 1;   // S
+  uint32_t negative = 5; // n
+  uint32_t window = 5;   // w (the maximum; word2vec draws 1..w)
+  negatives_mode negatives = negatives_mode::bns;
+  visit_grouping grouping = visit_grouping::example; // --visits
+  uint64_t column_sampling_bytes = 0; // a shard's sampling tables with columns: every partition's, or the whole table
+  uint64_t word_sampling_bytes = 0;   // one word partition's tables
+  double link_bytes_per_second = 0;   // 0: not known (one process: no link at all)
+  bool one_process = false;           // every shard and learner in one process (gridvec train)
+  uint64_t memory_budget = 0;         // bytes a shard may hold; 0: unknown, no limit
+  std::string words_refused;          // why the job cannot be split by word; empty: it can
+};
+
+/// One layout's figures.
+struct layout_cost {
+  double vector_bytes_per_word = 0; // floats on the wire per trained word (formula 7 / the seed's vectors)
+  double id_bytes_per_word = 0;     // word ids beside them
+  uint64_t model_bytes = 0;         // one shard's rows
+  uint64_t sampling_bytes = 0;      // one shard's sampling tables
+  double bytes_per_word() const { return vector_bytes_per_word + id_bytes_per_word; }
+  uint64_t memory_per_shard() const { return model_bytes + sampling_bytes; }
+  /// Seconds one link of `bytes_per_second` needs for a million trained
+  /// words' bytes; negative without a link.
+  double wire_seconds_per_million(double bytes_per_second) const {
+    return bytes_per_second > 0 ? bytes_per_word() * 1e6 / bytes_per_second : -1;
+  }
+};
+
+struct partition_choice {
+  layout_cost columns, words;
+  partition_layout chosen = partition_layout::columns;
+  std::string reason; // one line: why
+};
+
+/// Positive pairs per trained word: word2vec draws the window c uniformly
+/// from 1..w and pairs the word with the 2c words around it, w + 1 on
+/// average (fewer near a sentence's ends).
+double pairs_per_word(uint32_t window);
+/// Vectors a pair moves with the vectors split by word (seed 001).
+uint32_t vectors_per_pair(negatives_mode mode, uint32_t negative);
+/// Partitions a pair's targets are drawn in: n+1 (bns), 2 (sns), 1 (tns).
+uint32_t partitions_per_pair(negatives_mode mode, uint32_t negative);
+
+layout_cost columns_cost(const partition_inputs& in);
+layout_cost words_cost(const partition_inputs& in);
+/// Both layouts' figures and the model's choice.
+partition_choice choose_partition(const partition_inputs& in);
+
+/// Why the job cannot train with its vectors split by word at all (seed
+/// 001 is skip-gram with negative sampling, drawn per pair on the shards);
+/// empty if it can.
+std::string word_split_refusal(const train_options& o);
+/// Whether gridvec can run the word split for this job: over S >= 2 shards
+/// (--word-partitions unset or S), or in one process on one shard viewed
+/// as --word-partitions partitions (docs/word-partitions.md).
+bool word_split_runnable(const train_options& o, bool one_process);
+/// What --partition auto trains: the model's choice if it can run, else
+/// columns; `why` gets one line saying so.
+partition_layout resolve_partition(const partition_choice& c, bool words_runnable, std::string& why);
+
+/// The model's inputs for a job of `o` (shards resolved) over a vocabulary
+/// of `counts` (most frequent first): builds the sampling tables each
+/// layout would hold to measure them.
+partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts);
+
+/// The table --explain prints: both layouts' figures and the choice.
+std::string explain_partition(const partition_inputs& in, const partition_choice& c);
+
+} // namespace gridvec
