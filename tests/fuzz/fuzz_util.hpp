@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/sgns/noise_sampler.hpp"
+#include "actors/shard_word_split.hpp"
 #include "src/model/sgns_operations.hpp"
 
 namespace gridvec::fuzz {
@@ -57,6 +58,18 @@ struct small_shard {
 
   shard_store store;
   sgns_buffers buffers;
+};
+
+/// Shard 0 of 2 holding whole rows (--partition words) over the same
+/// 64-word vocabulary: half the words' rows, all 4 columns, and its
+/// partition's noise table.
+struct row_shard {
+  row_shard()
+    : store(word_rows{0, 2}, small_shard::dim, small_shard::vocab, small_shard::init_seed),
+      part(store, small_shard::counts(), negatives_mode::bns) {}
+
+  shard_store store;
+  word_split_part part;
 };
 
 } // namespace gridvec::fuzz

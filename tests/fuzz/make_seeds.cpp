@@ -22,6 +22,7 @@
 #include "src/formats/checkpoint.hpp"
 #include "src/net/auth_handshake.hpp"
 #include <gridvec/core/vocabulary.hpp>
+#include "src/formats/split_wire.hpp"
 #include "src/formats/wire.hpp"
 #include "src/replicated/row_block.hpp"
 #include <gridvec/core/table_wire.hpp>
@@ -119,6 +120,23 @@ void wire_seeds() {
   b.values.clear();
   write("row_block", "no-columns", encode_row_block(b));
   write("row_block", "empty", encode_row_block(row_block{}));
+  // --partition words: a share of shard 0 of 2 (even input words), and a
+  // visit batch to it.
+  minibatch share = skipgram();
+  share.inputs = {2, 4};
+  share.outputs = {1, 3, 5, 7};
+  share.output_counts = {2, 2};
+  share.negatives = 3;
+  write("split_train_request", "example", encode_split_train_request(share, 0.025f, visit_grouping::example));
+  write("split_train_request", "skipgram", encode_split_train_request(share, 0.025f, visit_grouping::skipgram));
+  visit_batch v;
+  v.input_words = {3, 9};
+  v.visit_input = {0, 1};
+  v.visit_positive = {2, visit_batch::no_positive};
+  v.visit_noise = {3, 1};
+  const std::vector<float> vectors(2 * 4, 0.1f);
+  write("visit_batch", "two", encode_visit_batch(v, 5, 0.025f, 1, vectors.data(), 4));
+  write("visit_batch", "empty", encode_visit_batch(visit_batch{}, 5, 0.025f, 1, nullptr, 4));
 }
 
 void table_seeds() {

@@ -1,0 +1,18 @@
+// Reached by: any peer that can send to a shard lane of --partition words a
+// (visit, bytes) message (actors/shard_actor.cpp): another shard's input
+// vectors to train against this shard's output rows. The lane decodes the
+// VisitBatch against its dimension, checks every visit against its rows
+// and trains it (word_split_part::serve): so does this target, on a shard
+// of half a 64-word vocabulary reset to its initial vectors every time.
+#include <cstddef>
+#include <cstdint>
+
+#include "tests/fuzz/fuzz_util.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace gridvec;
+  static fuzz::row_shard shard;
+  shard.store.reset(fuzz::small_shard::init_seed);
+  (void)shard.part.serve(wire_bytes(data, data + size));
+  return 0;
+}
