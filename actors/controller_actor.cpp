@@ -202,9 +202,10 @@ void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor liste
     }
   auto pending = std::make_shared<size_t>(1);
   auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms * (hosts.size() + 1));
-  // --partition words: the shards send each other input vectors, so shard
-  // nodes connect to each other as well.
-  const bool shards_talk = st.job_options.word_split;
+  // --partition words (or auto, which may choose it once the vocabulary
+  // is known): the shards send each other input vectors, so shard nodes
+  // connect to each other as well.
+  const bool shards_talk = st.job_options.word_split || st.job_options.partition_auto;
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
     const bool learner = cluster.nodes[i].has(node_role::learner);
     if (!learner && !(shards_talk && cluster.nodes[i].has(node_role::shard)))

@@ -176,9 +176,10 @@ std::string explain_partition(const partition_inputs& in, const partition_choice
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "partition model: V = %llu words, d = %u, S = %u shards, n = %u, w = %u\n"
-                "(%.0f pairs per trained word), --negatives %s\n",
+                "(%.0f pairs per trained word), --negatives %s, --visits %s\n",
                 static_cast<unsigned long long>(in.vocab), in.dim, in.shards, in.negative, in.window,
-                pairs_per_word(in.window), negatives_mode_name(in.negatives));
+                pairs_per_word(in.window), negatives_mode_name(in.negatives),
+                in.grouping == visit_grouping::skipgram ? "skipgram" : "example");
   out += buf;
   if (in.link_bytes_per_second > 0)
     out += "link: " + format("%.4g", in.link_bytes_per_second / 1e6) + " MB/s (" +
@@ -193,8 +194,9 @@ std::string explain_partition(const partition_inputs& in, const partition_choice
   };
   row("", "columns", "words");
   row("bytes per trained word", format("%.1f", c.columns.bytes_per_word()), format("%.1f", c.words.bytes_per_word()));
-  row("  vectors (formula 7 / seed 001)", format("%.1f", c.columns.vector_bytes_per_word),
-      format("%.1f", c.words.vector_bytes_per_word));
+  row(in.grouping == visit_grouping::skipgram ? "  vectors (formula 7 / per skip-gram)"
+                                              : "  vectors (formula 7 / per example)",
+      format("%.1f", c.columns.vector_bytes_per_word), format("%.1f", c.words.vector_bytes_per_word));
   // The word split's ids (a few per pair beside d floats) are not modelled.
   row("  word ids", format("%.1f", c.columns.id_bytes_per_word), "not counted");
   auto seconds = [&](const layout_cost& l) {
