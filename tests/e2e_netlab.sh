@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The network lab (scripts/netlab, issue 19) on a tiny job: one link profile,
-# d = 16, S = 2, the dev corpus's first 3000 lines, -iter 1. The table must
-# have a row with nonzero words/s and nonzero bytes measured on the links,
+# d = 16, S = 2, the dev corpus's first 3000 lines, -iter 1, the vectors
+# split by column and by word. The table must have a row of each with
+# nonzero words/s and nonzero bytes measured on the links,
 # and no namespace of the lab may be left afterwards; then a second, longer
 # run is interrupted (SIGINT) mid-job and must remove its namespaces and
 # processes too. Without network namespaces (not root, `ip netns add`
@@ -35,7 +36,7 @@ lab_namespaces() { ip netns list 2>/dev/null | grep -o "^gvlab$1-[^ ]*" || true;
 run_lab() {
   local link=$1; shift
   TMPDIR=$work "$netlab" --gridvec "$gridvec" --corpus "$work/corpus.txt" --links "$link" --dims 16 --shards 2 \
-    --iter 1 --out "$work/rows.jsonl" "$@" > "$work/lab.log" 2>&1 &
+    --iter 1 --partitions columns,words --out "$work/rows.jsonl" "$@" > "$work/lab.log" 2>&1 &
   lab=$!
   set +e; wait $lab; code=$?; set -e
 }
@@ -56,7 +57,7 @@ fi
 [ $code = 0 ] || fail "netlab exited $code"
 [ -z "$(lab_namespaces "$lab_pid")" ] || fail "namespaces left: $(lab_namespaces "$lab_pid")"
 
-# The row: | link | d | S | partitioning | words/s | B/word measured | ...
+# The rows: | link | d | S | partitioning | words/s | B/word measured | ...
 row=$(grep -E "^\| $link \| 16 \| 2 \| columns \|" "$work/lab.log") || fail "no table row for $link d=16 S=2"
 words_per_s=$(echo "$row" | awk -F'|' '{ gsub(/[ ,]/, "", $6); print $6 }')
 measured=$(echo "$row" | awk -F'|' '{ gsub(/ /, "", $7); print $7 }')
@@ -65,11 +66,17 @@ awk -v x="$measured" 'BEGIN { exit !(x + 0 > 0) }' || fail "bytes/word measured 
 /usr/bin/python3 - "$work/rows.jsonl" <<'PY' || fail "the --out JSON line is wrong"
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-assert len(rows) == 1, rows
-r = rows[0]
-assert r["bytes_per_word_measured"] > 0 and r["bytes_per_word_formula7"] > 0, r
-assert set(r["peak_rss_mb"]) == {"coord", "shard1", "shard2", "learn"}, r
-assert r["analogy"] is not None and r["wordsim"] is not None, r
+assert [r["partition"] for r in rows] == ["columns", "words"], rows
+for r in rows:
+    assert r["bytes_per_word_measured"] > 0 and r["bytes_per_word_formula7"] > 0, r
+    assert set(r["peak_rss_mb"]) == {"coord", "shard1", "shard2", "learn"}, r
+    assert r["analogy"] is not None and r["wordsim"] is not None, r
+# The word split's shards send each other input vectors: the shard nodes'
+# links carry more than with columns, where they only answer the learner.
+columns, words = rows
+shard_tx = lambda r: r["link_tx_bytes"]["shard1"] + r["link_tx_bytes"]["shard2"]
+assert words["vector_bytes_per_pair_seed001"] == 2 * 6 * 0.5 * 16 * 4, words  # bns: 2(N+1) x (1 - 1/S) x d x 4
+assert shard_tx(words) > 0 and words["bytes_per_word_model"] > 0, words
 PY
 echo "row: $row"
 
@@ -80,7 +87,7 @@ echo "row: $row"
 # whole process group, as `kill -INT -- -PGID` below.
 set -m
 TMPDIR=$work "$netlab" --gridvec "$gridvec" --corpus "$work/corpus.txt" --links "$link" --dims 16 \
-  --shards 2 --iter 100 > "$work/lab.log" 2>&1 &
+  --shards 2 --iter 100 --partitions words > "$work/lab.log" 2>&1 &
 lab=$!
 set +m
 for _ in $(seq 1 300); do
