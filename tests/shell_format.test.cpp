@@ -96,12 +96,18 @@ TEST_CASE("nodes: one row per node, down nodes without numbers", "[shell]") {
 
 TEST_CASE("shards: node, columns, memory, requests/s", "[shell]") {
   std::vector<shard_status> shards(2);
-  shards[0] = {0, "shard-a", 0, 25, 3u << 20, 1000, 250.5, true};
-  shards[1] = {1, "shard-b", 25, 25, 3u << 20, 990, 0, false};
+  shards[0] = {0, "shard-a", 0, 25, 0, 3u << 20, 1000, 250.5, true};
+  shards[1] = {1, "shard-b", 25, 25, 0, 3u << 20, 990, 0, false};
   CHECK(format_shards(shards) == "SHARD  NODE     COLUMNS   MEMORY  REQUESTS  REQUESTS/S  STATE\n"
                                  "    0  shard-a  0-24     3.0 MiB      1000       250.5  alive\n"
                                  "    1  shard-b  25-49    3.0 MiB       990         0.0  lost\n");
   CHECK(format_shards({}) == "the job has no shards yet\n");
+  // --partition words: every column of the rows of its words.
+  shards[0] = {0, "shard-a", 0, 50, 2, 3u << 20, 1000, 250.5, true};
+  shards[1] = {1, "shard-b", 0, 50, 2, 3u << 20, 990, 0, true};
+  CHECK(format_shards(shards) == "SHARD  NODE     COLUMNS               MEMORY  REQUESTS  REQUESTS/S  STATE\n"
+                                 "    0  shard-a  0-49 of words w%2=0  3.0 MiB      1000       250.5  alive\n"
+                                 "    1  shard-b  0-49 of words w%2=1  3.0 MiB       990         0.0  alive\n");
 }
 
 TEST_CASE("a learner's parts show their epoch and progress in it", "[shell]") {

@@ -119,6 +119,7 @@ void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<
     row.node = st.nodes[st.shard_node[s]].name;
     row.first = st.shards[s].first;
     row.width = st.shards[s].width;
+    row.row_shards = st.shards[s].holds_rows ? static_cast<uint32_t>(st.shards.size()) : 0;
     row.alive = !st.lost_shards.count(s);
     auto finish_one = [self, rp, out, pending]() mutable {
       if (--*pending == 0)

@@ -106,8 +106,9 @@ std::string format_shards(const std::vector<shard_status>& shards) {
     return "the job has no shards yet\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : shards) {
-    const std::string columns =
-      s.width > 0 ? std::to_string(s.first) + "-" + std::to_string(s.first + s.width - 1) : "-";
+    std::string columns = s.width > 0 ? std::to_string(s.first) + "-" + std::to_string(s.first + s.width - 1) : "-";
+    if (s.row_shards > 0) // --partition words: all columns of its words' rows
+      columns += " of words w%" + std::to_string(s.row_shards) + "=" + std::to_string(s.index);
     rows.push_back({std::to_string(s.index), s.node, columns, human_bytes(s.bytes), std::to_string(s.requests),
                     print("%.1f", s.requests_per_second), s.alive ? "alive" : "lost"});
   }

@@ -199,6 +199,7 @@ struct shard_status {
   std::string node;
   uint32_t first = 0;             // first column
   uint32_t width = 0;             // columns
+  uint32_t row_shards = 0;        // --partition words: it holds the rows of words w mod row_shards = index; else 0
   uint64_t bytes = 0;             // memory of its slices
   uint64_t requests = 0;          // dotprod + adjust served so far
   double requests_per_second = 0; // since the previous `shards`
@@ -207,7 +208,7 @@ struct shard_status {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_status& x) {
-  return f(caf::meta::type_name("shard_status"), x.index, x.node, x.first, x.width, x.bytes, x.requests,
+  return f(caf::meta::type_name("shard_status"), x.index, x.node, x.first, x.width, x.row_shards, x.bytes, x.requests,
            x.requests_per_second, x.alive);
 }
 
