@@ -114,6 +114,12 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
         return make_job_error(vocab.error());
       return spawn_exporter(self->system(), *vocab, shards, dim);
     },
+    [](echo_atom, const wire_bytes& bytes) -> caf::result<wire_bytes> {
+      if (bytes.size() > max_echo_bytes)
+        return make_job_error("echo: " + std::to_string(bytes.size()) + " bytes, more than " +
+                              std::to_string(max_echo_bytes));
+      return bytes;
+    },
     [self](status_atom) {
       auto& st = self->state;
       node_status s;

@@ -18,6 +18,53 @@ namespace {
 // The partition model, now that V is known: --partition auto takes its
 // choice where gridvec can run it; --explain prints it and ends the job.
 // False if the job ended here.
+// --partition auto and --explain on a cluster, without --link-speed: the
+// link between this node and a shard node in another process, timed. A
+// block goes there and back three times; the fastest round trip gives the
+// speed (the block's bytes both ways over its time: one direction's rate
+// on a full-duplex link). Then `then`, with or without a measurement.
+constexpr size_t probe_bytes = size_t{2} << 20;
+constexpr int probe_rounds = 3;
+
+void probe_link(coordinator_ptr self, node_actor node, std::string name, int left, double best,
+                std::function<void()> then) {
+  auto block = std::make_shared<const wire_bytes>(probe_bytes);
+  const auto start = coordinator_clock::now();
+  self->request(node, std::chrono::seconds(30), echo_atom::value, *block)
+    .then(
+      [self, node, name, left, best, then, block, start](const wire_bytes& back) mutable {
+        const double seconds = std::chrono::duration<double>(coordinator_clock::now() - start).count();
+        if (back.size() == block->size() && seconds > 0)
+          best = std::max(best, 2.0 * static_cast<double>(block->size()) / seconds);
+        if (left > 1) {
+          probe_link(self, node, name, left - 1, best, then);
+          return;
+        }
+        self->state.measured_link_speed = best;
+        say(self, "link to node " + name + ": " + std::to_string(static_cast<uint64_t>(best * 8 / 1e6)) +
+                    " Mbit/s measured (2 MiB there and back, the fastest of " + std::to_string(probe_rounds) + ")");
+        then();
+      },
+      [self, name, then](caf::error& err) {
+        say(self, "link to node " + name + " not measured: " + error_text(err));
+        then();
+      });
+}
+
+void measure_link(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  if (st.opt.link_speed > 0 || st.nodes.size() <= 1 || !(st.opt.partition_auto || st.opt.explain)) {
+    then();
+    return;
+  }
+  for (const auto& node : st.nodes)
+    if (node.shard_capacity > 0 && !node.standby && node.handle.node() != self->node()) {
+      probe_link(self, node.handle, node.name, probe_rounds, 0, std::move(then));
+      return;
+    }
+  then(); // every shard in this process: no link to measure
+}
+
 bool choose_layout(coordinator_ptr self) {
   auto& st = self->state;
   if (!st.opt.partition_auto && !st.opt.explain)
@@ -27,6 +74,9 @@ bool choose_layout(coordinator_ptr self) {
     in.link_bytes_per_second = st.measured_link_speed;
   in.memory_budget = st.shard_memory_budget;
   in.one_process = st.nodes.size() == 1; // one node hosts every role: gridvec train
+  in.learner_nodes = 0;
+  for (const auto& node : st.nodes)
+    in.learner_nodes += node.learners > 0 ? 1 : 0;
   const auto choice = choose_partition(in);
   std::string why = choice.reason;
   auto layout = choice.chosen;
@@ -78,9 +128,11 @@ void build_vocabulary(coordinator_ptr self) {
                       std::to_string(info.distinct_words) + " in " + st.opt.read_vocab);
         if (!st.opt.save_vocab.empty() && !st.opt.explain)
           say(self, "vocabulary saved to " + st.opt.save_vocab);
-        if (!choose_layout(self))
-          return;
-        place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+        measure_link(self, [self] {
+          if (self->state.finished || !choose_layout(self))
+            return;
+          place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+        });
       },
       fail_with(self));
 }

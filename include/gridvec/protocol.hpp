@@ -83,6 +83,7 @@ using tables_atom = caf::atom_constant<caf::atom("tables")>;
 using split_train_atom = caf::atom_constant<caf::atom("splittrain")>;
 using visit_atom = caf::atom_constant<caf::atom("visit")>;
 using peers_atom = caf::atom_constant<caf::atom("peers")>;
+using echo_atom = caf::atom_constant<caf::atom("echo")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -341,6 +342,8 @@ using controller_actor =
 ///               connections to those nodes (learner nodes to shard nodes)
 ///   controller: -> the cluster's controller (coordinator's node only)
 ///   tables:     -> the node's table shard (shard nodes only)
+///   echo:       (bytes, at most max_echo_bytes) -> the same bytes; the
+///               coordinator times them to measure a link (--partition auto)
 ///   stop:       the node's process ends (after the job, or on request)
 /// Errors: an unreadable vocabulary or checkpoint file -> runtime_error.
 using node_actor = caf::typed_actor<
@@ -352,7 +355,10 @@ using node_actor = caf::typed_actor<
   caf::replies_to<status_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
   caf::replies_to<controller_atom>::with<controller_actor>, caf::replies_to<tables_atom>::with<table_shard_actor>,
-  caf::reacts_to<stop_atom>>;
+  caf::replies_to<echo_atom, wire_bytes>::with<wire_bytes>, caf::reacts_to<stop_atom>>;
+
+/// The largest block a node echoes.
+constexpr size_t max_echo_bytes = size_t{8} << 20;
 
 /// caf::error carrying one human-readable line.
 inline caf::error make_job_error(std::string what) { return caf::make_error(caf::sec::runtime_error, std::move(what)); }

@@ -44,6 +44,14 @@ layout_cost columns_cost(const partition_inputs& in) {
   c.id_bytes_per_word = 2 * shards * id_bytes * (1 + pairs + 1);
   c.model_bytes = 2 * in.vocab * ceil_div(in.dim, std::max(1u, in.shards)) * 4;
   c.sampling_bytes = in.column_sampling_bytes;
+  // Per shard: requests carry the ids and the weights, replies the dot
+  // products. A learner node's link carries S / L shards' worth; a shard
+  // node's link its own shard's (the busier where learners outnumber
+  // shards).
+  const double requests = id_bytes * (pairs + 2) + pairs * (in.negative + 1) * float_bytes;
+  const double replies = pairs * (in.negative + 1) * float_bytes;
+  c.busiest_link_bytes_per_word =
+    in.shards > 1 ? std::max(requests, replies) * std::max(1.0, shards / std::max(1u, in.learner_nodes)) : 0;
   return c;
 }
 
@@ -69,6 +77,11 @@ layout_cost words_cost(const partition_inputs& in) {
     const double remote = (shards - 1) * (1 - std::pow(1 - 1 / shards, m));
     c.vector_bytes_per_word = 2 * remote * in.dim * float_bytes;
   }
+  // Each shard node sends 1/S of the exchange (its batches and its
+  // replies); a learner node sends the word ids of its share of examples.
+  const double ids = id_bytes * (pairs_per_word(in.window) + 2);
+  c.busiest_link_bytes_per_word =
+    in.shards > 1 ? std::max(c.vector_bytes_per_word / shards, ids / std::max(1u, in.learner_nodes)) : 0;
   c.model_bytes = 2 * ceil_div(in.vocab, std::max(1u, in.shards)) * in.dim * 4;
   c.sampling_bytes = in.word_sampling_bytes;
   return c;
@@ -100,12 +113,12 @@ partition_choice choose_partition(const partition_inputs& in) {
     if (words_fit && !columns_fit)
       return pick(partition_layout::words, "columns needs " + human_bytes(out.columns.memory_per_shard()) + budget);
   }
-  const double cb = out.columns.bytes_per_word(), wb = out.words.bytes_per_word();
+  const double cb = out.columns.busiest_link_bytes_per_word, wb = out.words.busiest_link_bytes_per_word;
   const std::string figures = format("%.0f", std::min(cb, wb)) + " against " + format("%.0f", std::max(cb, wb));
   if (wb < cb)
-    return pick(partition_layout::words, "fewer bytes per trained word: " + figures);
+    return pick(partition_layout::words, "fewer bytes per trained word on the busiest link: " + figures);
   if (cb < wb)
-    return pick(partition_layout::columns, "fewer bytes per trained word: " + figures);
+    return pick(partition_layout::columns, "fewer bytes per trained word on the busiest link: " + figures);
   return pick(partition_layout::columns,
               "as many bytes per trained word either way: columns, word2vec's exact algorithm");
 }
@@ -203,7 +216,9 @@ std::string explain_partition(const partition_inputs& in, const partition_choice
     const double s = l.wire_seconds_per_million(in.link_bytes_per_second);
     return s < 0 ? std::string{"-"} : format("%.3f", s);
   };
-  row("wire seconds per 1M trained words", seconds(c.columns), seconds(c.words));
+  row("busiest link, bytes per trained word", format("%.1f", c.columns.busiest_link_bytes_per_word),
+      format("%.1f", c.words.busiest_link_bytes_per_word));
+  row("busiest link, s per 1M trained words", seconds(c.columns), seconds(c.words));
   row("model per shard", human_bytes(c.columns.model_bytes), human_bytes(c.words.model_bytes));
   row("sampling tables per shard", human_bytes(c.columns.sampling_bytes), human_bytes(c.words.sampling_bytes));
   row("memory per shard", human_bytes(c.columns.memory_per_shard()), human_bytes(c.words.memory_per_shard()));

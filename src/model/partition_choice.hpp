@@ -20,11 +20,17 @@
 //            vectors each.
 // Memory per shard: the model's rows (2 vectors of each word it holds) and
 // the noise words' sampling tables (columns: every table; words: one
-// partition's, O(p + V/p)). The choice: columns if the job cannot be split
+// partition's, O(p + V/p)). What bounds words/s where links are slow is the
+// busiest link, not the sum: with columns every byte passes a learner
+// node's link (requests out, dot products in), so L learner nodes carry
+// S/L shards' traffic each; with words the shards' exchange spreads over
+// the S shard nodes' links, 1/S each, and the learners send word ids only.
+// The choice: columns if the job cannot be split
 // by word, or runs in one process (nothing crosses a network there, and
 // the learners train the columns in place: the fastest path); the one that fits a shard's memory budget if only one does;
 // else the one that sends fewer bytes per trained word, a tie (S = 1:
-// nothing crosses) to columns, which is word2vec's exact algorithm.
+// nothing crosses) to columns, which is word2vec's exact algorithm. (The
+// bytes are compared on the busiest link.)
 // Pure arithmetic: no I/O, no actors.
 #include <cstdint>
 #include <string>
@@ -55,6 +61,7 @@ struct partition_inputs {
   bool one_process = false;           // every shard and learner in one process (gridvec train)
   uint64_t memory_budget = 0;         // bytes a shard may hold; 0: unknown, no limit
   std::string words_refused;          // why the job cannot be split by word; empty: it can
+  uint32_t learner_nodes = 1;         // nodes the learners run on (their links carry the column split's bytes)
 };
 
 /// One layout's figures.
@@ -63,12 +70,15 @@ struct layout_cost {
   double id_bytes_per_word = 0;     // word ids beside them
   uint64_t model_bytes = 0;         // one shard's rows
   uint64_t sampling_bytes = 0;      // one shard's sampling tables
+  // Bytes per trained word on the busiest link, in its busier direction:
+  // what bounds words/s where the links are slower than the cores.
+  double busiest_link_bytes_per_word = 0;
   double bytes_per_word() const { return vector_bytes_per_word + id_bytes_per_word; }
   uint64_t memory_per_shard() const { return model_bytes + sampling_bytes; }
-  /// Seconds one link of `bytes_per_second` needs for a million trained
-  /// words' bytes; negative without a link.
+  /// Seconds the busiest link of `bytes_per_second` needs for a million
+  /// trained words; negative without a link.
   double wire_seconds_per_million(double bytes_per_second) const {
-    return bytes_per_second > 0 ? bytes_per_word() * 1e6 / bytes_per_second : -1;
+    return bytes_per_second > 0 ? busiest_link_bytes_per_word * 1e6 / bytes_per_second : -1;
   }
 };
 
