@@ -105,6 +105,16 @@ TEST_CASE("partition model: the busiest link decides, as the network lab measure
   CHECK(cell(100, 2).chosen == partition_layout::columns); // 352 against 400
   CHECK(cell(300, 2).chosen == partition_layout::columns);
   CHECK(cell(300, 4).chosen == partition_layout::columns);
+  // At 10 Gbit/s the cores bound: the lab's columns was faster there.
+  auto fast = dev_like(4);
+  fast.grouping = visit_grouping::example;
+  fast.link_bytes_per_second = 12e9 / 8; // measured on the lab's 10 Gbit/s links
+  const auto cores = choose_partition(fast);
+  CHECK(cores.chosen == partition_layout::columns);
+  CHECK(contains(cores.reason, "faster than the cores"));
+  CHECK(compute_seconds_per_word(fast) == Approx(6 * 6 * 100 * 0.53e-9));
+  fast.link_bytes_per_second = 1.05e9 / 8; // and at 1 Gbit/s the link
+  CHECK(choose_partition(fast).chosen == partition_layout::words);
   // Learner nodes share the column split's bytes: with 4 of them the
   // learners' links carry a shard's worth each, and columns wins again.
   auto in = dev_like(4);

@@ -180,6 +180,48 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
   }
 }
 
+// Every shard's partial similarities (similarity.hpp's layout), summed,
+// then the k nearest words but `ids`. `ask(lane)` sends one shard its
+// request; `query_norm`, if set, is |q|^2, which the shards of the word
+// split leave to the caller.
+template <class Ask>
+void sum_similarities(coordinator_ptr self, Ask ask, std::vector<uint32_t> ids, uint32_t k,
+                      caf::typed_response_promise<std::vector<neighbour>> rp, std::shared_ptr<bool> failed,
+                      std::optional<float> query_norm) {
+  auto& st = self->state;
+  auto summed = std::make_shared<std::vector<float>>();
+  auto pending = std::make_shared<size_t>(st.shards.size());
+  for (const auto& shard : st.shards)
+    ask(shard.lanes.front())
+      .then(
+        [self, rp, ids, k, summed, pending, failed, query_norm](const wire_bytes& bytes) mutable {
+          if (*failed)
+            return;
+          auto part = floats_of(bytes);
+          if (!part) {
+            *failed = true;
+            rp.deliver(make_job_error(part.error()));
+            return;
+          }
+          add_partials(*summed, *part);
+          if (--*pending > 0)
+            return;
+          if (query_norm && !summed->empty())
+            (*summed)[0] = *query_norm;
+          auto& st = self->state;
+          std::vector<neighbour> out;
+          for (const auto& sw : top_cosine(*summed, k, ids))
+            out.push_back({st.words->word(sw.id), sw.score});
+          rp.deliver(std::move(out));
+        },
+        [rp, failed](caf::error& err) mutable {
+          if (*failed)
+            return;
+          *failed = true;
+          rp.deliver(err);
+        });
+}
+
 // --partition words: the query q = sum weight_i u(word_i) is put together
 // here from the query words' rows (each from its shard), then every shard
 // scores the words it holds against q (similarity.hpp's layout).
@@ -212,35 +254,15 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
             (*q)[j] += weight * (*row)[j];
           if (--*pending > 0)
             return;
-          auto& st = self->state;
-          auto summed = std::make_shared<std::vector<float>>();
-          auto pending2 = std::make_shared<size_t>(st.shards.size());
-          for (const auto& shard : st.shards)
-            self->request(shard.lanes.front(), query_timeout, similar_atom::value, float_bytes(*q))
-              .then(
-                [self, rp, ids, k, q, summed, pending2, failed](const wire_bytes& bytes) mutable {
-                  if (*failed)
-                    return;
-                  auto part = floats_of(bytes);
-                  if (!part) {
-                    *failed = true;
-                    rp.deliver(make_job_error(part.error()));
-                    return;
-                  }
-                  add_partials(*summed, *part);
-                  if (--*pending2 > 0)
-                    return;
-                  float qq = 0;
-                  for (float x : *q)
-                    qq += x * x;
-                  (*summed)[0] = qq;
-                  auto& st = self->state;
-                  std::vector<neighbour> out;
-                  for (const auto& sw : top_cosine(*summed, k, ids))
-                    out.push_back({st.words->word(sw.id), sw.score});
-                  rp.deliver(std::move(out));
-                },
-                on_error);
+          float qq = 0;
+          for (float x : *q)
+            qq += x * x;
+          sum_similarities(
+            self,
+            [self, query = float_bytes(*q)](const shard_actor& lane) {
+              return self->request(lane, query_timeout, similar_atom::value, query);
+            },
+            ids, k, rp, failed, qq);
         },
         on_error);
 }
@@ -302,30 +324,12 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
             similar_by_rows(self, ids, std::move(weights), k, rp, failed);
             return;
           }
-          auto summed = std::make_shared<std::vector<float>>();
-          auto pending2 = std::make_shared<size_t>(st.shards.size());
-          for (const auto& shard : st.shards)
-            self->request(shard.lanes.front(), query_timeout, similar_atom::value, ids, float_bytes(weights))
-              .then(
-                [self, rp, ids, k, summed, pending2, failed](const wire_bytes& bytes) mutable {
-                  if (*failed)
-                    return;
-                  auto part = floats_of(bytes);
-                  if (!part) {
-                    *failed = true;
-                    rp.deliver(make_job_error(part.error()));
-                    return;
-                  }
-                  add_partials(*summed, *part);
-                  if (--*pending2 > 0)
-                    return;
-                  auto& st = self->state;
-                  std::vector<neighbour> out;
-                  for (const auto& sw : top_cosine(*summed, k, ids))
-                    out.push_back({st.words->word(sw.id), sw.score});
-                  rp.deliver(std::move(out));
-                },
-                on_error);
+          sum_similarities(
+            self,
+            [self, ids, query = float_bytes(weights)](const shard_actor& lane) {
+              return self->request(lane, query_timeout, similar_atom::value, ids, query);
+            },
+            ids, k, rp, failed, std::nullopt);
         },
         on_error);
 }

@@ -87,6 +87,10 @@ layout_cost words_cost(const partition_inputs& in) {
   return c;
 }
 
+double compute_seconds_per_word(const partition_inputs& in) {
+  return pairs_per_word(in.window) * (in.negative + 1) * in.dim * compute_seconds_per_float;
+}
+
 partition_choice choose_partition(const partition_inputs& in) {
   partition_choice out;
   out.columns = columns_cost(in);
@@ -114,6 +118,11 @@ partition_choice choose_partition(const partition_inputs& in) {
       return pick(partition_layout::words, "columns needs " + human_bytes(out.columns.memory_per_shard()) + budget);
   }
   const double cb = out.columns.busiest_link_bytes_per_word, wb = out.words.busiest_link_bytes_per_word;
+  if (in.link_bytes_per_second > 0 && cb / in.link_bytes_per_second < compute_seconds_per_word(in))
+    return pick(partition_layout::columns,
+                "the links are faster than the cores: the busiest link moves a trained word in " +
+                  format("%.2f", cb / in.link_bytes_per_second * 1e6) + " us, the cores train it in about " +
+                  format("%.2f", compute_seconds_per_word(in) * 1e6) + " us");
   const std::string figures = format("%.0f", std::min(cb, wb)) + " against " + format("%.0f", std::max(cb, wb));
   if (wb < cb)
     return pick(partition_layout::words, "fewer bytes per trained word on the busiest link: " + figures);

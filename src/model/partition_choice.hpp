@@ -25,7 +25,11 @@
 // node's link (requests out, dot products in), so L learner nodes carry
 // S/L shards' traffic each; with words the shards' exchange spreads over
 // the S shard nodes' links, 1/S each, and the learners send word ids only.
-// The choice: columns if the job cannot be split
+// Where the links are faster than the cores (the busiest link would move a
+// trained word of the column split in less time than the cores take to
+// train it, compute_seconds_per_word), columns: the word split does more
+// work per word (a message per visit, vectors copied out and in). The
+// choice: columns if the job cannot be split
 // by word, or runs in one process (nothing crosses a network there, and
 // the learners train the columns in place: the fastest path); the one that fits a shard's memory budget if only one does;
 // else the one that sends fewer bytes per trained word, a tie (S = 1:
@@ -63,6 +67,15 @@ struct partition_inputs {
   std::string words_refused;          // why the job cannot be split by word; empty: it can
   uint32_t learner_nodes = 1;         // nodes the learners run on (their links carry the column split's bytes)
 };
+
+/// The cores' time per trained word, estimated: a trained word's pairs
+/// touch P·(n+1) output rows of d floats, at about half a nanosecond per
+/// float of such work. Calibrated on the network lab's VM (docs/netlab.md:
+/// columns trained 480k words/s at 10 Gbit/s, d = 100, its cores the
+/// bound). Where the busiest link moves a trained word faster than this,
+/// the cores bound words/s, not the links.
+double compute_seconds_per_word(const partition_inputs& in);
+constexpr double compute_seconds_per_float = 0.53e-9;
 
 /// One layout's figures.
 struct layout_cost {
