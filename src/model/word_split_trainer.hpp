@@ -1,5 +1,5 @@
 #pragma once
-// `--partition words` in one process: a learner whose one shard holds the
+// `--partition words` on one shard: a learner whose one shard holds the
 // whole model (gridvec train) trains through seed 001's word split
 // (src/model/word_split.hpp). The store's rows are viewed as p partitions
 // (word w in partition w mod p); every minibatch goes through the
@@ -7,8 +7,9 @@
 // run it -- a plan per source, the input vectors' snapshots served at each
 // peer, the gradients added back -- and what would cross between
 // partitions is counted. Export, checkpoints and recovery see the one
-// store as always. (Shards of their own for each partition, across
-// processes, are not built yet: docs/word-partitions.md.)
+// store as always. (Over several shards, each holds its partition's rows
+// and they exchange the same batches as messages:
+// actors/shard_word_split.hpp.)
 #include <cstdint>
 #include <memory>
 #include <vector>

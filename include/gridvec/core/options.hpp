@@ -53,7 +53,8 @@ struct train_options {
   // and synchronises the rows it changed sync_rounds times per epoch.
   bool replicated = false;
   // --partition words (seed 001): rows split by word, trained through the
-  // partitions' exchange (src/model/word_split.hpp); one process only.
+  // partitions' exchange (src/model/word_split.hpp): over the shards, or
+  // one shard viewed as --word-partitions partitions.
   bool word_split = false;
   // --visits skipgram: the word split sends every skip-gram's visits on
   // their own, seed 001's pattern (src/model/word_split.hpp), instead of
