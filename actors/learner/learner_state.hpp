@@ -134,6 +134,9 @@ struct learner_state {
   std::unique_ptr<replicated_host> replicated;
   std::vector<learner_actor> hosts; // the job's live learners
   uint32_t host_index = 0;          // this learner's place among them
+  // Round changes from hosts that began before this one had its first
+  // work (a tiny round ends fast): kept until start_replicated, not lost.
+  std::vector<row_block> early_changes;
 
   bool mid_sentence() const { return current.pending(); }
   bool idle() const {

@@ -261,6 +261,11 @@ void start_replicated(learner_ptr self) {
   r.masters_heard = 0;
   r.finishing = false;
   r.round_started = st.trained_total;
+  // Changes that came before this host started are this round's too.
+  auto early = std::move(st.early_changes);
+  st.early_changes.clear();
+  for (auto& changes : early)
+    take_changes(self, std::move(changes));
   load_from_shards(self);
 }
 
@@ -310,8 +315,18 @@ void on_round_changes(learner_ptr self, const wire_bytes& bytes) {
     fail(self, s.error());
     return;
   }
-  if (self->state.replicated)
+  auto& st = self->state;
+  if (st.replicated) {
     take_changes(self, std::move(changes));
+    return;
+  }
+  // This host has not started yet: each other host sends at most two
+  // rounds' changes before it hears from this one.
+  if (st.early_changes.size() >= 2 * size_t{std::max<uint32_t>(1, st.cfg.learners)}) {
+    fail(self, "host " + std::to_string(changes.host) + " sent round changes before this host started, too many");
+    return;
+  }
+  st.early_changes.push_back(std::move(changes));
 }
 
 void on_round_values(learner_ptr self, const wire_bytes& bytes) {
