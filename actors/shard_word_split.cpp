@@ -26,7 +26,7 @@ word_split_part::word_split_part(shard_store& store, const std::vector<uint64_t>
         own_counts(counts, layout, store.rows_layout().partition)),
     mode(m), vocab(store.vocab_size()) {}
 
-std::vector<shard_actor> word_split_part::peers() const {
+std::shared_ptr<const std::vector<shard_actor>> word_split_part::peers() const {
   std::lock_guard<std::mutex> lock(peers_mutex_);
   return peers_;
 }
@@ -41,7 +41,7 @@ status word_split_part::set_peers(const std::vector<caf::actor>& all) {
     typed.push_back(caf::actor_cast<shard_actor>(a));
   }
   std::lock_guard<std::mutex> lock(peers_mutex_);
-  peers_ = std::move(typed);
+  peers_ = std::make_shared<const std::vector<shard_actor>>(std::move(typed));
   return {};
 }
 

@@ -33,7 +33,8 @@ struct word_split_part {
   uint32_t index() const { return rows.index(); }
   uint32_t partitions() const { return layout.partitions; }
   /// The peers, by partition; empty until the coordinator has sent them.
-  std::vector<shard_actor> peers() const;
+  /// A snapshot: a restore replaces it whole while requests use the old.
+  std::shared_ptr<const std::vector<shard_actor>> peers() const;
   status set_peers(const std::vector<caf::actor>& all);
 
   /// Checks a learner's share before anything is trained: skip-gram with
@@ -54,7 +55,7 @@ struct word_split_part {
 
 private:
   mutable std::mutex peers_mutex_;
-  std::vector<shard_actor> peers_;
+  std::shared_ptr<const std::vector<shard_actor>> peers_ = std::make_shared<const std::vector<shard_actor>>();
 };
 
 namespace split_detail {
@@ -82,7 +83,7 @@ caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_
   if (auto s = part.check_share(mb); !s)
     return make_job_error(s.error());
   const auto peers = part.peers();
-  if (peers.size() != part.partitions())
+  if (peers->size() != part.partitions())
     return make_job_error("shard " + std::to_string(part.index()) + " has not been told its peers");
   const uint32_t k = part.index(), p = part.partitions(), d = part.rows.dim();
   rng r(plan_seed(mb.seed, k));
@@ -123,7 +124,7 @@ caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_
   auto rp = self->template make_response_promise<wire_bytes>();
   share->pending = outgoing.size();
   for (size_t i = 0; i < outgoing.size(); ++i)
-    self->request(peers[outgoing[i].first], visit_timeout, visit_atom::value, outgoing[i].second)
+    self->request((*peers)[outgoing[i].first], visit_timeout, visit_atom::value, outgoing[i].second)
       .then(
         [share, rp, i, shared](const wire_bytes& reply) mutable {
           if (share->failed)

@@ -180,6 +180,18 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
   }
 }
 
+// A query's error handler: the first error of its requests answers it,
+// the later ones (and replies after it) are dropped.
+template <class Promise>
+auto first_error(Promise rp, std::shared_ptr<bool> failed) {
+  return [rp, failed](caf::error& err) mutable {
+    if (*failed)
+      return;
+    *failed = true;
+    rp.deliver(err);
+  };
+}
+
 // Every shard's partial similarities (similarity.hpp's layout), summed,
 // then the k nearest words but `ids`. `ask(lane)` sends one shard its
 // request; `query_norm`, if set, is |q|^2, which the shards of the word
@@ -214,12 +226,7 @@ void sum_similarities(coordinator_ptr self, Ask ask, std::vector<uint32_t> ids, 
             out.push_back({st.words->word(sw.id), sw.score});
           rp.deliver(std::move(out));
         },
-        [rp, failed](caf::error& err) mutable {
-          if (*failed)
-            return;
-          *failed = true;
-          rp.deliver(err);
-        });
+        first_error(rp, failed));
 }
 
 // --partition words: the query q = sum weight_i u(word_i) is put together
@@ -232,12 +239,7 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
   const uint32_t dim = st.shards.front().width;
   auto q = std::make_shared<std::vector<float>>(dim, 0.0f);
   auto pending = std::make_shared<size_t>(ids.size());
-  auto on_error = [rp, failed](caf::error& err) mutable {
-    if (*failed)
-      return;
-    *failed = true;
-    rp.deliver(err);
-  };
+  auto on_error = first_error(rp, failed);
   for (size_t i = 0; i < ids.size(); ++i)
     self->request(st.shards[ids[i] % shards].lanes.front(), query_timeout, rows_atom::value, ids[i], ids[i] + 1)
       .then(
@@ -293,12 +295,7 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
   auto norms = std::make_shared<std::vector<float>>();
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
-  auto on_error = [rp, failed](caf::error& err) mutable {
-    if (*failed)
-      return;
-    *failed = true;
-    rp.deliver(err);
-  };
+  auto on_error = first_error(rp, failed);
   for (const auto& shard : st.shards)
     self->request(shard.lanes.front(), query_timeout, norms_atom::value, ids)
       .then(
@@ -373,12 +370,7 @@ void query_vector(coordinator_ptr self, const std::string& word, caf::typed_resp
           if (--*pending == 0)
             rp.deliver(float_bytes(*row));
         },
-        [rp, failed](caf::error& err) mutable {
-          if (*failed)
-            return;
-          *failed = true;
-          rp.deliver(err);
-        });
+        first_error(rp, failed));
 }
 
 } // namespace gridvec

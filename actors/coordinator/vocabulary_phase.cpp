@@ -69,7 +69,10 @@ bool choose_layout(coordinator_ptr self) {
   auto& st = self->state;
   if (!st.opt.partition_auto && !st.opt.explain)
     return true;
-  auto in = partition_inputs_of(st.opt, st.words ? st.words->counts() : std::vector<uint64_t>{});
+  // The sampling tables' sizes change the choice only through a memory
+  // budget; measuring them builds them, O(V), so only for one or --explain.
+  auto in = partition_inputs_of(st.opt, st.words ? st.words->counts() : std::vector<uint64_t>{},
+                                st.opt.explain || st.shard_memory_budget > 0);
   if (in.link_bytes_per_second <= 0)
     in.link_bytes_per_second = st.measured_link_speed;
   in.memory_budget = st.shard_memory_budget;

@@ -92,9 +92,7 @@ void fused_pump(learner_ptr self) {
     if (trained && slice_over(self, until))
       return;
   }
-  settle_pause(self);
-  if (st.idle() && !st.reported_idle)
-    report(self, true);
+  pump_settled(self);
 }
 
 } // namespace gridvec::learner

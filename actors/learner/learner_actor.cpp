@@ -87,6 +87,13 @@ bool count_weights(learner_ptr self, const weight_result& w, float alpha) {
   return true;
 }
 
+void pump_settled(learner_ptr self) {
+  auto& st = self->state;
+  settle_pause(self);
+  if (st.idle() && !st.reported_idle)
+    report(self, true);
+}
+
 void pump(learner_ptr self) {
   if (self->state.replicated)
     replicated_pump(self);

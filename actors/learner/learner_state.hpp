@@ -178,6 +178,9 @@ void settle_pause(learner_ptr self);
 bool count_weights(learner_ptr self, const weight_result& w, float alpha);
 /// Trains what may be trained now, on whichever path this learner uses.
 void pump(learner_ptr self);
+/// The end of a path's pump: a pause that is reached settles, and a
+/// learner left with nothing to do says so once.
+void pump_settled(learner_ptr self);
 
 // protocol_path.cpp
 /// Sends the minibatches that may start now to the shards.

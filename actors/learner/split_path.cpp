@@ -82,9 +82,7 @@ void split_pump(learner_ptr self) {
     fail(self, error.error());
     return;
   }
-  settle_pause(self);
-  if (st.idle() && !st.reported_idle)
-    report(self, true);
+  pump_settled(self);
 }
 
 } // namespace gridvec::learner

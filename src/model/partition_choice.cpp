@@ -165,7 +165,7 @@ partition_layout resolve_partition(const partition_choice& c, bool words_runnabl
   return c.chosen;
 }
 
-partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts) {
+partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts, bool tables) {
   partition_inputs in;
   in.vocab = counts.size();
   in.dim = o.size;
@@ -176,7 +176,7 @@ partition_inputs partition_inputs_of(const train_options& o, const std::vector<u
   in.grouping = o.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example;
   in.link_bytes_per_second = o.link_speed;
   in.words_refused = word_split_refusal(o);
-  if (counts.empty() || o.negative == 0)
+  if (!tables || counts.empty() || o.negative == 0)
     return in; // no noise words, no tables
   const uint32_t partitions = std::min<uint64_t>(o.word_partitions_of(in.shards), counts.size());
   // Split by word, a shard draws through the partitions' tables and holds
