@@ -15,7 +15,7 @@ trap cleanup EXIT
 corpus=${1:-}
 if [ -z "$corpus" ]; then
   corpus=$work/corpus.txt
-  zcat "$root/../shared/data/dev-corpus.txt.gz" > "$corpus"
+  zcat "$root/tests/data/dev-corpus.txt.gz" > "$corpus"
 fi
 d=100; n=5
 printf '%-3s %8s %14s %14s %14s %14s %12s\n' S w "sent B/word" "recv B/word" "formula(7)" "+index" "PS (2+wn)d4"

@@ -11,7 +11,7 @@ Usage: scripts/eval.py VECTORS [--binary] [--json] [--data DIR]
 
 Prints `analogy=0.0123 wordsim=0.2345 vocab=N dim=D` (or one JSON object with
 --json). With floors, exits 1 and says which score is below its floor.
-The data directory defaults to ../../shared/data relative to this script.
+The data directory defaults to the repository's tests/data.
 """
 import argparse
 import json
@@ -56,7 +56,7 @@ def main():
     ap.add_argument("vectors")
     ap.add_argument("--binary", action="store_true", help="word2vec binary format")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--data", default=os.path.join(here, "..", "..", "shared", "data"),
+    ap.add_argument("--data", default=os.path.join(here, "..", "tests", "data"),
                     help="directory with questions-words.txt and wordsim353.tsv")
     ap.add_argument("--floor-analogy", type=float, default=None)
     ap.add_argument("--floor-wordsim", type=float, default=None)

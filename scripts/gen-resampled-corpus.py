@@ -8,7 +8,7 @@ Example (the >= 20M-word corpus of scripts/bench's large run, ~10 s):
   scripts/gen-resampled-corpus.py --out /tmp/dev-20m.txt --words 20000000
 
 Lines (sentences) of --source (default: the dev corpus,
-../shared/data/dev-corpus.txt.gz) are drawn uniformly with replacement,
+tests/data/dev-corpus.txt.gz) are drawn uniformly with replacement,
 with numpy's generator seeded by --seed, until N words are written; the
 last line is cut at N. Unlike the synthetic corpora of gen-large-corpus.py
 the words are English, so scripts/eval.py (analogies, WordSim-353) scores
@@ -30,8 +30,7 @@ def main():
     ap = argparse.ArgumentParser(description="Resample the lines of a corpus up to N words.")
     ap.add_argument("--out", required=True)
     ap.add_argument("--words", type=int, required=True, help="corpus tokens N")
-    ap.add_argument("--source", default=os.path.join(here, "..", "..", "shared", "data",
-                                                      "dev-corpus.txt.gz"))
+    ap.add_argument("--source", default=os.path.join(here, "..", "tests", "data", "dev-corpus.txt.gz"))
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.words < 1:

@@ -19,7 +19,7 @@ baselines=${2:-3}
 source "$root/tests/cluster_lib.sh"
 work=$(mktemp -d)
 cluster_init "$gridvec" "$work"
-zcat "$root/../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
+zcat "$root/tests/data/dev-corpus.txt.gz" > "$work/corpus.txt"
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard-a "roles = shard" "shards = 1"
 cluster_node shard-b "roles = shard" "shards = 1"

@@ -37,7 +37,7 @@ cluster_init() {
 cluster_init_dev() {
   work=$(mktemp -d)
   cluster_init "$1" "$work"
-  zcat "$cluster_lib_dir/../../shared/data/dev-corpus.txt.gz" > "$work/corpus.txt"
+  zcat "$cluster_lib_dir/data/dev-corpus.txt.gz" > "$work/corpus.txt"
 }
 
 cluster_cleanup() {

@@ -10,7 +10,7 @@ gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
-{ zcat "$here/../../shared/data/dev-corpus.txt.gz" || true; } | head -n 3000 > corpus.txt
+{ zcat "$here/data/dev-corpus.txt.gz" || true; } | head -n 3000 > corpus.txt
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 start() { # POLICY: trains in the background; breaks the checkpoint directory after checkpoint 1

@@ -115,7 +115,7 @@ assert kv.vector_size == 16 and 'cat' in kv.key_to_index, kv
 # A run that blows up (the protocol path without its safeguards, on the dev
 # corpus's wiki tables) stops with one line, writes no vectors, and its
 # report says why with a null loss.
-zcat "$here/../../shared/data/dev-corpus.txt.gz" > dev.txt
+zcat "$here/data/dev-corpus.txt.gz" > dev.txt
 expect_error diverged "training diverged" -- train -train dev.txt -output out.txt -sample 0 --fused 0 \
   --refresh-weights 0 --interleave 1 -threads 2 --report report.json
 if /usr/bin/python3 -c "
@@ -149,7 +149,7 @@ done
 
 # -train as real corpora come: several files, a directory, gzip, stdin.
 # Each trains on the same text as the one plain file: the same vocabulary.
-dev="$here/../../shared/data/dev-corpus.txt.gz"
+dev="$here/data/dev-corpus.txt.gz"
 zcat "$dev" | head -n 4000 > part1.txt
 zcat "$dev" | sed -n '4001,8000p' > part2.txt
 cat part1.txt part2.txt > whole.txt

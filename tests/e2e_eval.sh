@@ -9,7 +9,7 @@
 set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../../shared/data
+data=$here/data
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 /usr/bin/python3 - "$data" "$work" <<'PY'

@@ -14,7 +14,7 @@ cmake=$1
 build=$2
 src=$3
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../../shared/data
+data=$here/data
 source "$here/cluster_lib.sh"
 work=$(mktemp -d)
 prefix=$work/prefix

@@ -10,7 +10,7 @@
 set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../../shared/data
+data=$here/data
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*"; exit 1; }

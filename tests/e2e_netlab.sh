@@ -25,7 +25,7 @@ fail() { echo "FAIL: $*" >&2; cat "$work/lab.log" >&2 2>/dev/null || true; exit 
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root (the lab needs network namespaces)"; exit 77; }
 
 # (head stops zcat early: its SIGPIPE is expected.)
-{ zcat "$here/../../shared/data/dev-corpus.txt.gz" || true; } | head -n 3000 > "$work/corpus.txt"
+{ zcat "$here/data/dev-corpus.txt.gz" || true; } | head -n 3000 > "$work/corpus.txt"
 [ -s "$work/corpus.txt" ] || fail "no dev corpus"
 
 # Namespaces of the lab whose process id is PID.

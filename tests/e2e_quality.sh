@@ -7,7 +7,7 @@
 set -euo pipefail
 gridvec=$1; shards=$2; shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../../shared/data
+data=$here/data
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 zcat "$data/dev-corpus.txt.gz" > "$work/corpus.txt"
 # word2vec.c scores 0.0175 / 0.245 with these flags and -sample 1e-4, and

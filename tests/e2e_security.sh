@@ -28,7 +28,7 @@ cluster_init "$gridvec" "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 probe() { /usr/bin/python3 "$here/peer_probe.py" "$@"; }
 mkdir -p "$work/in" "$work/out" "$work/private"
-(zcat "$here/../../shared/data/dev-corpus.txt.gz" || true) | head -n 3000 > "$work/in/corpus.txt"
+(zcat "$here/data/dev-corpus.txt.gz" || true) | head -n 3000 > "$work/in/corpus.txt"
 cp "$work/in/corpus.txt" "$work/private/corpus.txt"
 small=(-size 32 -window 3 -negative 3 -min-count 5 -iter 1 --fused 0)
 

@@ -13,7 +13,7 @@
 set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../../shared/data
+data=$here/data
 source "$here/cluster_lib.sh"
 work=$(mktemp -d)
 cluster_init "$gridvec" "$work"

@@ -19,7 +19,7 @@ fail() {
   for f in "$work"/*.log; do echo "--- $f" >&2; tail -n 15 "$f" >&2; done
   exit 1
 }
-(zcat "$here/../../shared/data/dev-corpus.txt.gz" || true) | head -n 2000 > "$work/corpus.txt"
+(zcat "$here/data/dev-corpus.txt.gz" || true) | head -n 2000 > "$work/corpus.txt"
 
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard "roles = shard" "shards = 1"
