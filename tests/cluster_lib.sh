@@ -23,6 +23,7 @@
 # cluster_cleanup (run on EXIT by cluster_init) kills whatever is left.
 
 cluster_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$cluster_lib_dir/strict.sh"
 
 cluster_init() {
   CLUSTER_BIN=$1

@@ -132,7 +132,7 @@ if command -v tmux > /dev/null &&
   echo "ok: Ctrl-C in the terminal: $(pane | grep "interrupted:")"
   tmux -L "$tmux_socket" kill-server 2> /dev/null || true
 else
-  echo "tmux cannot run here: Ctrl-C is sent as SIGINT, and the progress line is not checked"
+  part_cannot_run "tmux cannot run here: Ctrl-C is sent as SIGINT, and the progress line is not checked"
   "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running \
     > "$work/interrupted.log" 2>&1 &
   job=$!

@@ -6,12 +6,14 @@
 # and no namespace of the lab may be left afterwards; then a second, longer
 # run is interrupted (SIGINT) mid-job and must remove its namespaces and
 # processes too. Without network namespaces (not root, `ip netns add`
-# fails, no tbf qdisc) it prints SKIP and exits 77. A kernel without netem
+# fails, no tbf qdisc) it cannot run: it fails under scripts/test.sh and CI
+# and is skipped elsewhere (tests/strict.sh). A kernel without netem
 # runs the link without delay (bandwidth only) and says so.
 # Usage: e2e_netlab.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/strict.sh"
 netlab=$here/../scripts/netlab
 work=$(mktemp -d)
 lab=""
@@ -22,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; cat "$work/lab.log" >&2 2>/dev/null || true; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root (the lab needs network namespaces)"; exit 77; }
+[ "$(id -u)" = 0 ] || cannot_run "not root (the lab needs network namespaces)"
 
 # (head stops zcat early: its SIGPIPE is expected.)
 { zcat "$here/data/dev-corpus.txt.gz" || true; } | head -n 3000 > "$work/corpus.txt"
@@ -51,8 +53,7 @@ if [ $code = 3 ] && grep -q "no netem" "$work/lab.log"; then
   lab_pid=$lab lab=""
 fi
 if [ $code = 3 ]; then
-  echo "SKIP: $(sed 's/^netlab: //' "$work/lab.log" | tail -n 1)"
-  exit 77
+  cannot_run "$(sed 's/^netlab: //' "$work/lab.log" | tail -n 1)"
 fi
 [ $code = 0 ] || fail "netlab exited $code"
 [ -z "$(lab_namespaces "$lab_pid")" ] || fail "namespaces left: $(lab_namespaces "$lab_pid")"

@@ -270,10 +270,10 @@ echo \$? > "$work/shell.status"
 PROMPT
 # Only tmux itself failing to start skips this part.
 if ! command -v tmux > /dev/null; then
-  echo "SKIP: tmux is not installed; the interactive prompt is not tested"
+  part_cannot_run "tmux is not installed; the interactive prompt is not tested"
 elif ! tmux -L "$tmux_socket" -f /dev/null new-session -d -s shell -x 150 -y 50 \
        "exec env HOME=$work bash $work/prompt.sh" \; set-option -t shell remain-on-exit on 2> "$work/tmux.err"; then
-  echo "SKIP: tmux cannot run here ($(cat "$work/tmux.err")); the interactive prompt is not tested"
+  part_cannot_run "tmux cannot run here ($(cat "$work/tmux.err")); the interactive prompt is not tested"
 else
   at_prompt
   keys "status" Enter
