@@ -25,6 +25,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -241,6 +242,51 @@ class TrainInProcess(unittest.TestCase):
             gridvec.train(self.corpus, window=-3)
         self.assertIn("window", str(e.exception))
 
+    def test_gil_released_and_ctrl_c(self):
+        # In a process of its own: Python threads run while a job trains;
+        # SIGINT (Ctrl-C) stops a long job with KeyboardInterrupt, nothing
+        # written, and the next job in the same process runs.
+        script = r"""
+import os, sys, threading, time, gridvec
+corpus, out = sys.argv[1], sys.argv[2]
+ticks, stop = [0], threading.Event()
+def count():
+    while not stop.is_set():
+        ticks[0] += 1
+        time.sleep(0.01)
+counter = threading.Thread(target=count)
+counter.start()
+started = time.monotonic()
+gridvec.train(corpus, size=32, iter=2, min_count=5, threads=2, debug=0)
+stop.set(); counter.join()
+print("ticks", ticks[0], "in", round(time.monotonic() - started, 1), "s", flush=True)
+print("ready", flush=True)
+try:
+    gridvec.train(corpus, output=out, size=32, iter=500, min_count=5, threads=2, debug=0)
+    print("not interrupted", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", os.path.exists(out), flush=True)
+m = gridvec.train(corpus, size=16, iter=1, min_count=5, threads=2, debug=0)
+print("trained again", m.vectors.shape[1], flush=True)
+"""
+        out = os.path.join(self.work, "interrupted.txt")
+        proc = subprocess.Popen([sys.executable, "-c", script, self.corpus, out], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            ticks = proc.stdout.readline().split()
+            self.assertEqual(proc.stdout.readline().strip(), "ready", proc.stderr.read() if proc.poll() else "")
+            time.sleep(2)
+            proc.send_signal(signal.SIGINT)
+            rest, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        # A 100 Hz counter while the job trained (seconds): it ran beside it.
+        self.assertEqual(ticks[0], "ticks", ticks)
+        self.assertGreater(int(ticks[1]), 20 * float(ticks[3]), ticks)
+        self.assertEqual(rest.splitlines(), ["interrupted False", "trained again 16"], err)
+
     def test_a_failing_job_raises(self):
         with self.assertRaises(gridvec.GridvecError) as e:
             gridvec.train(os.path.join(self.work, "no-such-corpus.txt"), debug=0)
@@ -344,6 +390,11 @@ class ClusterAndTables(unittest.TestCase):
         np.testing.assert_array_equal(emb.get(keys), values)
         np.testing.assert_array_equal(emb.get(np.array([7], dtype=np.uint64)), values[2:3])
         self.assertEqual(emb.get(["never-written"]).tolist(), [[0, 0, 0, 0]])
+        # The same keys and rows as the command line's (a string key is hashed alike).
+        cli = subprocess.run([GRIDVEC, "table", "--config", self.nodes.config, "--timeout", "20", "get", "pyemb",
+                              "apple", "7"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        self.assertEqual(cli.stdout.splitlines(), ["apple 0 0.25 0.5 0.75", "7 2 2.25 2.5 2.75"])
         # Two Adagrad steps on the shards: G = g1^2 + g2^2, v -= lr g / (sqrt(G) + eps).
         g1 = np.array([[1, -2, 0.5, 0]], dtype=np.float32)
         g2 = np.array([[0.5, 1, -1, 2]], dtype=np.float32)
