@@ -5,10 +5,15 @@
 # with the real gensim), tmux (the shell's test types into a terminal), npm
 # (the quality tests build the reference word2vec.c from npm's package) and
 # clang (scripts/fuzz builds the libFuzzer targets with it; libFuzzer's
-# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends).
+# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends),
+# and pybind11-dev, python3-dev and python3-numpy: the build makes the Python
+# module (python/) only where pybind11 and Python's headers are found, and its
+# test (tests/e2e_python.py) fails without them, so CI always builds and tests
+# it; the module returns vectors and table rows as numpy arrays.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format
+          pybind11-dev python3-dev python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

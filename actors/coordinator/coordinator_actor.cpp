@@ -270,7 +270,9 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       auto& st = self->state;
       if (st.finished)
         return;
-      if (cancel_requested.load()) {
+      // The request is taken by the job it stops: a process that goes on
+      // (the Python module after Ctrl-C) can run the next job.
+      if (cancel_requested.exchange(false)) {
         fail(self, make_job_error("interrupted; no output was written"));
         return;
       }

@@ -58,7 +58,8 @@ coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_
                                     placing_hook before_placing = {});
 
 /// Set from a signal handler: the running job stops at its next progress
-/// tick, and no output file is left behind.
+/// tick, and no output file is left behind. The job that stops takes the
+/// request; a later job in the same process runs.
 void request_cancel();
 
 } // namespace gridvec
