@@ -49,7 +49,7 @@ if [ "$scenario" = replicated-shard-kill ]; then
   scenario=shard-kill
 fi
 submit() {
-  timeout 900 "$gridvec" submit --config "$work/cluster.conf" "$@" --report "$work/report.json" \
+  timeout 900 "$gridvec" submit --config "$work/cluster.conf" --shutdown "$@" --report "$work/report.json" \
     >> "$work/submit.log" 2>&1
 }
 fail() { cluster_fail "$@"; }
