@@ -30,6 +30,11 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
 
 struct vocabulary_state {
   word_counts merged;
+  // Tokens of the corpus: the counted parts' (merge), not a saved model's
+  // or vocabulary file's counts (load) added to them. Without counted
+  // parts (-read-vocab) the loaded counts stand for the corpus.
+  uint64_t corpus_tokens = 0;
+  bool counted = false;
   static inline const char* name = "vocabulary";
 };
 
@@ -37,6 +42,8 @@ vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_p
   return {
     [self](merge_atom, const count_table& part) -> uint64_t {
       self->state.merged.merge(part);
+      self->state.corpus_tokens += part.total;
+      self->state.counted = true;
       return self->state.merged.distinct();
     },
     // -read-vocab: the counts come from a file instead of the corpus.
@@ -59,7 +66,8 @@ vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_p
       if (!word2vec_vocab.empty())
         if (auto s = save_word2vec_vocab(*v, merged.lines(), word2vec_vocab); !s)
           return make_job_error(s.error());
-      vocabulary_info info{path, v->size(), v->train_words(), merged.total(), merged.distinct(), merged.lines()};
+      const uint64_t raw = self->state.counted ? self->state.corpus_tokens : merged.total();
+      vocabulary_info info{path, v->size(), v->train_words(), raw, merged.distinct(), merged.lines()};
       merged = word_counts{}; // the counts are not needed again
       return info;
     },

@@ -7,7 +7,7 @@
 # Usage: scripts/bytes-per-word.sh [CORPUS] (default: the dev corpus)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-gridvec=${GRIDVEC:-$root/build/gridvec}
+gridvec=${GRIDVEC:-$("$root/scripts/gridvec-path")}
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -59,7 +59,7 @@ CONF
   for port in $p1 $p2 $p3 $p4 $p5; do
     for _ in $(seq 1 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
   done
-  "$gridvec" submit --config "$work/c.conf" -train "$corpus" -output "$work/v.txt" -size $d -window 5 \
+  "$gridvec" submit --config "$work/c.conf" --shutdown -train "$corpus" -output "$work/v.txt" -size $d -window 5 \
     -negative $n -sample 1e-4 -min-count 5 -iter 1 --shards $S --report "$work/r.json" 2> "$work/submit.log"
   for p in "${pids[@]}"; do wait "$p" || true; done
   /usr/bin/python3 - "$work/r.json" $S $d $n <<'PY'

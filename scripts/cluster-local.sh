@@ -6,40 +6,93 @@
 # (SIGTERM, then SIGKILL after 5 s). A node that dies or exits with an error
 # is reported and the others keep running: the cluster's supervisor restores
 # a lost shard on another node (a `standby` one, as in
-# examples/cluster-local.conf) and the job goes on. Nodes that exit by
-# themselves with status 0 (the job ended) are left to finish; the script
-# ends when every node has. Exit status: 0 if every node stopped cleanly, 1
-# if any failed, 2 on bad usage.
+# examples/cluster-local.conf) and the job goes on. Nodes outlive jobs;
+# those that exit by themselves with status 0 (`gridvec stop --config
+# CONFIG`, or a job submitted with --shutdown) are left to finish; the
+# script ends when every node has. Exit status: 0 if every node stopped
+# cleanly, 1 if any failed, 2 on bad usage.
 #
 # Only ever starts processes on this machine, whatever the hosts in CONFIG:
 # a node whose host is not an address of this machine fails to listen and
 # says so. Format of CONFIG: docs/cluster-config.md.
 #
-# Usage: scripts/cluster-local.sh CONFIG [GRIDVEC_BINARY]
-#        (GRIDVEC_BINARY defaults to build/gridvec in the repository)
+# With --state-dir DIR (and optionally --port-base N), CONFIG is a template:
+# the script writes DIR/cluster.conf, the same cluster with its secret and
+# tables (relative `secret` and `table-dir`) in DIR, its other relative
+# paths made absolute, DIR added to allow-read and allow-write, and its
+# ports moved so that the lowest is N (the others keep their distances);
+# the nodes then run from that file, and it is the one to give `gridvec
+# submit` and `gridvec stop`. So a read-only CONFIG (an installed example)
+# serves any number of users and clusters side by side.
+#
+# Usage: scripts/cluster-local.sh [--state-dir DIR [--port-base N]] CONFIG [GRIDVEC_BINARY]
+#        GRIDVEC_BINARY defaults to what scripts/gridvec-path finds:
+#        build/gridvec of a checkout, bin/gridvec of an installed package,
+#        or gridvec on the PATH.
 set -uo pipefail # not -e: node exit statuses are handled one by one below
 
 me=cluster-local
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
 
 usage() {
-  echo "usage: $0 CONFIG [GRIDVEC_BINARY]"
+  echo "usage: $0 [--state-dir DIR [--port-base N]] CONFIG [GRIDVEC_BINARY]"
   echo "Starts every [node NAME] of the cluster config CONFIG on this machine with"
-  echo "'GRIDVEC_BINARY node --config CONFIG --name NAME' (default: build/gridvec),"
-  echo "prefixes their output with the node names and stops them all on Ctrl-C."
+  echo "'GRIDVEC_BINARY node --config CONFIG --name NAME', prefixes their output with"
+  echo "the node names and stops them all on Ctrl-C (or \`gridvec stop --config CONFIG\`)."
+  echo "  --state-dir DIR  write DIR/cluster.conf from CONFIG, with the cluster secret"
+  echo "                   and tables in DIR, and run the nodes from it"
+  echo "  --port-base N    in DIR/cluster.conf, move the ports so that the lowest is N"
+  echo "GRIDVEC_BINARY defaults to build/gridvec in a checkout, bin/gridvec of an"
+  echo "installed package, or gridvec on the PATH."
 }
 
-if [[ $# -ge 1 && ($1 == -h || $1 == --help) ]]; then
-  usage
-  exit 0
-fi
-if [[ $# -lt 1 || $# -gt 2 ]]; then
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+state_dir=""
+port_base=""
+positional=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    --state-dir | --port-base)
+      if [[ $# -lt 2 ]]; then
+        say "$1 needs a value"
+        exit 2
+      fi
+      [[ $1 == --state-dir ]] && state_dir=$2 || port_base=$2
+      shift 2
+      ;;
+    -*)
+      say "unknown option '$1'"
+      usage >&2
+      exit 2
+      ;;
+    *)
+      positional+=("$1")
+      shift
+      ;;
+  esac
+done
+if [[ ${#positional[@]} -lt 1 || ${#positional[@]} -gt 2 ]]; then
   usage >&2
   exit 2
 fi
-config=$1
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-gridvec=${2:-$repo/build/gridvec}
+config=${positional[0]}
+if [[ ${#positional[@]} -eq 2 ]]; then
+  gridvec=${positional[1]}
+else
+  gridvec=$("$here/gridvec-path") || exit 2
+fi
+if [[ -n $port_base && -z $state_dir ]]; then
+  say "--port-base needs --state-dir (the config with the new ports is written there)"
+  exit 2
+fi
+if [[ -n $port_base ]] && ! [[ $port_base =~ ^[0-9]{1,5}$ && $port_base -ge 1 && $port_base -le 65535 ]]; then
+  say "--port-base takes a port from 1 to 65535, got '$port_base'"
+  exit 2
+fi
 
 if [[ ! -f $config || ! -r $config ]]; then
   say "cannot read cluster config '$config'"
@@ -53,6 +106,64 @@ if [[ $gridvec == */* ]]; then
 elif ! command -v "$gridvec" > /dev/null; then
   say "no gridvec binary '$gridvec' on the PATH"
   exit 2
+fi
+
+# CONFIG as a template: DIR/cluster.conf, line by line (comments and keys
+# this script does not know pass through unchanged).
+if [[ -n $state_dir ]]; then
+  mkdir -p "$state_dir" || exit 2
+  state_dir=$(cd "$state_dir" && pwd)
+  template_dir=$(cd "$(dirname "$config")" && pwd)
+  shift_by=0
+  if [[ -n $port_base ]]; then
+    lowest=$(sed -n 's/^[ \t]*\(http-\)\{0,1\}port[ \t]*=[ \t]*\([0-9]\{1,5\}\).*/\2/p' "$config" | sort -n | head -n 1)
+    if [[ -z $lowest ]]; then
+      say "no ports in '$config' to move"
+      exit 2
+    fi
+    shift_by=$((port_base - lowest))
+  fi
+  absolute() { # a path of the template, relative to its directory
+    if [[ $1 == /* ]]; then printf '%s' "$1"; else realpath -m "$template_dir/$1"; fi
+  }
+  generated=$state_dir/cluster.conf
+  {
+    echo "# Written by cluster-local.sh from $(absolute "$config")"
+    echo "# (state in $state_dir${port_base:+, ports from $port_base}); edit that file, not this one."
+    while IFS= read -r line || [[ -n $line ]]; do
+      line=${line%$'\r'}
+      if [[ $line =~ ^([[:space:]]*)([A-Za-z-]+)([[:space:]]*=[[:space:]]*)([^#]*[^#[:space:]])([[:space:]]*(#.*)?)$ ]]; then
+        key=${BASH_REMATCH[2]} value=${BASH_REMATCH[4]} rest=${BASH_REMATCH[5]}
+        lead="${BASH_REMATCH[1]}$key${BASH_REMATCH[3]}"
+        case $key in
+          port | http-port)
+            if [[ $value =~ ^[0-9]+$ ]]; then
+              value=$((value + shift_by))
+              if ((value < 1 || value > 65535)); then
+                say "--port-base $port_base moves port ${BASH_REMATCH[4]} to $value, outside 1..65535"
+                exit 2
+              fi
+            fi
+            ;;
+          tls-certificate | tls-key | tls-ca) value=$(absolute "$value") ;;
+          allow-read | allow-write)
+            dirs=""
+            IFS=, read -ra entries <<< "$value"
+            for entry in "${entries[@]}"; do
+              entry=$(sed 's/^[ \t]*//; s/[ \t]*$//' <<< "$entry")
+              [[ -n $entry ]] && dirs+="$(absolute "$entry"), "
+            done
+            value="$dirs$state_dir"
+            ;;
+        esac
+        line="$lead$value$rest"
+      fi
+      printf '%s\n' "$line"
+    done < "$config"
+  } > "$generated.tmp" || exit 2
+  mv "$generated.tmp" "$generated" || exit 2
+  config=$generated
+  say "wrote $config: give it to gridvec submit and gridvec stop (--config $config)"
 fi
 
 # The [node NAME] headers, in file order; comments after them and CRLF line
@@ -79,6 +190,10 @@ secret=$(sed -n 's/^[ \t]*secret[ \t]*=[ \t]*\([^#]*[^# \t\r]\).*/\1/p' "$config
 if [[ -n $secret ]]; then
   [[ $secret == /* ]] || secret=$(cd "$(dirname "$config")" && pwd)/$secret
   if [[ ! -e $secret ]]; then
+    if [[ ! -w $(dirname "$secret") ]]; then
+      say "cannot write the cluster secret $secret: give --state-dir DIR to keep it (and the tables) in DIR"
+      exit 2
+    fi
     "$gridvec" keygen "$secret" > /dev/null || exit 2
     say "wrote a new cluster secret to $secret (gridvec keygen)"
   fi

@@ -14,6 +14,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
           libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format
           pybind11-dev python3-dev python3-numpy)
+# systemd: tests/e2e_deploy.sh checks deploy/systemd's unit with systemd-analyze verify.
+packages+=(systemd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,7 +13,7 @@
 # Usage: scripts/recovery-bench.sh [RUNS (default 10)] [BASELINE_RUNS (default 3)]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-gridvec=${GRIDVEC:-$root/build/gridvec}
+gridvec=${GRIDVEC:-$("$root/scripts/gridvec-path")}
 runs=${1:-10}
 baselines=${2:-3}
 source "$root/tests/cluster_lib.sh"
@@ -36,7 +36,7 @@ one_run() {
   rm -rf "$work/ck" "$work/vectors.txt" "$log"
   cluster_start coord shard-a shard-b spare learn-a learn-b
   local t0; t0=$(now)
-  timeout 900 "$gridvec" submit --config "$work/cluster.conf" -train "$work/corpus.txt" \
+  timeout 900 "$gridvec" submit --config "$work/cluster.conf" --shutdown -train "$work/corpus.txt" \
     -output "$work/vectors.txt" "${flags[@]}" --checkpoint-dir "$work/ck" --checkpoint-every 600000w \
     --report "$work/report.json" > "$log" 2>&1 &
   local pid=$! detect=- recover=-

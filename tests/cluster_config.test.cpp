@@ -357,7 +357,18 @@ TEST_CASE("cluster config: bad values name their line", "[cluster_config]") {
     {"heartbeat absurd", replacing(2, "heartbeat-ms = 4000000000"), at(2), "heartbeat-ms"},
     {"timeout zero", replacing(2, "connect-timeout-ms = 0"), at(2), "connect-timeout-ms must be a positive integer"},
     {"timeout not a number", replacing(2, "connect-timeout-ms = soon"), at(2), "connect-timeout-ms"},
+    {"shutdown-after-job neither true nor false", inserting(2, "shutdown-after-job = yes"), at(2),
+     "shutdown-after-job must be true or false, got 'yes'"},
   });
+}
+
+TEST_CASE("cluster config: nodes outlive jobs unless shutdown-after-job says otherwise", "[cluster_config]") {
+  auto plain = parse_cluster_config(joined(base_lines), "test.conf");
+  REQUIRE(plain);
+  CHECK_FALSE(plain->shutdown_after_job);
+  auto stopping = parse_cluster_config(inserting(2, "shutdown-after-job = true"), "test.conf");
+  REQUIRE(stopping);
+  CHECK(stopping->shutdown_after_job);
 }
 
 TEST_CASE("cluster config: node errors name the node's header line", "[cluster_config]") {

@@ -38,14 +38,14 @@ grep -q "no node 'nobody'" "$work/nobody.err" || fail "$(cat "$work/nobody.err")
 # A node that is not running: the job fails in seconds, naming it.
 cluster_start coord shard-a shard-b learn-a
 start=$(date +%s)
-if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running 2> "$work/unreachable.err"; then
+if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" 2> "$work/unreachable.err"; then
   fail "a job ran without node learn-b"
 fi
 [ $(($(date +%s) - start)) -le 20 ] || fail "the unreachable node took more than 20 s to report"
 grep -q "node learn-b is not reachable" "$work/unreachable.err" || fail "$(cat "$work/unreachable.err")"
 echo "ok: $(grep -v '^\[' "$work/unreachable.err" | tail -1)"
-# Without --keep-running too: a job that never started leaves the nodes up.
-if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" 2> "$work/unreachable2.err"; then
+# Even with --shutdown: a job that never started leaves the nodes up.
+if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" --shutdown 2> "$work/unreachable2.err"; then
   fail "a job ran without node learn-b"
 fi
 sleep 1
@@ -57,7 +57,7 @@ cluster_start learn-b
 # The word split over a cluster's shards takes them as its partitions: a
 # --word-partitions of another number is refused in one line, and the
 # cluster stays up (tests/e2e_word_split.sh trains it).
-if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running --partition words \
+if timeout 60 "$gridvec" submit --config "$conf" "${flags[@]}" --partition words \
      --word-partitions 4 2> "$work/words.err"; then
   fail "a --partition words job ran with 4 partitions over 2 shards"
 fi
@@ -65,7 +65,7 @@ grep -q "the shards are the word partitions" "$work/words.err" || fail "$(cat "$
 echo "ok: $(grep -v '^\[' "$work/words.err" | tail -1)"
 
 # The job; a second one meanwhile is refused in one line.
-timeout 600 "$gridvec" submit --config "$conf" "${flags[@]}" --keep-running --report "$work/report.json" \
+timeout 600 "$gridvec" submit --config "$conf" "${flags[@]}" --report "$work/report.json" \
   > "$work/submit.log" 2>&1 &
 job=$!
 wait_for_line "$work/submit.log" "training:" 120
@@ -112,7 +112,7 @@ wait_for_pane() { # PATTERN SECONDS
   pane; fail "the terminal never showed '$1'"
 }
 printf '%s\n' "#!/usr/bin/env bash" \
-  "$(printf '%q ' "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running)" \
+  "$(printf '%q ' "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt")" \
   'echo "submit exited $?"' > "$work/submit-in-terminal.sh"
 if command -v tmux > /dev/null &&
    tmux -L "$tmux_socket" -f /dev/null new-session -d -s submit -x 200 -y 50 \
@@ -133,7 +133,7 @@ if command -v tmux > /dev/null &&
   tmux -L "$tmux_socket" kill-server 2> /dev/null || true
 else
   part_cannot_run "tmux cannot run here: Ctrl-C is sent as SIGINT, and the progress line is not checked"
-  "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" --keep-running \
+  "$gridvec" submit --config "$conf" "${flags[@]}" -output "$work/interrupted.txt" \
     > "$work/interrupted.log" 2>&1 &
   job=$!
   wait_for_line "$work/interrupted.log" "training:" 120
@@ -147,7 +147,7 @@ fi
 n=$(wc -l < "$work/corpus.txt")
 head -n $((n / 2)) "$work/corpus.txt" > "$work/first.txt"
 tail -n +$((n / 2 + 1)) "$work/corpus.txt" | gzip -c > "$work/second.txt.gz"
-two_parts=(-train "$work/first.txt,$work/second.txt.gz" -output "$work/after.txt" -size 100 -iter 1 --keep-running
+two_parts=(-train "$work/first.txt,$work/second.txt.gz" -output "$work/after.txt" -size 100 -iter 1
            --save-model "$work/model")
 if "$gridvec" submit --config "$conf" "${two_parts[@]}" 2> "$work/nowork.err"; then
   fail "several inputs were submitted without a --work-dir"
@@ -160,7 +160,7 @@ grep -q "vocabulary: 14620 words" "$work/after.log" || fail "the staged corpus g
 # That job saved its model; the cluster continues it on the first half.
 [ -s "$work/model/output.bin" ] || fail "the cluster saved no model"
 timeout 120 "$gridvec" submit --config "$conf" -train "$work/first.txt" -output "$work/continued.txt" -iter 1 \
-  --init "$work/model" --keep-running > "$work/continued.log" 2>&1 || { tail -5 "$work/continued.log"; fail "--init"; }
+  --init "$work/model" > "$work/continued.log" 2>&1 || { tail -5 "$work/continued.log"; fail "--init"; }
 grep -q "continuing the model in" "$work/continued.log" || fail "no word of --init: $(tail -3 "$work/continued.log")"
 [ "$(head -1 "$work/continued.txt")" = "14620 100" ] || fail "--init lost words: $(head -1 "$work/continued.txt")"
 echo "ok: the cluster saved a model and continued it"
@@ -168,7 +168,7 @@ echo "ok: the cluster saved a model and continued it"
 # Hierarchical softmax across the cluster: the Huffman paths' nodes live on
 # the shards beside the words (word2vec.c scores about 0.033 / 0.50 here).
 timeout 300 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/hs.txt" -size 100 -iter 5 \
-  -sample 1e-4 -hs 1 -negative 0 --keep-running > "$work/hs.log" 2>&1 || { tail -5 "$work/hs.log"; fail "-hs 1"; }
+  -sample 1e-4 -hs 1 -negative 0 > "$work/hs.log" 2>&1 || { tail -5 "$work/hs.log"; fail "-hs 1"; }
 /usr/bin/python3 "$here/../scripts/eval.py" "$work/hs.txt" --floor-analogy 0.020 --floor-wordsim 0.40
 echo "ok: -hs 1 on the cluster"
 

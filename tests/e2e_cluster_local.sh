@@ -4,8 +4,8 @@
 # (on free ports), a job with checkpoints runs, shard-a is SIGKILLed after
 # the first checkpoint; the script reports it and keeps the other nodes up,
 # the supervisor restores the shard on the standby node, and the job ends
-# with vectors above the quality floor. The script then exits 1 (a node
-# failed) once the nodes have stopped.
+# with vectors above the quality floor. The nodes outlive the job; after
+# `gridvec stop` the script exits 1 (a node failed) once they have stopped.
 # Usage: e2e_cluster_local.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
@@ -36,6 +36,8 @@ wait_for_line "$work/local.log" "node shard-a failed.*still running" 30 || fail 
 wait $job || { cat "$work/submit.log" >&2; fail "the job failed after the shard was lost"; }
 grep -q "restored\|recovered\|recovery" "$work/submit.log" || fail "no recovery in the job's log"
 /usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.010 --floor-wordsim 0.18
+kill -0 $script || fail "cluster-local.sh ended with the job"
+timeout 60 "$gridvec" stop --config "$conf" > "$work/stop.out" 2>&1 || fail "gridvec stop: $(cat "$work/stop.out")"
 set +e; timeout 60 tail --pid=$script -f /dev/null; wait $script; code=$?; set -e
 [ $code -eq 1 ] || fail "cluster-local.sh exited $code (1 expected: a node failed)"
 echo "ok: shard-a lost, recovered on the standby, vectors written; cluster-local.sh reported it"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The nodes' HTTP API (docs/http.md) on a real loopback cluster with a
 # secret: three OS processes, each with http-port, train the dev corpus for
-# one epoch with --keep-running; then curl and Python's urllib check
+# one epoch with; then curl and Python's urllib check
 # /healthz, /metrics (parsed as Prometheus text, on every node), /status,
 # /nearest, /vector, /analogy, the token (none or a wrong one: 401), the
 # limits (an oversized header: 431, and the server goes on), 404/405/400,
@@ -43,7 +43,7 @@ code() { curl -s -o "$work/body" -w '%{http_code}' "$@"; }
 grep -q '"phase": "idle"' "$work/body" || fail "/status before a job: $(cat "$work/body")"
 
 timeout 300 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/vectors.txt" -size 48 \
-  -min-count 5 -iter 1 --keep-running > "$work/submit.log" 2>&1 || { cat "$work/submit.log"; fail "the job failed"; }
+  -min-count 5 -iter 1 > "$work/submit.log" 2>&1 || { cat "$work/submit.log"; fail "the job failed"; }
 echo "ok: trained one epoch"
 
 # --- the token ---

@@ -49,7 +49,7 @@ if [ "$scenario" = replicated-shard-kill ]; then
   scenario=shard-kill
 fi
 submit() {
-  timeout 900 "$gridvec" submit --config "$work/cluster.conf" "$@" --report "$work/report.json" \
+  timeout 900 "$gridvec" submit --config "$work/cluster.conf" --shutdown "$@" --report "$work/report.json" \
     >> "$work/submit.log" 2>&1
 }
 fail() { cluster_fail "$@"; }
@@ -118,12 +118,22 @@ esac
 # 0.015-0.020); random vectors score 0.
 /usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.008 --floor-wordsim 0.18
 # Nothing skipped: every part was trained for every epoch.
-/usr/bin/python3 - "$work/report.json" "$work/corpus.txt" <<'PY'
+/usr/bin/python3 - "$work/report.json" "$work/corpus.txt" "$scenario" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"processed {r['processed_words']} words; {r['recoveries']} recoveries, {r['redone_words']} words re-done, "
       f"{r['checkpoints']} checkpoints")
 assert r["processed_words"] == 5 * 950052, r["processed_words"]
+# A recovery does not restart the training clock: the job's words/s are its
+# words over all its training seconds, the lost time and re-done words
+# included (a resumed job counts from its checkpoint: less).
+whole = r["processed_words"] / r["training_seconds"]
+rate = r["training_words_per_second"]
+print(f"training words/s {rate:.0f}; processed words / training seconds {whole:.0f}")
+if sys.argv[3] == "coordinator-resume":
+    assert 0 < rate <= whole * 1.001, (rate, whole)
+else:
+    assert abs(rate - whole) <= 0.001 * whole, (rate, whole)
 PY
 cluster_wait_exit 30 || fail "some node did not stop"
 echo "recovery scenario $scenario passed"

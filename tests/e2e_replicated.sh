@@ -42,7 +42,7 @@ floor() {
 flags=(-train "$work/corpus.txt" -size 100 -window 5 -negative 5 -min-count 5 -iter 5 --partition replicated)
 
 echo "== three hosts"
-timeout 600 "$gridvec" submit --config "$work/cluster.conf" --keep-running "${flags[@]}" \
+timeout 600 "$gridvec" submit --config "$work/cluster.conf" "${flags[@]}" \
   -output "$work/vectors.txt" --report "$work/report.json" > "$work/submit.log" 2>&1 ||
   fail "the replicated job failed"
 expect_line "replicated: 3 learners hold the whole model each, 24 synchronisation rounds per epoch \(auto: 8 per learner\), combiner mc"
@@ -99,7 +99,7 @@ expect_out "job cancelled"
 echo "== a host killed after the first checkpoint"
 : > "$work/submit.log"
 # A checkpoint every ~600k words: several in the run.
-timeout 600 "$gridvec" submit --config "$work/cluster.conf" "${flags[@]}" -output "$work/vectors2.txt" \
+timeout 600 "$gridvec" submit --config "$work/cluster.conf" --shutdown "${flags[@]}" -output "$work/vectors2.txt" \
   --report "$work/report2.json" --checkpoint-dir "$work/ck" --checkpoint-every 600000w >> "$work/submit.log" 2>&1 &
 submit_pid=$!
 wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"

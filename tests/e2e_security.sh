@@ -87,19 +87,19 @@ closed=$(probe idle "$shard_port" 40)
 wait_for_line "$work/shard.log" "too many connections from 127.0.0.1" 5
 
 # Paths outside the allowed directories: refused before anything is touched.
-if timeout 60 "$gridvec" submit --config "$conf" --keep-running -train "$work/private/corpus.txt" \
+if timeout 60 "$gridvec" submit --config "$conf" -train "$work/private/corpus.txt" \
      -output "$work/out/v.txt" "${small[@]}" 2> "$work/read.err"; then
   fail "a corpus outside allow-read was trained on"
 fi
 grep -q "the corpus $work/private/corpus.txt is outside the directories this cluster may read" "$work/read.err" ||
   fail "corpus outside: $(cat "$work/read.err")"
 ln -s "$work/private/corpus.txt" "$work/in/link.txt"
-if timeout 60 "$gridvec" submit --config "$conf" --keep-running -train "$work/in/link.txt" \
+if timeout 60 "$gridvec" submit --config "$conf" -train "$work/in/link.txt" \
      -output "$work/out/v.txt" "${small[@]}" 2> "$work/link.err"; then
   fail "a link out of allow-read was followed"
 fi
 grep -q "outside the directories this cluster may read" "$work/link.err" || fail "link: $(cat "$work/link.err")"
-if timeout 60 "$gridvec" submit --config "$conf" --keep-running -train "$work/in/corpus.txt" \
+if timeout 60 "$gridvec" submit --config "$conf" -train "$work/in/corpus.txt" \
      -output "$work/private/v.txt" "${small[@]}" 2> "$work/write.err"; then
   fail "an output outside allow-write was written"
 fi
@@ -108,7 +108,7 @@ grep -q "the output $work/private/v.txt is outside the directories this cluster 
 [ ! -e "$work/private/v.txt" ] || fail "the refused output exists"
 
 # After all that, the same nodes train; then an export outside is refused.
-timeout 300 "$gridvec" submit --config "$conf" --keep-running -train "$work/in/corpus.txt" \
+timeout 300 "$gridvec" submit --config "$conf" -train "$work/in/corpus.txt" \
   -output "$work/out/vectors.txt" "${small[@]}" > "$work/submit.log" 2>&1 ||
   { cat "$work/submit.log" >&2; fail "the job failed"; }
 [ -s "$work/out/vectors.txt" ] || fail "no vectors"
@@ -159,7 +159,7 @@ if timeout 30 "$gridvec" shell --config "$work/rogue.conf" -c status 2> "$work/r
 fi
 grep -q "TLS\|closed the connection during the handshake" "$work/rogue.err" || fail "rogue: $(cat "$work/rogue.err")"
 [ "$(probe handshake "$port" "$CLUSTER_SECRET")" = closed ] || fail "a plain connection got through to a TLS node"
-timeout 300 "$gridvec" submit --config "$work/tls.conf" -train "$work/in/corpus.txt" \
+timeout 300 "$gridvec" submit --config "$work/tls.conf" --shutdown -train "$work/in/corpus.txt" \
   -output "$work/out/tls-vectors.txt" "${small[@]}" > "$work/tls-submit.log" 2>&1 ||
   { cat "$work/tls-submit.log" >&2; fail "the TLS job failed"; }
 [ -s "$work/out/tls-vectors.txt" ] || fail "no vectors over TLS"

@@ -45,7 +45,7 @@ flags=(-train "$work/corpus.txt" -size 100 -window 5 -negative 5 -min-count 5 -i
 for mode in bns sns tns; do
   echo "== --negatives $mode"
   : > "$work/submit.log"
-  timeout 600 "$gridvec" submit --config "$work/cluster.conf" --keep-running "${flags[@]}" --negatives $mode \
+  timeout 600 "$gridvec" submit --config "$work/cluster.conf" "${flags[@]}" --negatives $mode \
     -output "$work/vectors-$mode.txt" --report "$work/report-$mode.json" > "$work/submit.log" 2>&1 ||
     fail "the $mode job failed"
   expect_line "training: 2 learners, 2 shards of whole rows \(word w on shard w mod 2\)"

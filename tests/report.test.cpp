@@ -37,6 +37,20 @@ TEST_CASE("report JSON holds the promised fields", "[report]") {
   CHECK(contains(json, "\"adjust_request\": {\"count\": 0, \"bytes\": 40"));
 }
 
+TEST_CASE("report words/s leave paused time out; the training figure is written as given", "[report]") {
+  auto s = sample_summary();
+  s.processed_words = 900;
+  s.iterations = 3;
+  CHECK(s.words_per_second() == Approx(1000.0 * 3 / 2.0));
+  s.paused_seconds = 0.5; // of the 2 s, paused
+  CHECK(s.words_per_second() == Approx(1000.0 * 3 / 1.5));
+  s.training_words_per_second = 600;
+  auto json = to_json(s);
+  CHECK(contains(json, "\"paused_seconds\": 0.500"));
+  CHECK(contains(json, "\"words_per_second\": 2000.0"));
+  CHECK(contains(json, "\"training_words_per_second\": 600.0"));
+}
+
 TEST_CASE("report JSON writes a diverged loss as null, never inf or nan", "[report]") {
   for (double loss : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
     auto s = sample_summary();

@@ -84,6 +84,22 @@ TEST_CASE("status of no job, and of a job without numbers yet", "[shell]") {
   CHECK_FALSE(contains(out, "recoveries"));
 }
 
+TEST_CASE("an ETA not known yet is '-', in status and in the progress line, never 0:00", "[shell]") {
+  job_status s;
+  s.job = 1;
+  s.phase = "training";
+  s.iterations = 5;
+  s.epoch = 1;
+  s.total_words = 1000;
+  s.eta_seconds = -1; // no rate yet
+  CHECK(contains(format_status(s), "eta         -\n"));
+  CHECK(contains(format_progress_line(s), "0 words/s  eta -  alpha"));
+  s.words_per_second = 500;
+  s.eta_seconds = 2;
+  s.progress = 0.001;
+  CHECK(contains(format_progress_line(s), "500 words/s  eta 0:02  alpha"));
+}
+
 TEST_CASE("nodes: one row per node, down nodes without numbers", "[shell]") {
   std::vector<node_status> nodes(2);
   nodes[0] = {"coord", "127.0.0.1:7700", "coordinator vocabulary exporter", true, 48u << 20, 0, 0};

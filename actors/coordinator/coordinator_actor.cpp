@@ -60,7 +60,9 @@ void end_progress_line(coordinator_state& st) {
 } // namespace
 
 void take_totals(coordinator_state& st) {
-  st.summary.seconds = std::chrono::duration<double>(coordinator_clock::now() - st.started).count();
+  st.ended = coordinator_clock::now();
+  st.summary.seconds = std::chrono::duration<double>(st.ended - st.started).count();
+  st.summary.paused_seconds = st.paused_seconds(st.ended);
   st.summary.peak_rss_bytes = peak_rss_bytes();
   st.summary.processed_words = st.processed_words();
   st.summary.resumed_words = st.resumed_words;
@@ -166,6 +168,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
           return;
         }
         st.phase = job_phase::paused;
+        st.paused_since = coordinator_clock::now();
         say(self, "paused at " + std::to_string(st.processed_words()) + " words");
         rp.deliver(true);
       });
@@ -176,6 +179,9 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       if (st.phase != job_phase::paused)
         return make_job_error(std::string{"the job is not paused (it is "} + phase_name(st.phase) + ")");
       st.phase = job_phase::training;
+      if (st.paused_since != coordinator_clock::time_point{})
+        st.paused_for += coordinator_clock::now() - st.paused_since;
+      st.paused_since = {};
       resume_learners(self);
       say(self, "resumed");
       return true;
@@ -343,6 +349,8 @@ void fail(coordinator_ptr self, const caf::error& err) {
     return;
   st.finished = true;
   st.phase = job_phase::failed;
+  if (st.ended == coordinator_clock::time_point{})
+    st.ended = coordinator_clock::now();
   st.message = error_text(err);
   end_progress_line(st);
   // A run that blew up still reports what it did, with a null loss.

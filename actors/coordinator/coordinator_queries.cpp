@@ -17,16 +17,13 @@ namespace {
 
 constexpr auto query_timeout = std::chrono::seconds(60);
 
-double training_rate(const coordinator_state& st) {
-  if (st.rate_started == coordinator_clock::time_point{})
-    return 0;
-  const double elapsed = std::chrono::duration<double>(coordinator_clock::now() - st.rate_started).count();
-  // Words done since training (re)started: a resumed job counts from its checkpoint.
-  const double done = static_cast<double>(st.processed_words()) - static_cast<double>(st.words_at_start);
-  return elapsed > 0 && done > 0 ? done / elapsed : 0;
-}
-
 } // namespace
+
+double training_rate(const coordinator_state& st) {
+  const double seconds = st.active_training_seconds();
+  const double done = static_cast<double>(st.words_since_start());
+  return seconds > 0 && done > 0 ? done / seconds : 0;
+}
 
 job_status make_status(const coordinator_state& st) {
   job_status s;
@@ -40,14 +37,17 @@ job_status make_status(const coordinator_state& st) {
   if (st.phase == job_phase::exporting || st.phase == job_phase::done)
     s.progress = 1;
   s.epoch = std::min<uint32_t>(st.opt.iter, static_cast<uint32_t>(s.progress * st.opt.iter) + 1);
-  if (st.training_like())
-    s.words_per_second = training_rate(st);
-  else if (st.phase == job_phase::done && st.summary.training_seconds > 0)
-    s.words_per_second = static_cast<double>(s.total_words) / st.summary.training_seconds;
+  // Once training ended (exporting, done, or failed after it) the clock
+  // stands still: the figure is the one the last progress line showed.
+  const bool trained = st.training_ended != coordinator_clock::time_point{};
+  if (st.training_like() || trained)
+    s.words_per_second = trained ? st.summary.training_words_per_second : training_rate(st);
+  // Unknown (negative) until there is a rate; 0 once training ended.
   s.eta_seconds =
-    s.words_per_second > 0
+    trained || s.progress >= 1 ? 0
+    : s.words_per_second > 0
       ? static_cast<double>(s.total_words - std::min(s.total_words, s.processed_words)) / s.words_per_second
-      : 0;
+      : -1;
   s.alpha = st.alpha;
   s.loss = st.last_loss;
   uint64_t bytes = 0;
@@ -63,7 +63,9 @@ job_status make_status(const coordinator_state& st) {
   s.vocab_size = st.vocab.size;
   s.last_checkpoint = st.last_checkpoint;
   s.recoveries = st.summary.recoveries;
-  s.seconds = std::chrono::duration<double>(coordinator_clock::now() - st.started).count();
+  // Since the job started; it stops when the job ends.
+  const auto end = st.ended != coordinator_clock::time_point{} ? st.ended : coordinator_clock::now();
+  s.seconds = std::chrono::duration<double>(end - st.started).count();
   return s;
 }
 
@@ -72,7 +74,8 @@ void print_progress(coordinator_ptr self, bool final_line, bool to_log) {
   const double total = static_cast<double>(st.total_words());
   const double done = static_cast<double>(st.processed_words());
   const double rate = training_rate(st);
-  const double eta = rate > 0 ? std::max(0.0, total - done) / rate : 0;
+  // No ETA until there is a rate (the first line of a run has none).
+  const std::string eta = rate > 0 ? human_duration(std::max(0.0, total - done) / rate) : "-";
   if (st.recent_pairs > 0) {
     st.last_loss = st.recent_loss / static_cast<double>(st.recent_pairs);
     st.loss_history.emplace_back(st.processed_words(), st.last_loss);
@@ -81,8 +84,8 @@ void print_progress(coordinator_ptr self, bool final_line, bool to_log) {
   st.recent_pairs = 0;
   char line[256];
   std::snprintf(line, sizeof line, "%5.1f%%  %s words/s  eta %s  alpha %.5f  loss %.4f",
-                total > 0 ? 100.0 * done / total : 100.0, human_count(rate).c_str(), human_duration(eta).c_str(),
-                st.alpha, st.last_loss);
+                total > 0 ? 100.0 * done / total : 100.0, human_count(rate).c_str(), eta.c_str(), st.alpha,
+                st.last_loss);
   if (st.sink) // the last one as an event: every listener shows it
     st.sink(final_line ? std::string{line} : progress_prefix + std::string{line});
   if (!to_log || st.opt.debug < 2) // -debug 0 and 1 print no progress
@@ -153,10 +156,16 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
     return;
   }
   auto pending = std::make_shared<size_t>(st.learners.size());
+  // Each learner's words/s: the words done by the parts it holds over the
+  // job's training clock, so that the learners' rates add up to the job's.
+  const double seconds = st.active_training_seconds();
   for (uint32_t l = 0; l < st.learners.size(); ++l) {
     auto& row = (*out)[l];
     row.id = l;
     row.node = st.nodes[st.learner_node[l]].name;
+    row.words_per_second = seconds > 0 && st.learner_alive[l]
+                             ? static_cast<double>(st.words_since_start(static_cast<int64_t>(l))) / seconds
+                             : 0;
     auto finish_one = [rp, out, pending]() mutable {
       if (--*pending == 0)
         rp.deliver(*out);
@@ -170,6 +179,7 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
       .then(
         [out, l, finish_one, node = row.node](learner_status s) mutable {
           s.node = node;
+          s.words_per_second = (*out)[l].words_per_second;
           (*out)[l] = std::move(s);
           finish_one();
         },

@@ -277,11 +277,13 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
       say(self, what);
       st.phase = job_phase::training;
       st.learner_idle.assign(st.learners.size(), false);
-      const auto now = coordinator_clock::now();
-      if (st.training_started == coordinator_clock::time_point{})
-        st.training_started = st.last_line = st.last_checkpoint_time = now;
-      st.rate_started = now;
-      st.words_at_start = st.words_at_last_checkpoint = st.processed_words();
+      // A resumed job's training begins here; a recovery within a run
+      // keeps the training clock going.
+      if (st.training_started == coordinator_clock::time_point{}) {
+        st.start_rate_clock();
+        st.training_started = st.last_line = st.last_checkpoint_time = st.rate_started;
+      }
+      st.words_at_last_checkpoint = st.processed_words();
       resume_learners(self);
     });
 }

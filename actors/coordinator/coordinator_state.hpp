@@ -51,8 +51,18 @@ struct coordinator_state {
   job_phase phase = job_phase::starting;
   std::string message; // the last event, in words (status shows it)
   coordinator_clock::time_point started, training_started;
-  coordinator_clock::time_point rate_started; // words/s counts from here ...
-  uint64_t words_at_start = 0;                // ... and from this many words done
+  // The training clock. Words/s is the words done since training began in
+  // this run (a resumed job: since its checkpoint) over the seconds it
+  // trained, paused time left out, up to the end of training; a recovery
+  // does not restart it (its lost time and re-done words count against the
+  // rate). The progress line, status, /status, the report's
+  // training_words_per_second and each learner's share are all this figure.
+  coordinator_clock::time_point rate_started;          // words/s counts from here ...
+  uint64_t words_at_start = 0;                         // ... and from this many words done
+  std::vector<uint64_t> part_words_at_start;           // ... cursors[p].processed then
+  coordinator_clock::time_point paused_since;          // {} unless paused
+  coordinator_clock::duration paused_for{};            // the pauses that ended
+  coordinator_clock::time_point training_ended, ended; // {} until training, the job, end
   caf::typed_response_promise<job_summary> done;
   bool finished = false; // `run` has been answered
 
@@ -153,6 +163,41 @@ struct coordinator_state {
       n += c.words;
     return n * opt.iter;
   }
+  /// Seconds paused up to `now`.
+  double paused_seconds(coordinator_clock::time_point now) const {
+    auto d = paused_for;
+    if (paused_since != coordinator_clock::time_point{} && now > paused_since)
+      d += now - paused_since;
+    return std::chrono::duration<double>(d).count();
+  }
+  /// Seconds trained since rate_started, pauses left out.
+  double active_training_seconds() const {
+    if (rate_started == coordinator_clock::time_point{})
+      return 0;
+    const auto end = training_ended != coordinator_clock::time_point{} ? training_ended : coordinator_clock::now();
+    const double s = std::chrono::duration<double>(end - rate_started).count() - paused_seconds(end);
+    return s > 0 ? s : 0;
+  }
+  /// Words done since rate_started by the parts learner `l` holds, or by
+  /// all parts (l < 0).
+  uint64_t words_since_start(int64_t l = -1) const {
+    uint64_t n = 0;
+    for (size_t p = 0; p < cursors.size(); ++p) {
+      if (l >= 0 && (p >= owner.size() || owner[p] != static_cast<uint64_t>(l)))
+        continue;
+      const uint64_t base = p < part_words_at_start.size() ? part_words_at_start[p] : 0;
+      n += cursors[p].processed > base ? cursors[p].processed - base : 0;
+    }
+    return n;
+  }
+  /// Starts the training clock now, from the words done so far.
+  void start_rate_clock() {
+    rate_started = coordinator_clock::now();
+    words_at_start = processed_words();
+    part_words_at_start.clear();
+    for (const auto& c : cursors)
+      part_words_at_start.push_back(c.processed);
+  }
   bool training_like() const {
     return phase == job_phase::training || phase == job_phase::pausing || phase == job_phase::paused ||
            phase == job_phase::checkpointing || phase == job_phase::recovering;
@@ -210,6 +255,8 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
 /// terminal or log; `to_log` false: to the sink only.
 void print_progress(coordinator_ptr self, bool final_line, bool to_log = true);
 job_status make_status(const coordinator_state& st);
+/// Words per second of training so far (the training clock's figure).
+double training_rate(const coordinator_state& st);
 void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<shard_status>> rp);
 void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vector<learner_status>> rp);
 void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,

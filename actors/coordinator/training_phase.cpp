@@ -91,9 +91,9 @@ void report_noise(coordinator_ptr self) {
 void start_training(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::training;
-  st.training_started = st.rate_started = st.last_line = st.last_sink_line = st.last_checkpoint_time =
-    coordinator_clock::now();
-  st.words_at_last_checkpoint = st.words_at_start = st.processed_words();
+  st.start_rate_clock();
+  st.training_started = st.last_line = st.last_sink_line = st.last_checkpoint_time = st.rate_started;
+  st.words_at_last_checkpoint = st.words_at_start;
   st.learner_idle.assign(st.learners.size(), false);
   // (The replicated mode's learners train on their own copies: nothing in
   // flight, no messages per minibatch.)
@@ -175,7 +175,9 @@ void check_training_done(coordinator_ptr self) {
   for (size_t l = 0; l < st.learners.size(); ++l)
     if (st.learner_alive[l] && !st.learner_idle[l])
       return;
-  st.summary.training_seconds = std::chrono::duration<double>(coordinator_clock::now() - st.training_started).count();
+  st.training_ended = coordinator_clock::now();
+  st.summary.training_seconds = st.active_training_seconds();
+  st.summary.training_words_per_second = training_rate(st);
   print_progress(self, true);
   st.summary.final_loss = st.last_loss;
   if (st.nodes.size() > 1)

@@ -33,7 +33,6 @@ bool read_passage(learner_state& st, status& error) {
       st.passage_start = st.walker->sentence_start();
       first = false;
     }
-    st.read_total += st.raw_sentence.size();
     st.sentence.clear();
     for (uint32_t w : st.raw_sentence)
       if ((st.random->next() >> 32) < st.sampler->threshold(w))

@@ -169,8 +169,6 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       if (auto s = st.walker->add(parts); !s)
         return make_job_error(s.error());
       st.reported_idle = false;
-      if (st.training_started == clock::time_point{})
-        st.training_started = clock::now();
       if (!st.ticking) {
         if (auto s = choose_path(st); !s)
           return make_job_error(s.error());
@@ -283,10 +281,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         case mode::paused: s.state = "paused"; break;
         case mode::stalled: s.state = "waiting for a lost shard"; break;
       }
-      const double secs = st.training_started == clock::time_point{}
-                            ? 0.0
-                            : std::chrono::duration<double>(clock::now() - st.training_started).count();
-      s.words_per_second = secs > 0 ? static_cast<double>(st.read_total) / secs : 0;
+      // (words_per_second: the coordinator fills it in from the job's clock.)
       return s;
     },
     [self](tick_atom) {

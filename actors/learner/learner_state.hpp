@@ -110,10 +110,6 @@ struct learner_state {
   std::vector<float> weights;
   std::vector<uint8_t> labels; // of a minibatch's targets
   uint64_t trained_total = 0;
-  // Corpus words read (before subsampling) since training began: words/s
-  // as the coordinator's status counts it (processed words).
-  uint64_t read_total = 0;
-  clock::time_point training_started{};
   loss_watch losses;
   clock::time_point started = clock::now();
 

@@ -14,6 +14,8 @@ int cli_keygen(const std::vector<std::string>& args);
 int cli_eval(const std::vector<std::string>& args);
 int cli_export(const std::vector<std::string>& args);
 int cli_table(const std::vector<std::string>& args);
+int cli_stop(const std::vector<std::string>& args);
+int cli_config(const std::vector<std::string>& args);
 
 /// Logs go to stderr (stdout is for results), one plain line each.
 void setup_logging();

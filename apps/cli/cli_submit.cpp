@@ -68,30 +68,39 @@ expected<job_summary> run_job(caf::actor_system& sys, const cluster_config& clus
 
 int cli_submit(const std::vector<std::string>& args) {
   std::string config_path;
-  bool keep_running = false;
+  bool keep_running = false, shutdown = false;
   std::vector<std::string> train_args;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
-      std::puts("usage: gridvec submit --config CLUSTER.conf [--keep-running]\n"
+      std::puts("usage: gridvec submit --config CLUSTER.conf [--shutdown | --keep-running]\n"
                 "                      -train CORPUS -output VECTORS [train options]\n"
-                "       gridvec submit --config CLUSTER.conf [--keep-running]\n"
+                "       gridvec submit --config CLUSTER.conf [--shutdown | --keep-running]\n"
                 "                      --resume CHECKPOINT_DIR [-output FILE]\n"
                 "Runs a training job on the cluster; the training options are those of\n"
                 "`gridvec train --help` (-threads is ignored: the config places the learners;\n"
                 "--shards defaults to the config's total). --resume continues a job from its\n"
-                "checkpoints. The cluster's nodes stop when the job ends, unless --keep-running\n"
-                "(or the job could not start). Ctrl-C cancels the job.");
+                "checkpoints. The cluster's nodes (and their tables) outlive the job: stop\n"
+                "them with `gridvec stop --config CLUSTER.conf`. --shutdown stops every node\n"
+                "once the job ends (as `shutdown-after-job = true` in the config's [cluster]\n"
+                "does; --keep-running overrides that); a job that could not start leaves them\n"
+                "up either way. Ctrl-C cancels the job.");
       return 0;
     }
     if ((args[i] == "--config" || args[i] == "-config") && i + 1 < args.size())
       config_path = args[++i];
     else if (args[i] == "--keep-running")
       keep_running = true;
+    else if (args[i] == "--shutdown")
+      shutdown = true;
     else
       train_args.push_back(args[i]);
   }
   if (config_path.empty()) {
     std::fprintf(stderr, "gridvec submit: missing --config FILE (the cluster config)\n");
+    return 2;
+  }
+  if (keep_running && shutdown) {
+    std::fprintf(stderr, "gridvec submit: --shutdown and --keep-running contradict each other; give one\n");
     return 2;
   }
   auto cluster = load_cluster_config(config_path);
@@ -109,7 +118,7 @@ int cli_submit(const std::vector<std::string>& args) {
   make_paths_absolute(*opt);
   std::string report = opt->report;
   opt->report.clear(); // written here, from the summary
-  opt->stop_cluster = !keep_running;
+  opt->stop_cluster = shutdown || (cluster->shutdown_after_job && !keep_running);
   {
     train_options checked = *opt;
     checked.report = report;

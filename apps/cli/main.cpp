@@ -16,6 +16,8 @@ const char* usage = "usage: gridvec COMMAND [options]\n\n"
                     "  export    write the vectors of a saved model (--save-model) as a file\n"
                     "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
                     "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
+                    "  stop      stop every node of a cluster (gridvec stop --config FILE)\n"
+                    "  config    write a cluster config from a host list (gridvec config from-hosts ...)\n"
                     "  shell     control a cluster and its job interactively (--config FILE)\n"
                     "  table     the parameter server's tables on a cluster (gridvec table --config FILE list)\n"
                     "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
@@ -43,6 +45,10 @@ int main(int argc, char** argv) {
     return gridvec::cli_node(args);
   if (command == "submit")
     return gridvec::cli_submit(args);
+  if (command == "stop")
+    return gridvec::cli_stop(args);
+  if (command == "config")
+    return gridvec::cli_config(args);
   if (command == "shell")
     return gridvec::cli_shell(args);
   if (command == "table")

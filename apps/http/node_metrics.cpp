@@ -21,13 +21,13 @@ void job_metrics(prometheus_text& out, const metrics_input& in, const job_status
   // Info style: one sample, its label the phase (idle, training, done, ...).
   out.family("gridvec_job_phase", "gauge", "always 1; the label phase is the job's phase");
   out.sample("gridvec_job_phase", {{"phase", j.phase}}, 1);
-  gauge("gridvec_job_words_per_second", "corpus words trained per second (since training (re)started)",
-        j.words_per_second);
+  gauge("gridvec_job_words_per_second", "words trained per second of training (pauses left out)", j.words_per_second);
   gauge("gridvec_job_loss", "mean SGNS loss per positive pair, recent", j.loss);
   gauge("gridvec_job_learning_rate", "the learners' current learning rate (alpha)", j.alpha);
   gauge("gridvec_job_progress_ratio", "fraction of the training done, 0..1", j.progress);
   gauge("gridvec_job_epoch", "current epoch, 1-based", j.epoch);
-  gauge("gridvec_job_eta_seconds", "estimated seconds of training left", j.eta_seconds);
+  if (j.eta_seconds >= 0) // none before there is a rate
+    gauge("gridvec_job_eta_seconds", "estimated seconds of training left", j.eta_seconds);
   gauge("gridvec_job_bytes_per_word", "training traffic, both directions, per trained word", j.bytes_per_word);
   counter("gridvec_job_processed_words_total", "corpus words processed by the job, all epochs",
           static_cast<double>(j.processed_words));

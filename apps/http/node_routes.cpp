@@ -56,7 +56,8 @@ std::string status_json(const job_status& s) {
   return "{\"job\": " + std::to_string(s.job) + ", \"phase\": " + json_string(s.phase) +
          ", \"message\": " + json_string(s.message) + ", \"epoch\": " + std::to_string(s.epoch) +
          ", \"iterations\": " + std::to_string(s.iterations) + ", \"progress\": " + num(s.progress) +
-         ", \"words_per_second\": " + num(s.words_per_second) + ", \"eta_seconds\": " + num(s.eta_seconds) +
+         ", \"words_per_second\": " + num(s.words_per_second) +
+         ", \"eta_seconds\": " + (s.eta_seconds < 0 ? std::string{"null"} : num(s.eta_seconds)) +
          ", \"alpha\": " + num(s.alpha) + ", \"loss\": " + num(s.loss) +
          ", \"bytes_per_word\": " + num(s.bytes_per_word) +
          ", \"processed_words\": " + std::to_string(s.processed_words) +

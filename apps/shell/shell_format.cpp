@@ -30,7 +30,7 @@ std::string percent(double fraction) { return print("%.1f%%", 100.0 * std::clamp
 std::string format_progress_line(const job_status& s) {
   return print("epoch %u/%u  %5.1f%%  %s words/s  eta %s  alpha %.5f  loss %.4f", s.epoch, s.iterations,
                100.0 * std::clamp(s.progress, 0.0, 1.0), human_count(s.words_per_second).c_str(),
-               human_duration(s.eta_seconds).c_str(), static_cast<double>(s.alpha), s.loss);
+               s.eta_seconds < 0 ? "-" : human_duration(s.eta_seconds).c_str(), static_cast<double>(s.alpha), s.loss);
 }
 
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
@@ -76,7 +76,7 @@ std::string format_status(const job_status& s) {
   add("progress", percent(s.progress) + " (" + human_count(static_cast<double>(s.processed_words)) + " of " +
                     human_count(static_cast<double>(s.total_words)) + " words)");
   add("words/s", human_count(s.words_per_second));
-  add("eta", s.words_per_second > 0 && s.progress < 1 ? human_duration(s.eta_seconds) : "-");
+  add("eta", s.eta_seconds >= 0 && s.words_per_second > 0 && s.progress < 1 ? human_duration(s.eta_seconds) : "-");
   add("alpha", print("%.6f", static_cast<double>(s.alpha)));
   add("loss", s.loss > 0 ? print("%.4f", s.loss) : "-");
   add("bytes/word", s.bytes_per_word > 0 ? print("%.1f", s.bytes_per_word) : "-");

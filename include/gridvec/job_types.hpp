@@ -156,7 +156,8 @@ typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
            x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss, x.shards, x.learners, x.dim, x.iterations,
            x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words, x.replicated, x.sync_rounds,
            x.word_split, x.partition_auto, x.partition_reason, x.explanation, x.negatives, x.hierarchical_sampler,
-           x.word_partitions, x.sampling_bytes, x.partition_sampling_bytes);
+           x.word_partitions, x.sampling_bytes, x.partition_sampling_bytes, x.paused_seconds,
+           x.training_words_per_second);
 }
 
 /// A job as `status` shows it.
@@ -168,7 +169,7 @@ struct job_status {
   uint32_t iterations = 0;
   double progress = 0; // 0..1 of the training phase
   double words_per_second = 0;
-  double eta_seconds = 0;
+  double eta_seconds = 0; // negative: unknown (no rate yet)
   float alpha = 0;
   double loss = 0;
   double bytes_per_word = 0; // training traffic, both directions, per trained word
@@ -230,7 +231,9 @@ struct learner_status {
   std::string state; // training, paused, idle, lost
   std::vector<part_cursor> parts;
   uint32_t in_flight = 0;
-  double words_per_second = 0; // corpus words read per second since it began training, as status counts them
+  // Words per second done by the parts it holds, over the job's training
+  // clock (the coordinator's): the learners' rates add up to the job's.
+  double words_per_second = 0;
 };
 
 template <class Inspector>

@@ -27,7 +27,7 @@ constexpr const char* role_list = "coordinator, vocabulary, shard, learner, expo
 constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
-  "allow-write, max-message-mb, max-connections, max-connections-per-address, table-dir";
+  "allow-write, max-message-mb, max-connections, max-connections-per-address, table-dir, shutdown-after-job";
 constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
 constexpr uint32_t max_connections_limit = 65535;
 
@@ -245,6 +245,12 @@ private:
       if (value != "true" && value != "false")
         return error("insecure must be true or false, got " + in_quotes(value));
       c.insecure = value == "true";
+      return {};
+    }
+    if (key == "shutdown-after-job") {
+      if (value != "true" && value != "false")
+        return error("shutdown-after-job must be true or false, got " + in_quotes(value));
+      c.shutdown_after_job = value == "true";
       return {};
     }
     if (key == "allow-read" || key == "allow-write") {

@@ -54,7 +54,9 @@ std::string to_json(const job_summary& s) {
   field("iterations", "%u", s.iterations);
   field("seconds", "%.3f", s.seconds);
   field("training_seconds", "%.3f", s.training_seconds);
+  field("paused_seconds", "%.3f", s.paused_seconds);
   field("words_per_second", "%.1f", s.words_per_second());
+  field("training_words_per_second", "%.1f", s.training_words_per_second);
   field("vocab_size", "%llu", static_cast<unsigned long long>(s.vocab_size));
   field("dim", "%u", s.dim);
   field("shards", "%u", s.shards);

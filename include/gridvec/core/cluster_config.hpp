@@ -23,6 +23,9 @@
 //   table-dir = tables           # optional: where the shard nodes save the parameter
 //                                # server's tables and read them back when restarted
 //                                # (docs/tables.md); a directory they share
+//   shutdown-after-job = false   # optional: `gridvec submit` stops every node when
+//                                # its job ends, as `--shutdown` does (default: nodes
+//                                # outlive jobs; `gridvec stop` stops them)
 //   Relative paths are relative to the config file's directory.
 //
 //   [node coord]                 # one section per node: [node NAME], NAME = [A-Za-z0-9_.-]+
@@ -126,6 +129,9 @@ struct cluster_config {
   std::string table_dir;        // the tables' checkpoints (docs/tables.md); empty: none
   std::vector<node_spec> nodes; // in file order
   std::string source;           // file name, for messages
+
+  // `gridvec submit` stops every node when its job ends (shutdown-after-job).
+  bool shutdown_after_job = false;
 
   /// The node called `name`, or nullptr.
   const node_spec* find(std::string_view name) const;

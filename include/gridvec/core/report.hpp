@@ -67,7 +67,11 @@ struct job_summary {
   uint64_t processed_words = 0; // in-vocabulary words read, all epochs
   uint64_t pairs = 0;           // positive pairs trained
   double seconds = 0;           // whole run, wall clock
-  double training_seconds = 0;  // training phase only
+  double training_seconds = 0;  // training phase only, pauses left out
+  double paused_seconds = 0;    // paused (the shell's pause), within `seconds`
+  // In-vocabulary words trained per second of training_seconds, by this
+  // run: the figure the progress line, status and /status show.
+  double training_words_per_second = 0;
   uint64_t vocab_size = 0;
   uint64_t peak_rss_bytes = 0;
   double final_loss = 0; // mean SGNS loss per positive pair, last stretch
@@ -98,14 +102,15 @@ struct job_summary {
   uint64_t partition_sampling_bytes = 0;
 
   /// Corpus words per second over the whole run, as peers count them:
-  /// raw_words * iterations / seconds (of a resumed job: only the share of
-  /// the training this run did).
+  /// raw_words * iterations / (seconds - paused_seconds) (of a resumed job:
+  /// only the share of the training this run did).
   double words_per_second() const {
-    if (seconds <= 0 || processed_words == 0)
+    const double running = seconds - paused_seconds;
+    if (running <= 0 || processed_words == 0)
       return 0;
     const double share =
       1.0 - static_cast<double>(std::min(resumed_words, processed_words)) / static_cast<double>(processed_words);
-    return static_cast<double>(raw_words) * iterations * share / seconds;
+    return static_cast<double>(raw_words) * iterations * share / running;
   }
 };
 
