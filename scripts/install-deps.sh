@@ -5,10 +5,13 @@
 # with the real gensim), tmux (the shell's test types into a terminal), npm
 # (the quality tests build the reference word2vec.c from npm's package) and
 # clang (scripts/fuzz builds the libFuzzer targets with it; libFuzzer's
-# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends).
+# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends)
+# and chromium (tests/e2e_dashboard.sh loads the HTTP dashboard in headless
+# Chromium and checks its page).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format
+          chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
