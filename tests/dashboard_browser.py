@@ -11,7 +11,8 @@ Usage:
       without a token: the login form shows, and no data of the cluster
   dashboard_browser.py URL --token-file FILE --nodes N [--screenshot PNG] [--query WORD]
       with the token: progress advances, one row per config node, the loss
-      chart has points, the nearest-neighbours box answers WORD
+      chart has points, the nearest-neighbours box answers WORD (--query),
+      the tables card lists a table (--table)
 Exits 0 when every check passes; prints one line per check.
 """
 import argparse
@@ -144,6 +145,7 @@ def main():
     ap.add_argument("--token-file")
     ap.add_argument("--nodes", type=int, default=0)
     ap.add_argument("--query")
+    ap.add_argument("--table", help="a parameter-server table the tables card must list")
     ap.add_argument("--screenshot")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=1500)
@@ -211,6 +213,10 @@ def main():
                             ".filter(t => /started/.test(t)).length > 0 && "
                             "document.querySelectorAll('#events li').length", 20, "no 'job started' event")
         ok(f"shards, learners and {events} event lines listed")
+        if a.table:
+            b.wait_for(f"[...document.querySelectorAll('#tables tbody td:first-child')]"
+                       f".some(td => td.textContent === {json.dumps(a.table)})", 20, f"table {a.table} not listed")
+            ok(f"the tables card lists {a.table}")
         if a.query:
             b.js(f"document.getElementById('nearest-word').value = {json.dumps(a.query)}")
             b.js("document.querySelector('#nearest-form button').click()")

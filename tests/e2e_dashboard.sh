@@ -7,8 +7,9 @@
 #   - without the token: the login form, and no data of the cluster;
 #   - with the token typed into the form: progress advances, one node row per
 #     config entry, the loss and words/s charts have points, shards, learners
-#     and the "job started" event are listed, the nearest box answers; and a
-#     screenshot is saved (DASHBOARD_SCREENSHOT=FILE keeps a copy).
+#     and the "job started" event are listed, the nearest box answers, the
+#     tables card lists a parameter-server table; and a screenshot is saved
+#     (DASHBOARD_SCREENSHOT=FILE keeps a copy).
 # Then the job is cancelled and every node stops.
 # Usage: e2e_dashboard.sh GRIDVEC_BINARY
 set -euo pipefail
@@ -31,7 +32,7 @@ base=http://127.0.0.1:$http_coord
 auth=(-H "Authorization: Bearer $(cat "$work/token.txt")")
 
 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/vectors.txt" -size 48 -min-count 5 \
-  -iter 40 --checkpoint-dir "$work/ck" --checkpoint-every 3s --keep-running > "$work/submit.log" 2>&1 &
+  -iter 200 --checkpoint-dir "$work/ck" --checkpoint-every 3s --keep-running > "$work/submit.log" 2>&1 &
 submit_pid=$!
 for _ in $(seq 1 600); do
   curl -sf "${auth[@]}" "$base/status" | grep -q '"phase": "training"' && break
@@ -40,6 +41,10 @@ for _ in $(seq 1 600); do
 done
 curl -sf "${auth[@]}" "$base/status" | grep -q '"phase": "training"' || cluster_fail "the job does not train"
 echo "ok: the job trains"
+
+# A parameter-server table on the shard nodes, for the tables card.
+"$gridvec" table --config "$conf" create dash-emb 16 optimizer=adagrad lr=0.1 > /dev/null || cluster_fail "table create"
+"$gridvec" table --config "$conf" get dash-emb 1 2 3 > /dev/null || cluster_fail "table get"
 
 # A pause, so that the curves show one.
 sleep 2
@@ -52,7 +57,7 @@ timeout 90 /usr/bin/python3 "$here/dashboard_browser.py" "$base/" --expect-login
   --screenshot "$work/login.png" || cluster_fail "the dashboard without a token"
 
 timeout 120 /usr/bin/python3 "$here/dashboard_browser.py" "$base/" --token-file "$work/token.txt" --nodes 4 \
-  --query france --screenshot "$work/dashboard.png" || cluster_fail "the dashboard with the token"
+  --query france --table dash-emb --screenshot "$work/dashboard.png" || cluster_fail "the dashboard with the token"
 [ "$(head -c 8 "$work/dashboard.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
   cluster_fail "the screenshot is not a PNG"
 [ "$(stat -c %s "$work/dashboard.png")" -gt 20000 ] || cluster_fail "the screenshot is nearly empty"

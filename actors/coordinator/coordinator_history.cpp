@@ -21,11 +21,8 @@ int64_t unix_ms_now() {
     .count();
 }
 
-// Checkpointing is a short pause in training, marked by its checkpoint;
-// pausing leads into paused: neither gets a span of its own.
+// Pausing leads into paused: no span of its own.
 const char* span_phase(job_phase p) {
-  if (p == job_phase::checkpointing)
-    return phase_name(job_phase::training);
   if (p == job_phase::pausing)
     return phase_name(job_phase::paused);
   return phase_name(p);

@@ -26,10 +26,15 @@
 namespace gridvec::http {
 
 struct reply {
+  using header_list = std::vector<std::pair<std::string, std::string>>;
   unsigned status = 200;
   std::string content_type = "application/json";
   std::string body;
-  std::vector<std::pair<std::string, std::string>> headers; // besides Content-Type and the server's own
+  header_list headers; // besides Content-Type and the server's own
+
+  reply() = default;
+  reply(unsigned s, std::string type, std::string b, header_list h = {})
+    : status(s), content_type(std::move(type)), body(std::move(b)), headers(std::move(h)) {}
 };
 
 /// Answers one authorised GET; runs on a worker thread and may block.

@@ -222,7 +222,7 @@ function drawChart(svg, history, value, cls, format) {
   const y = (v) => height - pad.bottom - ((v - lo) / (hi - lo)) * (height - pad.top - pad.bottom);
 
   for (const span of history.phases) {
-    const kind = span.phase === 'paused' ? 'band-paused' : span.phase === 'recovering' ? 'band-recovering' : null;
+    const kind = { paused: 'band-paused', recovering: 'band-recovering', checkpointing: 'band-checkpointing' }[span.phase];
     if (!kind) continue;
     const w = Math.max(2, x(span.to) - x(span.from));
     const r = svgEl('rect', { x: x(span.from), y: pad.top, width: w, height: height - pad.top - pad.bottom, class: kind });
@@ -292,7 +292,8 @@ function trafficCell(kinds) {
 
 function memoryCell(n) {
   const cell = td();
-  cell.append(el('div', fmtBytes(n.rss_bytes) + ' / ' + fmtBytes(n.peak_rss_bytes) + ' / ' + fmtBytes(n.memory_limit_bytes)));
+  cell.append(el('div', fmtBytes(n.rss_bytes) + ' / ' + fmtBytes(n.peak_rss_bytes) + ' / ' +
+    fmtBytes(n.memory_limit_bytes), 'nowrap'));
   if (n.memory_limit_bytes > 0 && n.rss_bytes > 0) {
     const bar = el('div', null, 'memory');
     const now = el('div', null, 'now');
