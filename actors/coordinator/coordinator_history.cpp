@@ -53,11 +53,12 @@ job_history make_history(const coordinator_state& st) {
   job_history h;
   h.job = st.job_id;
   h.started_unix_ms = st.started_unix_ms;
-  h.seconds = since_start(st);
+  h.phases = st.history.phases();
+  // A job that ended spans until its end, however long ago that was.
+  h.seconds = st.finished && !h.phases.empty() ? h.phases.back().to : since_start(st);
   h.interval = st.history.interval();
   h.capacity = static_cast<uint32_t>(st.history.capacity());
   h.points = st.history.points();
-  h.phases = st.history.phases();
   h.marks = st.history.marks();
   h.events = st.events.since(0);
   h.events_total = st.events.total();

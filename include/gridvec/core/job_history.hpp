@@ -49,7 +49,7 @@ struct job_event {
 struct job_history {
   uint64_t job = 0;
   int64_t started_unix_ms = 0; // 0: no job yet
-  double seconds = 0;          // since the job started, now
+  double seconds = 0;          // since the job started: now, or its end once it ended
   double interval = 0;         // seconds between points now (doubles as the run grows)
   uint32_t capacity = 0;       // points kept at most
   std::vector<history_point> points;
