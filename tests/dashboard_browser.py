@@ -20,6 +20,7 @@ import base64
 import fcntl
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -56,10 +57,14 @@ class Browser:
         self.buffer = b""
         self.next_id = 0
         self.session = None
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        self.call("Page.enable")
-        self.call("Runtime.enable")
+        try:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+            self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            self.call("Page.enable")
+            self.call("Runtime.enable")
+        except Exception as e:
+            self.close()
+            fail(f"chromium did not start its DevTools session: {e}")
 
     def call(self, method, params=None, timeout=30):
         self.next_id += 1
@@ -70,7 +75,8 @@ class Browser:
         deadline = time.time() + timeout
         while True:
             while b"\0" not in self.buffer:
-                if time.time() > deadline:
+                left = deadline - time.time()
+                if left <= 0 or not select.select([self.from_browser], [], [], left)[0]:
                     raise TimeoutError(f"no answer to {method} in {timeout} s")
                 chunk = os.read(self.from_browser, 1 << 20)
                 if not chunk:
