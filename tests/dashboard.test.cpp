@@ -188,7 +188,8 @@ TEST_CASE("dashboard json: node states, traffic per kind, tables summed", "[dash
                               "false, \"rows\": 8, \"memory_bytes\": 200"));
   CHECK_THAT(tables, Contains("\"name\": \"cols\", \"kind\": \"map\", \"layout\": \"columns\", \"dim\": 4, "
                               "\"dense\": false, \"rows\": 7"));
-  CHECK(tables_json({}) == "{\"tables\": []}");
+  CHECK(tables_json({}) == "{\"tables\": [], \"unreachable\": []}");
+  CHECK_THAT(tables_json({a}, {"shard-b"}), Contains("\"unreachable\": [\"shard-b\"]"));
 
   job_history h;
   h.job = 3;

@@ -12,7 +12,8 @@ Usage:
   dashboard_browser.py URL --token-file FILE --nodes N [--screenshot PNG] [--query WORD]
       with the token: progress advances, one row per config node, the loss
       chart has points, the nearest-neighbours box answers WORD (--query),
-      the tables card lists a table (--table)
+      the tables card lists a table (--table), a node shows a state
+      (--node-state NODE=STATE), an event line says something (--event TEXT)
 Exits 0 when every check passes; prints one line per check.
 """
 import argparse
@@ -152,6 +153,8 @@ def main():
     ap.add_argument("--nodes", type=int, default=0)
     ap.add_argument("--query")
     ap.add_argument("--table", help="a parameter-server table the tables card must list")
+    ap.add_argument("--node-state", action="append", default=[], help="NODE=STATE the nodes card must show")
+    ap.add_argument("--event", help="text an event line must contain")
     ap.add_argument("--screenshot")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=1500)
@@ -219,6 +222,16 @@ def main():
                             ".filter(t => /started/.test(t)).length > 0 && "
                             "document.querySelectorAll('#events li').length", 20, "no 'job started' event")
         ok(f"shards, learners and {events} event lines listed")
+        for pair in a.node_state:
+            node, state = pair.split("=", 1)
+            b.wait_for(f"[...document.querySelectorAll('#nodes tbody tr[data-node]')].some(r => "
+                       f"r.dataset.node === {json.dumps(node)} && r.querySelector('.badge').textContent === "
+                       f"{json.dumps(state)})", 20, f"node {node} is not shown {state}")
+            ok(f"node {node} is shown {state}")
+        if a.event:
+            b.wait_for(f"[...document.querySelectorAll('#events .text')].some(e => e.textContent.includes("
+                       f"{json.dumps(a.event)}))", 20, f"no event line with '{a.event}'")
+            ok(f"an event line says '{a.event}'")
         if a.table:
             b.wait_for(f"[...document.querySelectorAll('#tables tbody td:first-child')]"
                        f".some(td => td.textContent === {json.dumps(a.table)})", 20, f"table {a.table} not listed")

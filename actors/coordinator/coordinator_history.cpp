@@ -2,6 +2,7 @@
 // /events, docs/http.md): the curves (src/util/history_buffer.hpp), sampled
 // on every tick while the job trains; the phases and checkpoints; and the
 // event log, fed by say() and warn() and the job's start and end.
+#include <algorithm>
 #include <chrono>
 
 #include "actors/coordinator/coordinator_state.hpp"
@@ -10,11 +11,13 @@ namespace gridvec {
 
 namespace {
 
-double since_start(const coordinator_state& st) {
+double seconds_at(const coordinator_state& st, coordinator_clock::time_point t) {
   if (st.started == coordinator_clock::time_point{})
     return 0;
-  return std::chrono::duration<double>(coordinator_clock::now() - st.started).count();
+  return std::chrono::duration<double>(t - st.started).count();
 }
+
+double since_start(const coordinator_state& st) { return seconds_at(st, coordinator_clock::now()); }
 
 int64_t unix_ms_now() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -36,6 +39,17 @@ void note_event(coordinator_state& st, const char* level, const std::string& tex
 
 void record_history(coordinator_state& st) {
   const double now = since_start(st);
+  // A recovery may be over within one tick (a small model reloads in
+  // milliseconds): its span goes in from when it began, so that the curves
+  // show every one.
+  if (st.phase == job_phase::recovering)
+    st.recovery_seen = true;
+  if (st.summary.recoveries > st.marked_recoveries) {
+    st.marked_recoveries = st.summary.recoveries;
+    if (!st.recovery_seen)
+      st.history.phase(std::min(now, seconds_at(st, st.recovery_started)), phase_name(job_phase::recovering));
+    st.recovery_seen = false;
+  }
   st.history.phase(now, span_phase(st.phase));
   if (st.training_like()) {
     const uint64_t total = st.total_words();

@@ -140,6 +140,8 @@ struct coordinator_state {
   history_buffer history;
   event_log events;
   uint64_t marked_checkpoint = 0; // the last checkpoint put on the curves
+  uint32_t marked_recoveries = 0; // recoveries whose span is on the curves
+  bool recovery_seen = false;     // a tick saw the recovery under way
   int64_t started_unix_ms = 0;
 
   /// Takes the cursors learner `l` reports (progress, pause, halt) for the

@@ -127,7 +127,7 @@ std::string learners_json(const std::vector<learner_status>& learners) {
   return "{\"learners\": " + array(learners, learner) + "}";
 }
 
-std::string tables_json(const std::vector<table_info>& tables) {
+std::string tables_json(const std::vector<table_info>& tables, const std::vector<std::string>& unreachable) {
   struct summed {
     table_spec spec;
     uint64_t rows = 0, bytes = 0;
@@ -152,7 +152,7 @@ std::string tables_json(const std::vector<table_info>& tables) {
            ", \"description\": " + str(describe(s.spec)) + "}";
     first = false;
   }
-  return out + "]}";
+  return out + "], \"unreachable\": " + array(unreachable, [](const std::string& n) { return str(n); }) + "}";
 }
 
 } // namespace gridvec::http

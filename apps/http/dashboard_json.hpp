@@ -30,7 +30,8 @@ std::string shards_json(const std::vector<shard_status>& shards);
 std::string learners_json(const std::vector<learner_status>& learners);
 /// One entry per table, its shards' rows and memory summed (a table in the
 /// columns layout holds a slice of the same rows on every shard: its rows
-/// are one shard's).
-std::string tables_json(const std::vector<table_info>& tables);
+/// are one shard's), and the table shard nodes that did not answer (their
+/// slices are missing from the sums).
+std::string tables_json(const std::vector<table_info>& tables, const std::vector<std::string>& unreachable = {});
 
 } // namespace gridvec::http

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <mutex>
 
 #include "apps/http/actor_ask.hpp"
@@ -199,34 +200,52 @@ private:
   }
 
   // The parameter server's tables (docs/tables.md), as the table shards list
-  // them: on a cluster its shard nodes' (connected once, again after a
-  // failure), else this node's own table shard, if it hosts one.
+  // them: on a cluster each shard node's, asked apart so that one that is
+  // gone leaves the others listed (it is named); else this node's own table
+  // shard, if it hosts one.
   reply tables() {
-    std::vector<table_shard_actor> shards;
-    {
-      std::lock_guard lock{tables_mutex_};
-      if (table_shards_.empty()) {
-        if (cluster_) {
-          auto connected = connect_table_shards(sys_, *cluster_);
-          if (!connected)
-            return fail(502, connected.error());
-          table_shards_ = std::move(*connected);
-        } else if (auto own = ask<table_shard_actor>(sys_, node_, status_timeout, tables_atom::value)) {
-          table_shards_ = {*own.value};
-        }
+    std::vector<table_info> all;
+    std::vector<std::string> unreachable;
+    if (!cluster_) {
+      if (auto own = ask<table_shard_actor>(sys_, node_, status_timeout, tables_atom::value)) {
+        table_client client{sys_, {*own.value}, status_timeout};
+        auto listed = client.list();
+        if (!listed)
+          return fail(502, listed.error());
+        all = std::move(*listed);
       }
-      shards = table_shards_;
+      return json(tables_json(all));
     }
-    if (shards.empty())
-      return json(tables_json({}));
-    table_client client{sys_, shards, status_timeout};
-    auto listed = client.list();
-    if (!listed) {
-      std::lock_guard lock{tables_mutex_};
-      table_shards_.clear(); // a shard node restarted: connect again next time
-      return fail(502, listed.error());
+    for (const node_spec* n : cluster_->table_shard_nodes()) {
+      auto shard = table_shard_on(*n);
+      if (!shard) {
+        unreachable.push_back(n->name);
+        continue;
+      }
+      table_client client{sys_, {*shard}, status_timeout};
+      auto listed = client.list();
+      if (!listed) {
+        std::lock_guard lock{tables_mutex_};
+        table_shards_.erase(n->name); // restarted, or gone: connected again next time
+        unreachable.push_back(n->name);
+        continue;
+      }
+      all.insert(all.end(), listed->begin(), listed->end());
     }
-    return json(tables_json(*listed));
+    return json(tables_json(all, unreachable));
+  }
+
+  // The table shard of node `n`, connected once and kept.
+  std::optional<table_shard_actor> table_shard_on(const node_spec& n) {
+    std::lock_guard lock{tables_mutex_};
+    if (auto it = table_shards_.find(n.name); it != table_shards_.end())
+      return it->second;
+    cluster_config one = *cluster_;
+    one.nodes = {n};
+    auto connected = connect_table_shards(sys_, one);
+    if (!connected || connected->empty())
+      return std::nullopt;
+    return table_shards_[n.name] = connected->front();
   }
 
   reply vector(const controller_actor& ctl, const request_target& t) {
@@ -290,8 +309,8 @@ private:
   std::optional<cluster_config> cluster_;
   std::mutex mutex_;
   std::optional<controller_actor> controller_;
-  std::mutex tables_mutex_; // apart: connecting to the table shards may take seconds
-  std::vector<table_shard_actor> table_shards_;
+  std::mutex tables_mutex_;                               // apart: connecting to the table shards may take seconds
+  std::map<std::string, table_shard_actor> table_shards_; // by node name
 };
 
 } // namespace

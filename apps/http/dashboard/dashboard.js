@@ -356,7 +356,9 @@ function renderTables(data) {
       td(fmtCount(t.rows), 'num'), td(fmtBytes(t.memory_bytes), 'num'), td(t.optimizer + ' lr ' + t.learning_rate));
     return tr;
   }));
-  $('tables-note').textContent = data.tables.length ? '' : 'no parameter-server table';
+  const gone = data.unreachable.length
+    ? 'table shard node(s) ' + data.unreachable.join(', ') + ' not answering: their slices are missing. ' : '';
+  $('tables-note').textContent = gone + (data.tables.length ? '' : 'no parameter-server table');
 }
 
 function renderEvents(data) {
