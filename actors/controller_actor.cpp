@@ -449,6 +449,11 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       return forward<job_status>(self, status_atom::value);
     },
     [self](shards_atom) { return forward<std::vector<shard_status>>(self, shards_atom::value); },
+    [self](history_atom) -> caf::result<job_history> {
+      if (!self->state.job) // none yet, or one that could not start: no history
+        return job_history{};
+      return forward<job_history>(self, history_atom::value);
+    },
     [self](learners_atom) { return forward<std::vector<learner_status>>(self, learners_atom::value); },
     [self](nodes_atom) -> caf::result<std::vector<node_status>> {
       auto& st = self->state;
@@ -471,6 +476,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
           row.address = spec.host + ":" + std::to_string(spec.port);
           row.roles = spec.roles_text() + (spec.standby ? " (standby)" : "");
           row.up = false;
+          row.standby = spec.standby;
           auto one_done = [rp, out, pending]() mutable {
             if (--*pending == 0)
               rp.deliver(*out);
@@ -487,6 +493,8 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
                 row.rss_bytes = s.rss_bytes;
                 row.shards = s.shards;
                 row.learners = s.learners;
+                row.peak_rss_bytes = s.peak_rss_bytes;
+                row.memory_limit_bytes = s.memory_limit_bytes;
                 one_done();
               },
               [one_done](caf::error&) mutable { one_done(); });

@@ -25,6 +25,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<std::vector<node_status>>("std::vector<gridvec::node_status>");
   cfg.add_message_type<job_status>("gridvec::job_status");
   cfg.add_message_type<job_summary>("gridvec::job_summary");
+  cfg.add_message_type<job_history>("gridvec::job_history");
   cfg.add_message_type<neighbour>("gridvec::neighbour");
   cfg.add_message_type<std::vector<neighbour>>("std::vector<gridvec::neighbour>");
   cfg.add_message_type<checkpoint_info>("gridvec::checkpoint_info");

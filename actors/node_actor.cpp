@@ -3,7 +3,10 @@
 #include <caf/io/middleman.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "actors/connect.hpp"
+#include "src/util/memory_limit.hpp"
 #include <gridvec/roles/controller.hpp>
 #include <gridvec/roles/exporter.hpp>
 #include <gridvec/roles/learner.hpp>
@@ -127,6 +130,8 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       s.address = st.setup.address;
       s.roles = st.setup.roles;
       s.rss_bytes = current_rss_bytes();
+      s.peak_rss_bytes = std::max(peak_rss_bytes(), s.rss_bytes); // read apart: the peak may lag
+      s.memory_limit_bytes = memory_limit_bytes();
       s.shards = count_alive(st, true);
       s.learners = count_alive(st, false);
       return s;

@@ -6,14 +6,16 @@
 # (the quality tests build the reference word2vec.c from npm's package) and
 # clang (scripts/fuzz builds the libFuzzer targets with it; libFuzzer's
 # runtime is libclang-rt-dev, named too: apt may skip what clang only recommends),
-# and pybind11-dev, python3-dev and python3-numpy: the build makes the Python
-# module (python/) only where pybind11 and Python's headers are found, and its
-# test (tests/e2e_python.py) fails without them, so CI always builds and tests
-# it; the module returns vectors and table rows as numpy arrays.
+# chromium (tests/e2e_dashboard.sh loads the HTTP dashboard in headless
+# Chromium and checks its page), and pybind11-dev, python3-dev and
+# python3-numpy: the build makes the Python module (python/) only where
+# pybind11 and Python's headers are found, and its test (tests/e2e_python.py)
+# fails without them, so CI always builds and tests it; the module returns
+# vectors and table rows as numpy arrays.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
           libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format
-          pybind11-dev python3-dev python3-numpy)
+          chromium pybind11-dev python3-dev python3-numpy)
 # systemd: tests/e2e_deploy.sh checks deploy/systemd's unit with systemd-analyze verify.
 packages+=(systemd)
 missing=()

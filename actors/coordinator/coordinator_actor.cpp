@@ -83,6 +83,8 @@ void finish(coordinator_ptr self) {
   st.phase = job_phase::done;
   st.message = "vectors written to " + st.opt.output;
   st.finished = true;
+  note_event(st, "info", "job " + std::to_string(st.job_id) + " done: " + st.message);
+  record_history(st);
   cleanup(self, st.keep_shards);
   st.done.deliver(st.summary);
 }
@@ -93,6 +95,7 @@ void finish_explained(coordinator_ptr self) {
   st.phase = job_phase::done;
   st.message = "explained the partition model; nothing trained";
   st.finished = true;
+  record_history(st);
   cleanup(self, false);
   st.done.deliver(st.summary);
 }
@@ -137,6 +140,12 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
     [self](run_atom) -> caf::result<job_summary> {
       auto& st = self->state;
       st.started = coordinator_clock::now();
+      st.started_unix_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+      note_event(st, "info",
+                 "job " + std::to_string(st.job_id) + " started: " + st.opt.train + " -> " + st.opt.output + ", " +
+                   std::to_string(st.opt.iter) + " epoch(s), dimension " + std::to_string(st.opt.size));
       st.done = self->make_response_promise<job_summary>();
       if (auto s = check_nodes(st); !s)
         return make_job_error(s.error());
@@ -145,6 +154,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       return st.done;
     },
     [self](status_atom) { return make_status(self->state); },
+    [self](history_atom) { return make_history(self->state); },
     [self](shards_atom) {
       auto rp = self->make_response_promise<std::vector<shard_status>>();
       query_shards(self, rp);
@@ -202,6 +212,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
         return make_job_error(std::string{"the job is already "} + phase_name(st.phase));
       fail(self, make_job_error("the job was cancelled; no vectors were written"));
       st.phase = job_phase::cancelled;
+      record_history(st);
       return true;
     },
     [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
@@ -259,6 +270,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
         st.alpha = p.alpha;
       st.recent_loss += p.loss_sum;
       st.recent_pairs += p.loss_pairs;
+      st.history.add_loss(p.loss_sum, p.loss_pairs);
       st.adopt_cursors(id, p.cursors);
       st.learner_idle[id] = p.idle;
       check_training_done(self);
@@ -282,6 +294,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
         fail(self, make_job_error("interrupted; no output was written"));
         return;
       }
+      record_history(st);
       const double every = st.opt.log_every > 0 ? st.opt.log_every : (st.tty ? 1.0 : 10.0);
       auto now = coordinator_clock::now();
       auto since = [now](coordinator_clock::time_point t) { return std::chrono::duration<double>(now - t).count(); };
@@ -329,6 +342,7 @@ void say(coordinator_ptr self, const std::string& line) {
   auto& st = self->state;
   end_progress_line(st);
   st.message = line;
+  note_event(st, "info", line);
   spdlog::info("{}", line);
   if (st.sink)
     st.sink(line);
@@ -338,6 +352,7 @@ void warn(coordinator_ptr self, const std::string& line) {
   auto& st = self->state;
   end_progress_line(st);
   st.message = line;
+  note_event(st, "warning", line);
   spdlog::warn("{}", line);
   if (st.sink)
     st.sink(line);
@@ -353,6 +368,8 @@ void fail(coordinator_ptr self, const caf::error& err) {
     st.ended = coordinator_clock::now();
   st.message = error_text(err);
   end_progress_line(st);
+  note_event(st, "error", st.message);
+  record_history(st);
   // A run that blew up still reports what it did, with a null loss.
   if (!st.opt.report.empty() && is_divergence(st.message)) {
     take_totals(st);

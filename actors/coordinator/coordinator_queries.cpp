@@ -123,6 +123,10 @@ void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<
     row.first = st.shards[s].first;
     row.width = st.shards[s].width;
     row.row_shards = st.shards[s].holds_rows ? static_cast<uint32_t>(st.shards.size()) : 0;
+    row.lanes = static_cast<uint32_t>(st.shards[s].lanes.size());
+    // A slice of every row, or (rows held by word) the words w mod S = s.
+    const uint64_t words = st.vocab.size;
+    row.rows = row.row_shards == 0 ? words : words > s ? (words - s - 1) / row.row_shards + 1 : 0;
     row.alive = !st.lost_shards.count(s);
     auto finish_one = [self, rp, out, pending]() mutable {
       if (--*pending == 0)

@@ -17,6 +17,8 @@
 #include <gridvec/roles/coordinator.hpp>
 #include "src/formats/checkpoint.hpp"
 #include "src/corpus/text_corpus.hpp"
+#include "src/util/event_log.hpp"
+#include "src/util/history_buffer.hpp"
 
 namespace gridvec {
 
@@ -144,6 +146,14 @@ struct coordinator_state {
   std::vector<uint64_t> shard_requests_seen;    // for requests/s in `shards`
   coordinator_clock::time_point shard_stats_time;
 
+  // What a dashboard shows of the run (coordinator_history.cpp).
+  history_buffer history;
+  event_log events;
+  uint64_t marked_checkpoint = 0; // the last checkpoint put on the curves
+  uint32_t marked_recoveries = 0; // recoveries whose span is on the curves
+  bool recovery_seen = false;     // a tick saw the recovery under way
+  int64_t started_unix_ms = 0;
+
   /// Takes the cursors learner `l` reports (progress, pause, halt) for the
   /// parts it owns; others are stale (a part moved to another learner).
   void adopt_cursors(uint32_t l, const std::vector<part_cursor>& reported) {
@@ -249,6 +259,17 @@ void take_checkpoint(coordinator_ptr self, std::optional<caf::typed_response_pro
 void maybe_checkpoint(coordinator_ptr self);
 void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node);
 void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& why);
+
+// coordinator_history.cpp
+/// A line of the job's event log (say and warn add theirs).
+void note_event(coordinator_state& st, const char* level, const std::string& text);
+/// Takes a point of the curves if one is due, the phase and a new checkpoint.
+void record_history(coordinator_state& st);
+job_history make_history(const coordinator_state& st);
+
+// training_phase.cpp
+/// Bytes each node sent and received during training so far, by message kind.
+std::vector<node_traffic> traffic_per_node(const coordinator_state& st);
 
 // coordinator_queries.cpp
 /// The progress line, to the sink (progress_prefix) and to this process's

@@ -12,15 +12,13 @@
 
 namespace gridvec {
 
-namespace {
-
 // Bytes each node sent and received during training, by message kind.
 // Learners count the messages they send. Every shard gets the same requests
 // and sends equal-sized replies, so a shard's share is 1/S of the total;
 // in the replicated mode every host sends and receives alike, so a host
 // receives 1/L of the round messages between hosts, and a shard 1/S of the
 // rows stored.
-void account_nodes(coordinator_state& st) {
+std::vector<node_traffic> traffic_per_node(const coordinator_state& st) {
   std::vector<node_traffic> per_node(st.nodes.size());
   for (size_t n = 0; n < st.nodes.size(); ++n)
     per_node[n].node = st.nodes[n].name;
@@ -56,10 +54,8 @@ void account_nodes(coordinator_state& st) {
       t.messages[k] += total.messages[k] / shards;
     }
   }
-  st.summary.nodes = std::move(per_node);
+  return per_node;
 }
-
-} // namespace
 
 namespace {
 
@@ -181,7 +177,7 @@ void check_training_done(coordinator_ptr self) {
   print_progress(self, true);
   st.summary.final_loss = st.last_loss;
   if (st.nodes.size() > 1)
-    account_nodes(st);
+    st.summary.nodes = traffic_per_node(st);
   run_export(self);
 }
 

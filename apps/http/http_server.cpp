@@ -78,6 +78,8 @@ bhttp::response<bhttp::string_body> make_response(unsigned version, bool keep_al
   res.set(bhttp::field::content_type, r.content_type);
   res.set(bhttp::field::cache_control, "no-store");
   res.keep_alive(keep_alive);
+  for (const auto& [name, value] : r.headers)
+    res.set(name, value);
   res.body() = r.body;
   res.prepare_payload();
   return res;
@@ -127,10 +129,12 @@ private:
     auto target = parse_target(std::string_view{req.target().data(), req.target().size()});
     if (!target)
       return respond(error_reply(400, target.error()));
-    // /healthz answers without a token: load balancers and process
-    // supervisors probe it, and it tells nothing but "alive".
+    // /healthz answers without a token (load balancers and process
+    // supervisors probe it, and it tells nothing but "alive"), and so do
+    // the dashboard's static files: a browser loads the page before anyone
+    // typed a token into it, and the page holds no data.
     const auto& token = srv_.settings.token;
-    if (!token.empty() && target->path != "/healthz") {
+    if (!token.empty() && !srv_.settings.public_paths.count(target->path)) {
       auto auth = req[bhttp::field::authorization];
       if (!bearer_matches(std::string_view{auth.data(), auth.size()}, token)) {
         srv_.refusals.note(srv_.settings.name, peer_);

@@ -9,12 +9,16 @@
 // bodies (a GET has none: 1 KiB, else 413), open connections (64, the next
 // gets 503 and is closed), the time to send a request (10 s), and one
 // request in flight per connection. Only GET and HEAD are served (405).
-// With a token, every path but /healthz needs "Authorization: Bearer
-// TOKEN" (401, and one log line per 10 s for all refusals).
+// With a token, every path but the public ones (/healthz, and the
+// dashboard's static files, which hold no data) needs "Authorization:
+// Bearer TOKEN" (401, and one log line per 10 s for all refusals).
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/http/http_query.hpp"
 #include <gridvec/core/expected.hpp>
@@ -22,9 +26,15 @@
 namespace gridvec::http {
 
 struct reply {
+  using header_list = std::vector<std::pair<std::string, std::string>>;
   unsigned status = 200;
   std::string content_type = "application/json";
   std::string body;
+  header_list headers; // besides Content-Type and the server's own
+
+  reply() = default;
+  reply(unsigned s, std::string type, std::string b, header_list h = {})
+    : status(s), content_type(std::move(type)), body(std::move(b)), headers(std::move(h)) {}
 };
 
 /// Answers one authorised GET; runs on a worker thread and may block.
@@ -32,9 +42,10 @@ using handler = std::function<reply(const request_target&)>;
 
 struct server_settings {
   std::string address = "127.0.0.1";
-  uint16_t port = 0; // 0: any free port (tests)
-  std::string token; // empty: no authentication (a cluster without secret)
-  std::string name;  // for log lines: the node
+  uint16_t port = 0;                              // 0: any free port (tests)
+  std::string token;                              // empty: no authentication (a cluster without secret)
+  std::string name;                               // for log lines: the node
+  std::set<std::string> public_paths{"/healthz"}; // served without the token
   size_t max_connections = 64;
   size_t workers = 4;
   uint32_t header_limit = 8 * 1024;

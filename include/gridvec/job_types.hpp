@@ -12,6 +12,7 @@
 
 #include <gridvec/core/options.hpp>
 #include <gridvec/core/file_digest.hpp>
+#include <gridvec/core/job_history.hpp>
 #include <gridvec/core/part_cursor.hpp>
 #include <gridvec/core/report.hpp>
 #include <gridvec/core/vocabulary.hpp>
@@ -205,12 +206,14 @@ struct shard_status {
   uint64_t requests = 0;          // dotprod + adjust served so far
   double requests_per_second = 0; // since the previous `shards`
   bool alive = true;
+  uint32_t lanes = 0; // actors serving its slices (a learner talks to lane id % lanes)
+  uint64_t rows = 0;  // rows it holds (a slice of each)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_status& x) {
   return f(caf::meta::type_name("shard_status"), x.index, x.node, x.first, x.width, x.row_shards, x.bytes, x.requests,
-           x.requests_per_second, x.alive);
+           x.requests_per_second, x.alive, x.lanes, x.rows);
 }
 
 /// Counters a shard lane keeps.
@@ -250,11 +253,15 @@ struct node_status {
   uint64_t rss_bytes = 0;
   uint32_t shards = 0;   // shard lanes it hosts now
   uint32_t learners = 0; // learner actors it hosts now
+  uint64_t peak_rss_bytes = 0;
+  uint64_t memory_limit_bytes = 0; // what the process may take (src/util/memory_limit.hpp); 0: unknown
+  bool standby = false;            // a spare of the config, for lost shards
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_status& x) {
-  return f(caf::meta::type_name("node_status"), x.name, x.address, x.roles, x.up, x.rss_bytes, x.shards, x.learners);
+  return f(caf::meta::type_name("node_status"), x.name, x.address, x.roles, x.up, x.rss_bytes, x.shards, x.learners,
+           x.peak_rss_bytes, x.memory_limit_bytes, x.standby);
 }
 
 /// A word and its cosine similarity to a query.
@@ -278,6 +285,33 @@ struct checkpoint_info {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, checkpoint_info& x) {
   return f(caf::meta::type_name("checkpoint_info"), x.sequence, x.path, x.seconds);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, history_point& x) {
+  return f(caf::meta::type_name("history_point"), x.seconds, x.span, x.progress, x.words_per_second, x.loss, x.pairs,
+           x.alpha);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, phase_span& x) {
+  return f(caf::meta::type_name("phase_span"), x.phase, x.from, x.to);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, history_mark& x) {
+  return f(caf::meta::type_name("history_mark"), x.seconds, x.label);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_event& x) {
+  return f(caf::meta::type_name("job_event"), x.sequence, x.seconds, x.unix_ms, x.level, x.text);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_history& x) {
+  return f(caf::meta::type_name("job_history"), x.job, x.started_unix_ms, x.seconds, x.interval, x.capacity, x.points,
+           x.phases, x.marks, x.events, x.events_total, x.nodes);
 }
 
 } // namespace gridvec

@@ -84,6 +84,7 @@ using split_train_atom = caf::atom_constant<caf::atom("splittrain")>;
 using visit_atom = caf::atom_constant<caf::atom("visit")>;
 using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using echo_atom = caf::atom_constant<caf::atom("echo")>;
+using history_atom = caf::atom_constant<caf::atom("history")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -219,7 +220,7 @@ using job_commands_actor = caf::typed_actor<
   caf::replies_to<cancel_atom>::with<bool>, caf::replies_to<export_atom, std::string, bool>::with<uint64_t>,
   caf::replies_to<nearest_atom, std::string, uint32_t>::with<std::vector<neighbour>>,
   caf::replies_to<analogy_atom, std::string, std::string, std::string, uint32_t>::with<std::vector<neighbour>>,
-  caf::replies_to<vector_atom, std::string>::with<wire_bytes>>;
+  caf::replies_to<vector_atom, std::string>::with<wire_bytes>, caf::replies_to<history_atom>::with<job_history>>;
 
 /// The coordinator of one training job (see coordinator_actor.hpp for its
 /// phases). Queries and commands:
@@ -232,6 +233,8 @@ using job_commands_actor = caf::typed_actor<
 ///   nearest:    (word, k) -> the k most similar words (cosine)
 ///   analogy:    (a, b, c, k) -> words closest to b - a + c
 ///   vector:     word -> its input vector, float32 bytes (one `rows` per shard)
+///   history:    -> job_history: its curves over the whole run, phases,
+///               checkpoints, the last lines of its event log, traffic per node
 ///   stop:       everything the job placed stops, and so does the coordinator
 /// From its learners and supervisor:
 ///   progress:   (learner id, progress)
