@@ -15,7 +15,7 @@
 namespace gridvec {
 
 struct train_options {
-  std::string train;   // corpus, one sentence per line
+  std::string train;   // corpus, one sentence per line; several -train values one per line (src/corpus/corpus_inputs.hpp)
   std::string output;  // vectors file
   uint32_t size = 100; // vector dimension d
   uint32_t window = 5;
@@ -35,6 +35,7 @@ struct train_options {
   std::string read_vocab; // ... or read instead of counting the corpus
   std::string save_model; // the whole model (both vector sets, counts), docs/model.md
   std::string init;       // a saved model to continue training from
+  uint8_t invalid_utf8 = 0; // --invalid-utf8: 0 fail, 1 skip, 2 replace (src/corpus/text_corpus.hpp)
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
