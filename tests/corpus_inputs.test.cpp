@@ -100,7 +100,8 @@ namespace {
 std::string scan_error(const std::string& corpus, invalid_utf8 mode = invalid_utf8::fail) {
   corpus_scanner scanner{corpus, mode};
   const auto size = std::filesystem::file_size(corpus);
-  auto st = scanner.scan({0, size}, [](std::string_view) {}, [] {});
+  auto st = scanner.scan(
+    {0, size}, [](std::string_view) {}, [] {});
   return st ? std::string{} : st.error();
 }
 
@@ -113,8 +114,7 @@ std::vector<std::string> paths_of(const std::vector<corpus_input>& inputs) {
 
 } // namespace
 
-TEST_CASE("corpus inputs: a directory is read recursively, sorted by path, hidden names skipped",
-          "[corpus_inputs]") {
+TEST_CASE("corpus inputs: a directory is read recursively, sorted by path, hidden names skipped", "[corpus_inputs]") {
   temp_dir dir;
   namespace fs = std::filesystem;
   fs::create_directories(dir.file("c/b/deep"));
@@ -158,8 +158,7 @@ TEST_CASE("corpus inputs: without commas -- -train repeated, @LIST, a name with 
   CHECK(paths_of(*repeated) == std::vector<std::string>{comma, plain});
   auto listed = resolve_corpus_inputs("@" + dir.file("lists/paths.txt") + "\n" + plain);
   REQUIRE(listed);
-  CHECK(paths_of(*listed) ==
-        std::vector<std::string>{dir.file("lists/../a,b.txt"), dir.file("c.txt"), plain});
+  CHECK(paths_of(*listed) == std::vector<std::string>{dir.file("lists/../a,b.txt"), dir.file("c.txt"), plain});
   // Commas still separate paths that do not exist as one.
   auto split = resolve_corpus_inputs(plain + "," + dir.file("c.txt"));
   REQUIRE(split);
@@ -223,8 +222,8 @@ TEST_CASE("corpus inputs: errors in the staged corpus name the user's file and l
     REQUIRE(inputs);
     std::istringstream piped{"one\ntwo \x80\n"};
     REQUIRE(stage_corpus(*inputs, staged, piped));
-    CHECK_THAT(scan_error(staged), Catch::StartsWith("corpus standard input has invalid UTF-8") &&
-                                     Catch::Contains("on line 2, at byte 8"));
+    CHECK_THAT(scan_error(staged),
+               Catch::StartsWith("corpus standard input has invalid UTF-8") && Catch::Contains("on line 2, at byte 8"));
     // The origins say where each input starts.
     auto origins = read_corpus_origins(staged);
     REQUIRE(origins.size() == 2);
@@ -242,8 +241,8 @@ TEST_CASE("corpus inputs: errors in the staged corpus name the user's file and l
                                      Catch::Contains("on line 5, at byte 25"));
   }
   SECTION("a plain file, not staged, is named with its line") {
-    CHECK_THAT(scan_error(c), Catch::StartsWith("corpus " + c + " has invalid UTF-8") &&
-                                Catch::Contains("on line 3, at byte 7"));
+    CHECK_THAT(scan_error(c),
+               Catch::StartsWith("corpus " + c + " has invalid UTF-8") && Catch::Contains("on line 3, at byte 7"));
     CHECK(scan_error(c, invalid_utf8::skip).empty());
   }
 }

@@ -330,8 +330,7 @@ TEST_CASE("text_corpus: missing and empty files", "[text_corpus]") {
   }
 }
 
-TEST_CASE("corpus_scanner: --invalid-utf8 skip drops the word, replace puts U+FFFD as Python does",
-          "[text_corpus]") {
+TEST_CASE("corpus_scanner: --invalid-utf8 skip drops the word, replace puts U+FFFD as Python does", "[text_corpus]") {
   temp_dir dir;
   const std::string R = "\xEF\xBF\xBD"; // U+FFFD
   struct utf8_case {
@@ -342,15 +341,18 @@ TEST_CASE("corpus_scanner: --invalid-utf8 skip drops the word, replace puts U+FF
   };
   std::vector<utf8_case> cases{
     {"invalid lead byte", "ok ok\nxx\xffyy\n", {{"ok", "ok"}, {"xx" + R + "yy"}}, {{"ok", "ok"}, {}}},
-    {"bad continuation", "one caf\xc3" "e two\n", {{"one", "caf" + R + "e", "two"}}, {{"one", "two"}}},
+    {"bad continuation",
+     "one caf\xc3"
+     "e two\n",
+     {{"one", "caf" + R + "e", "two"}},
+     {{"one", "two"}}},
     {"overlong E0 80 AF: three", "a \xe0\x80\xaf b\n", {{"a", R + R + R, "b"}}, {{"a", "b"}}},
     {"surrogate ED A0 80: three", "a \xed\xa0\x80\n", {{"a", R + R + R}}, {{"a"}}},
     {"past U+10FFFF: four", "\xf4\x90\x80\x80 z\n", {{R + R + R + R, "z"}}, {{"z"}}},
     {"overlong C0 AF: two", "\xc0\xaf\n", {{R + R}}, {{}}},
     {"cut by a space", "\xe2\x82 x\n", {{R, "x"}}, {{"x"}}},
     {"cut by the end of the file", "end \xe6\x97", {{"end", R}}, {{"end"}}},
-    {"valid four bytes are kept", "\xf0\x9f\x98\x80 ok\n", {{"\xf0\x9f\x98\x80", "ok"}},
-     {{"\xf0\x9f\x98\x80", "ok"}}},
+    {"valid four bytes are kept", "\xf0\x9f\x98\x80 ok\n", {{"\xf0\x9f\x98\x80", "ok"}}, {{"\xf0\x9f\x98\x80", "ok"}}},
   };
   for (const auto& c : cases) {
     INFO(c.name);

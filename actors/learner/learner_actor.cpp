@@ -161,7 +161,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
            const std::string& ids_path) -> caf::result<uint64_t> {
       uint64_t words = 0;
       if (auto s = preprocess(*self->state.vocab, corpus, {begin, end}, ids_path,
-                                  static_cast<invalid_utf8>(self->state.cfg.invalid_utf8), words); !s)
+                              static_cast<invalid_utf8>(self->state.cfg.invalid_utf8), words);
+          !s)
         return make_job_error(s.error());
       return words;
     },

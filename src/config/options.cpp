@@ -85,14 +85,15 @@ accessor corpus_inputs() {
 }
 
 accessor invalid_utf8_choice() {
-  return {[](train_options& o, const std::string& text) -> status {
-            invalid_utf8 mode;
-            if (!parse_invalid_utf8(text, mode))
-              return failure{"option --invalid-utf8 expects fail, skip or replace, got '" + text + "'"};
-            o.invalid_utf8 = static_cast<uint8_t>(mode);
-            return {};
-          },
-          [](const train_options& o) { return std::string{invalid_utf8_name(static_cast<invalid_utf8>(o.invalid_utf8))}; }};
+  return {
+    [](train_options& o, const std::string& text) -> status {
+      invalid_utf8 mode;
+      if (!parse_invalid_utf8(text, mode))
+        return failure{"option --invalid-utf8 expects fail, skip or replace, got '" + text + "'"};
+      o.invalid_utf8 = static_cast<uint8_t>(mode);
+      return {};
+    },
+    [](const train_options& o) { return std::string{invalid_utf8_name(static_cast<invalid_utf8>(o.invalid_utf8))}; }};
 }
 
 accessor checkpoint_failures() {

@@ -29,8 +29,8 @@
 namespace gridvec {
 
 struct corpus_input {
-  std::string path; // "-": standard input
-  bool gzip = false; // a file's magic bytes (standard input's are read when staging)
+  std::string path;      // "-": standard input
+  bool gzip = false;     // a file's magic bytes (standard input's are read when staging)
   std::string directory; // the directory of -train it was found in, if any
 };
 

@@ -32,7 +32,8 @@ struct corpus_origin {
 std::string origins_path(const std::string& corpus);
 
 /// Writes the origins of `corpus` (staged_bytes long), all or nothing.
-status write_corpus_origins(const std::string& corpus, uint64_t staged_bytes, const std::vector<corpus_origin>& origins);
+status write_corpus_origins(const std::string& corpus, uint64_t staged_bytes,
+                            const std::vector<corpus_origin>& origins);
 
 /// The origins of `corpus`; empty when it has none (it is the user's own
 /// file) or they are stale.

@@ -105,10 +105,10 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
     return failure{error_};
   std::string token;
   uint64_t pos = range.begin;
-  int pending_continuations = 0;  // UTF-8 continuation bytes still expected
-  unsigned char lo = 0, hi = 0;   // the range of the next continuation byte
-  size_t sequence_start = 0;      // where the pending sequence began in token
-  bool token_bad = false;         // holds invalid UTF-8 (invalid_utf8::skip)
+  int pending_continuations = 0; // UTF-8 continuation bytes still expected
+  unsigned char lo = 0, hi = 0;  // the range of the next continuation byte
+  size_t sequence_start = 0;     // where the pending sequence began in token
+  bool token_bad = false;        // holds invalid UTF-8 (invalid_utf8::skip)
   uint64_t token_start = pos;
   bool line_has_words = false;
   status result;
