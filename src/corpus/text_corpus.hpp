@@ -178,7 +178,11 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
         goto done;
       }
       int len = detail::utf8_length(c);
-      if (len == 0) {
+      if (len == 1) { // ASCII, most bytes of most corpora
+        if (token.empty() && !token_bad)
+          token_start = chunk_start + i;
+        token.push_back(static_cast<char>(c));
+      } else if (len == 0) {
         if (!invalid(chunk_start + i, false))
           goto done;
       } else {
