@@ -15,10 +15,10 @@ namespace {
 
 count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self) {
   return {
-    [](count_atom, const std::string& path, uint64_t begin, uint64_t end) -> caf::result<count_table> {
+    [](count_atom, const std::string& path, uint64_t begin, uint64_t end, uint8_t mode) -> caf::result<count_table> {
       // Numbered from the part's first byte: see word_counts.
       word_counts counts{begin};
-      corpus_scanner scanner{path};
+      corpus_scanner scanner{path, static_cast<invalid_utf8>(mode)};
       auto s = scanner.scan(
         {begin, end}, [&](std::string_view w) { counts.add(w); }, [&] { counts.add_line_end(); });
       if (!s)

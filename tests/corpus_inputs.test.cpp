@@ -1,4 +1,6 @@
 #include "src/corpus/corpus_inputs.hpp"
+#include "src/corpus/corpus_origins.hpp"
+#include "src/corpus/text_corpus.hpp"
 
 #include <catch2/catch.hpp>
 #include <zlib.h>
@@ -87,4 +89,160 @@ TEST_CASE("corpus inputs: bad specs fail in one line, and nothing is half-writte
 TEST_CASE("corpus inputs: paths are made absolute one by one; stdin stays '-'", "[corpus_inputs]") {
   const auto cwd = std::filesystem::current_path().string();
   CHECK(absolute_corpus_spec("a.txt,-,/x/y.gz") == cwd + "/a.txt,-,/x/y.gz");
+  // Repeated -train values (one a line) and @LIST stay apart.
+  CHECK(absolute_corpus_spec("a.txt\n@l/list.txt\n-") == cwd + "/a.txt\n@" + cwd + "/l/list.txt\n-");
+  CHECK(corpus_spec_text("a.txt\nb.txt") == "a.txt -train b.txt");
+}
+
+namespace {
+
+// The error a scan of the staged corpus gives.
+std::string scan_error(const std::string& corpus, invalid_utf8 mode = invalid_utf8::fail) {
+  corpus_scanner scanner{corpus, mode};
+  const auto size = std::filesystem::file_size(corpus);
+  auto st = scanner.scan(
+    {0, size}, [](std::string_view) {}, [] {});
+  return st ? std::string{} : st.error();
+}
+
+std::vector<std::string> paths_of(const std::vector<corpus_input>& inputs) {
+  std::vector<std::string> out;
+  for (const auto& i : inputs)
+    out.push_back(i.path);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("corpus inputs: a directory is read recursively, sorted by path, hidden names skipped", "[corpus_inputs]") {
+  temp_dir dir;
+  namespace fs = std::filesystem;
+  fs::create_directories(dir.file("c/b/deep"));
+  fs::create_directories(dir.file("c/.git"));
+  dir.write("c/b/deep/z.txt", "z\n");
+  dir.write("c/b/a.txt", "ba\n");
+  dir.write("c/a.txt", "a\n");
+  dir.write("c/c.txt", "c\n");
+  dir.write("c/.git/config", "never\n");
+  dir.write("c/b/.swap", "never\n");
+  auto inputs = resolve_corpus_inputs(dir.file("c"));
+  REQUIRE(inputs);
+  CHECK(paths_of(*inputs) == std::vector<std::string>{dir.file("c/a.txt"), dir.file("c/b/a.txt"),
+                                                      dir.file("c/b/deep/z.txt"), dir.file("c/c.txt")});
+  for (const auto& i : *inputs)
+    CHECK(i.directory == dir.file("c"));
+  // One file in a directory is that file, read as it is.
+  fs::create_directories(dir.file("one/sub"));
+  dir.write("one/sub/only.txt", "x\n");
+  auto one = resolve_corpus_inputs(dir.file("one"));
+  REQUIRE(one);
+  CHECK(is_plain_file(*one));
+  CHECK((*one)[0].path == dir.file("one/sub/only.txt"));
+}
+
+TEST_CASE("corpus inputs: without commas -- -train repeated, @LIST, a name with a comma", "[corpus_inputs]") {
+  temp_dir dir;
+  auto comma = dir.write("a,b.txt", "comma\n");
+  auto plain = dir.write("p.txt", "plain\n");
+  std::filesystem::create_directory(dir.file("lists"));
+  dir.write("c.txt", "listed\n");
+  // Relative to the list's own directory; blank lines and \r\n endings are fine.
+  dir.write("lists/paths.txt", "../a,b.txt\r\n\n" + dir.file("c.txt") + "\n");
+  // A path that exists is taken whole, commas and all.
+  auto whole = resolve_corpus_inputs(comma);
+  REQUIRE(whole);
+  CHECK(paths_of(*whole) == std::vector<std::string>{comma});
+  // Repeated -train values, one a line in train_options::train.
+  auto repeated = resolve_corpus_inputs(comma + "\n" + plain);
+  REQUIRE(repeated);
+  CHECK(paths_of(*repeated) == std::vector<std::string>{comma, plain});
+  auto listed = resolve_corpus_inputs("@" + dir.file("lists/paths.txt") + "\n" + plain);
+  REQUIRE(listed);
+  CHECK(paths_of(*listed) == std::vector<std::string>{dir.file("lists/../a,b.txt"), dir.file("c.txt"), plain});
+  // Commas still separate paths that do not exist as one.
+  auto split = resolve_corpus_inputs(plain + "," + dir.file("c.txt"));
+  REQUIRE(split);
+  CHECK(split->size() == 2);
+  CHECK_THAT(resolve_corpus_inputs("@" + dir.file("nope.txt")).error(), Catch::Contains("nope.txt"));
+  dir.write("lists/empty.txt", "\n\n");
+  CHECK_THAT(resolve_corpus_inputs("@" + dir.file("lists/empty.txt")).error(), Catch::Contains("names no file"));
+  CHECK_THAT(resolve_corpus_inputs("-\n-").error(), Catch::Contains("twice"));
+}
+
+TEST_CASE("corpus inputs: gzip on standard input is told by its magic bytes", "[corpus_inputs]") {
+  temp_dir dir;
+  // Two members, as `cat a.gz b.gz` gives: both are read, as zcat does.
+  auto a = read_all(write_gzip(dir, "a.gz", "one two\n"));
+  auto b = read_all(write_gzip(dir, "b.gz", "three"));
+  auto inputs = resolve_corpus_inputs("-");
+  REQUIRE(inputs);
+  std::istringstream piped{a + b};
+  auto bytes = stage_corpus(*inputs, dir.file("staged.txt"), piped);
+  REQUIRE(bytes);
+  CHECK(read_all(dir.file("staged.txt")) == "one two\nthree\n");
+  // Text on standard input is copied as it is, even one byte of it.
+  std::istringstream one{"x"};
+  REQUIRE(stage_corpus(*inputs, dir.file("staged.txt"), one));
+  CHECK(read_all(dir.file("staged.txt")) == "x\n");
+  // A gzip stream cut short fails in one line, naming standard input.
+  std::istringstream cut{a.substr(0, a.size() - 6)};
+  auto failed = stage_corpus(*inputs, dir.file("cut.txt"), cut);
+  REQUIRE_FALSE(failed);
+  CHECK_THAT(failed.error(), Catch::Contains("standard input") && Catch::Contains("gzip"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("cut.txt")));
+}
+
+TEST_CASE("corpus inputs: errors in the staged corpus name the user's file and line", "[corpus_inputs]") {
+  temp_dir dir;
+  auto a = dir.write("a.txt", "good line\nanother\n");
+  auto gz = write_gzip(dir, "b", "fine\nstill fine\nbad \xff here\n"); // gzip without .gz
+  auto c = dir.write("c.txt", "x\ny\nz \xc3( w\n");
+  const std::string staged = dir.file("staged.txt");
+  SECTION("a file after others") {
+    auto inputs = resolve_corpus_inputs(a + "\n" + c);
+    REQUIRE(inputs);
+    std::istringstream none;
+    REQUIRE(stage_corpus(*inputs, staged, none));
+    const auto e = scan_error(staged);
+    CHECK_THAT(e, Catch::StartsWith("corpus " + c + " has invalid UTF-8"));
+    CHECK_THAT(e, Catch::Contains("on line 3, at byte 7"));
+    CHECK_THAT(e, Catch::Contains("--invalid-utf8 skip"));
+    CHECK_THAT(e, !Catch::Contains(staged));
+  }
+  SECTION("a gzip file: lines of its uncompressed text") {
+    auto inputs = resolve_corpus_inputs(a + "," + gz);
+    REQUIRE(inputs);
+    std::istringstream none;
+    REQUIRE(stage_corpus(*inputs, staged, none));
+    CHECK_THAT(scan_error(staged), Catch::StartsWith("corpus " + gz + " has invalid UTF-8") &&
+                                     Catch::Contains("on line 3, at byte 20 of its uncompressed text"));
+  }
+  SECTION("standard input") {
+    auto inputs = resolve_corpus_inputs(a + ",-");
+    REQUIRE(inputs);
+    std::istringstream piped{"one\ntwo \x80\n"};
+    REQUIRE(stage_corpus(*inputs, staged, piped));
+    CHECK_THAT(scan_error(staged),
+               Catch::StartsWith("corpus standard input has invalid UTF-8") && Catch::Contains("on line 2, at byte 8"));
+    // The origins say where each input starts.
+    auto origins = read_corpus_origins(staged);
+    REQUIRE(origins.size() == 2);
+    CHECK(origins[0].name == a);
+    CHECK(origins[1].begin == 18);
+    CHECK(origins[1].kind == "stdin");
+  }
+  SECTION("origins of another staging are ignored") {
+    auto inputs = resolve_corpus_inputs(a + "," + c);
+    REQUIRE(inputs);
+    std::istringstream none;
+    REQUIRE(stage_corpus(*inputs, staged, none));
+    std::ofstream(staged, std::ios::app) << "more\n"; // the staged file is not the one described
+    CHECK_THAT(scan_error(staged), Catch::StartsWith("corpus " + staged + " has invalid UTF-8") &&
+                                     Catch::Contains("on line 5, at byte 25"));
+  }
+  SECTION("a plain file, not staged, is named with its line") {
+    CHECK_THAT(scan_error(c),
+               Catch::StartsWith("corpus " + c + " has invalid UTF-8") && Catch::Contains("on line 3, at byte 7"));
+    CHECK(scan_error(c, invalid_utf8::skip).empty());
+  }
 }

@@ -27,7 +27,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
                            "--shared-negatives 1 --interleave 1 --refresh-weights 0 --seed 9 --report /r.json "
                            "--work-dir /w --log-every 3 --checkpoint-dir /ck --checkpoint-every 5000w "
                            "--checkpoint-failures warn --checkpoint-keep 5 --partition replicated "
-                           "--sync-rounds 12 --combiner avg --link-speed 10gbit --explain";
+                           "--sync-rounds 12 --combiner avg --link-speed 10gbit --invalid-utf8 replace --explain";
   std::istringstream words(line);
   auto given = parse_train_options({std::istream_iterator<std::string>(words), {}});
   REQUIRE(given);
@@ -41,7 +41,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
   // in the list above: a new option makes this fail until it is added.
   const auto args = to_args(*given);
   // (--explain, a switch, is one argument: -explain=1.)
-  CHECK(args.size() == 2 * 43 + 1);
+  CHECK(args.size() == 2 * 44 + 1);
 
   std::vector<char> buf;
   caf::binary_serializer sink{nullptr, buf};

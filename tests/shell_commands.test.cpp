@@ -157,6 +157,19 @@ TEST_CASE("a shell's job: paths absolute, the cluster kept running", "[shell]") 
   CHECK(std::filesystem::is_empty(dir.path()));
 }
 
+TEST_CASE("a shell's job: a list of inputs is one plain file, or refused", "[shell]") {
+  test::temp_dir dir;
+  auto one = dir.write("one,file.txt", "a b c\n");
+  auto two = dir.write("two.txt", "d e\n");
+  auto list = dir.write("list.txt", "one,file.txt\n");
+  auto opt = shell_job_options({"-train", "@" + list, "-output", dir.file("v.txt")});
+  REQUIRE(opt);
+  CHECK(opt->train == one); // the nodes get the file itself
+  auto several = shell_job_options({"-train", one, "-train", two, "-output", dir.file("v.txt")});
+  REQUIRE_FALSE(several);
+  CHECK(contains(several.error(), "gridvec submit --work-dir"));
+}
+
 TEST_CASE("a job whose output cannot be written is refused at once", "[shell]") {
   auto r = run({"train", "-train", "c.txt", "-output", "/nonexistent-dir/v.txt"});
   CHECK_FALSE(r.ok);

@@ -22,8 +22,8 @@ struct scan_result {
   std::vector<std::string> pending; // words after the last line end
 };
 
-scan_result scan(const std::string& path, byte_range range) {
-  corpus_scanner sc(path);
+scan_result scan(const std::string& path, byte_range range, invalid_utf8 mode = invalid_utf8::fail) {
+  corpus_scanner sc(path, mode);
   scan_result out;
   out.st = sc.scan(
     range, [&](std::string_view w) { out.pending.emplace_back(w); },
@@ -328,4 +328,47 @@ TEST_CASE("text_corpus: missing and empty files", "[text_corpus]") {
     INFO(r.error());
     CHECK(contains(r.error(), "not a regular file"));
   }
+}
+
+TEST_CASE("corpus_scanner: --invalid-utf8 skip drops the word, replace puts U+FFFD as Python does", "[text_corpus]") {
+  temp_dir dir;
+  const std::string R = "\xEF\xBF\xBD"; // U+FFFD
+  struct utf8_case {
+    const char* name;
+    std::string text;
+    lines_t replaced; // Python's bytes.decode("utf-8", errors="replace"), split into words
+    lines_t skipped;
+  };
+  std::vector<utf8_case> cases{
+    {"invalid lead byte", "ok ok\nxx\xffyy\n", {{"ok", "ok"}, {"xx" + R + "yy"}}, {{"ok", "ok"}, {}}},
+    {"bad continuation",
+     "one caf\xc3"
+     "e two\n",
+     {{"one", "caf" + R + "e", "two"}},
+     {{"one", "two"}}},
+    {"overlong E0 80 AF: three", "a \xe0\x80\xaf b\n", {{"a", R + R + R, "b"}}, {{"a", "b"}}},
+    {"surrogate ED A0 80: three", "a \xed\xa0\x80\n", {{"a", R + R + R}}, {{"a"}}},
+    {"past U+10FFFF: four", "\xf4\x90\x80\x80 z\n", {{R + R + R + R, "z"}}, {{"z"}}},
+    {"overlong C0 AF: two", "\xc0\xaf\n", {{R + R}}, {{}}},
+    {"cut by a space", "\xe2\x82 x\n", {{R, "x"}}, {{"x"}}},
+    {"cut by the end of the file", "end \xe6\x97", {{"end", R}}, {{"end"}}},
+    {"valid four bytes are kept", "\xf0\x9f\x98\x80 ok\n", {{"\xf0\x9f\x98\x80", "ok"}}, {{"\xf0\x9f\x98\x80", "ok"}}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto path = dir.write("utf.txt", c.text);
+    auto replaced = scan(path, {0, c.text.size()}, invalid_utf8::replace);
+    REQUIRE(replaced.st);
+    CHECK(replaced.lines == c.replaced);
+    auto skipped = scan(path, {0, c.text.size()}, invalid_utf8::skip);
+    REQUIRE(skipped.st);
+    CHECK(skipped.lines == c.skipped);
+    // Every case but the valid one fails by default.
+    auto failed = scan(path, {0, c.text.size()});
+    CHECK(static_cast<bool>(failed.st) == (c.replaced == c.skipped));
+  }
+  invalid_utf8 mode;
+  CHECK(parse_invalid_utf8("replace", mode));
+  CHECK(mode == invalid_utf8::replace);
+  CHECK_FALSE(parse_invalid_utf8("ignore", mode));
 }

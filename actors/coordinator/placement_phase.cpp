@@ -37,6 +37,7 @@ learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_
   lc.replicated = opt.replicated;
   lc.sync_rounds = opt.sync_rounds_per_epoch(learners);
   lc.average_combiner = opt.average_combiner;
+  lc.invalid_utf8 = opt.invalid_utf8;
   return lc;
 }
 

@@ -225,7 +225,9 @@ void count_words(coordinator_ptr self) {
         [self, pending, i](count_worker_actor worker) {
           auto& st = self->state;
           track(self, worker);
-          self->request(worker, long_phase, count_atom::value, st.opt.train, st.ranges[i].begin, st.ranges[i].end)
+          self
+            ->request(worker, long_phase, count_atom::value, st.opt.train, st.ranges[i].begin, st.ranges[i].end,
+                      st.opt.invalid_utf8)
             .then(
               [self, pending, worker](const count_table& table) {
                 auto& st = self->state;

@@ -48,11 +48,11 @@ bool read_passage(learner_state& st, status& error) {
 } // namespace
 
 status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range, const std::string& ids_path,
-                  uint64_t& words) {
+                  invalid_utf8 mode, uint64_t& words) {
   auto writer = id_writer::create(ids_path);
   if (!writer)
     return failure{writer.error()};
-  corpus_scanner scanner{corpus};
+  corpus_scanner scanner{corpus, mode};
   auto s = scanner.scan(
     range,
     [&](std::string_view w) {

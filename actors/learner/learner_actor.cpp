@@ -160,7 +160,9 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
            const std::string& ids_path) -> caf::result<uint64_t> {
       uint64_t words = 0;
-      if (auto s = preprocess(*self->state.vocab, corpus, {begin, end}, ids_path, words); !s)
+      if (auto s = preprocess(*self->state.vocab, corpus, {begin, end}, ids_path,
+                              static_cast<invalid_utf8>(self->state.cfg.invalid_utf8), words);
+          !s)
         return make_job_error(s.error());
       return words;
     },

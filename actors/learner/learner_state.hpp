@@ -145,10 +145,11 @@ struct learner_state {
 using learner_ptr = learner_actor::stateful_pointer<learner_state>;
 
 // corpus_side.cpp
-/// Turns corpus bytes `range` into the word-id file `ids_path`; `words` is
-/// how many in-vocabulary words it holds.
+/// Turns corpus bytes `range` into the word-id file `ids_path`, invalid
+/// UTF-8 handled by `mode` (as the words were counted); `words` is how many
+/// in-vocabulary words it holds.
 status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range, const std::string& ids_path,
-                  uint64_t& words);
+                  invalid_utf8 mode, uint64_t& words);
 /// Where each part can be restarted without skipping anything.
 std::vector<part_cursor> safe_cursors(const learner_state& st);
 /// Fills the next minibatch from the current passage onwards.

@@ -7,6 +7,8 @@ namespace gridvec {
 
 int cli_train(const std::vector<std::string>& args);
 int cli_nearest(const std::vector<std::string>& args);
+int cli_analogy(const std::vector<std::string>& args);
+int cli_doesnt_match(const std::vector<std::string>& args);
 int cli_node(const std::vector<std::string>& args);
 int cli_submit(const std::vector<std::string>& args);
 int cli_shell(const std::vector<std::string>& args);

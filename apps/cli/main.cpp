@@ -11,7 +11,11 @@ namespace {
 const char* usage = "usage: gridvec COMMAND [options]\n\n"
                     "commands:\n"
                     "  train     train word vectors on a text corpus in this process\n"
-                    "  nearest   print the nearest neighbours of words in a vectors file\n"
+                    "  nearest   the nearest words of a vectors file to words, or to a query of\n"
+                    "            --positive and --negative words (gensim's most_similar)\n"
+                    "  analogy   A is to B as C is to ?: the words nearest to B - A + C\n"
+                    "  doesnt-match\n"
+                    "            the word of a list that does not match the others\n"
                     "  eval      score a vectors file on analogies and word similarity\n"
                     "  export    write the vectors of a saved model (--save-model) as a file\n"
                     "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
@@ -41,6 +45,10 @@ int main(int argc, char** argv) {
     return gridvec::cli_train(args);
   if (command == "nearest")
     return gridvec::cli_nearest(args);
+  if (command == "analogy")
+    return gridvec::cli_analogy(args);
+  if (command == "doesnt-match")
+    return gridvec::cli_doesnt_match(args);
   if (command == "node")
     return gridvec::cli_node(args);
   if (command == "submit")

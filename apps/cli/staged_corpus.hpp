@@ -2,7 +2,9 @@
 // -train, when it names more than one plain file (several files, a
 // directory, .gz files, standard input): staged into one plain file before
 // the job starts (src/corpus/corpus_inputs.hpp says why), and opt.train
-// pointed at it. Shared by `gridvec train` and `gridvec submit`.
+// pointed at it; when it names one plain file (perhaps through a list or a
+// directory), opt.train is that file. Shared by `gridvec train` and
+// `gridvec submit`.
 #include <optional>
 #include <string>
 

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <thread>
 
+#include "src/corpus/corpus_inputs.hpp"
 #include "src/util/atomic_file.hpp"
 #include <gridvec/controller_client.hpp>
 #include <gridvec/roles/coordinator.hpp> // progress_prefix
@@ -377,6 +378,20 @@ expected<train_options> shell_job_options(const shell_words& args) {
     return failure{why};
   }
   make_paths_absolute(*opt);
+  // The nodes read one plain file. Several -train values or a list are
+  // resolved here: one plain file is that file; more are not staged by the
+  // shell. (One path is left to the nodes: it may be on their disks only.)
+  const auto items = corpus_spec_items(opt->train);
+  if (items.size() > 1 || (!items.empty() && items[0].starts_with("@"))) {
+    auto inputs = resolve_corpus_inputs(opt->train);
+    if (!inputs)
+      return failure{inputs.error()};
+    if (!is_plain_file(*inputs))
+      return failure{"-train " + corpus_spec_text(opt->train) +
+                     " is not one plain file: the shell's jobs read one; stage several with gridvec submit "
+                     "--work-dir DIR"};
+    opt->train = (*inputs)[0].path;
+  }
   opt->stop_cluster = false; // a shell's jobs never stop the cluster
   // A bad output path is found now, not after the whole training.
   if (auto s = check_outputs(*opt); !s)

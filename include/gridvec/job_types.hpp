@@ -35,7 +35,7 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
            x.word_partitions, x.replicated, x.word_split, x.visits_per_skipgram, x.partition_auto, x.explain,
            x.link_speed, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
            x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
-           x.resume);
+           x.resume, x.invalid_utf8);
 }
 
 template <class Inspector>
@@ -96,6 +96,7 @@ struct learner_config {
   uint32_t word_partitions = 1;
   uint8_t negatives_mode = 0;
   bool visits_per_skipgram = false; // --visits skipgram
+  uint8_t invalid_utf8 = 0;         // what reading the corpus does with invalid UTF-8 (src/corpus/text_corpus.hpp)
 };
 
 template <class Inspector>
@@ -103,7 +104,8 @@ typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
   return f(caf::meta::type_name("learner_config"), x.id, x.dim, x.window, x.negatives, x.hierarchical,
            x.minibatch_words, x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused,
            x.shared_negatives, x.interleave, x.refresh_weights, x.learners, x.replicated, x.sync_rounds,
-           x.average_combiner, x.word_split, x.word_partitions, x.negatives_mode, x.visits_per_skipgram);
+           x.average_combiner, x.word_split, x.word_partitions, x.negatives_mode, x.visits_per_skipgram,
+           x.invalid_utf8);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

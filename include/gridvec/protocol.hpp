@@ -155,10 +155,11 @@ using shard_actor = caf::typed_actor<
   caf::replies_to<similar_atom, wire_bytes>::with<wire_bytes>>;
 
 /// Counts one byte range of a corpus where the data is:
-///   (path, begin, end) -> that range's word counts
+///   (path, begin, end, invalid UTF-8 mode) -> that range's word counts
+/// (the mode as train_options::invalid_utf8: 0 fail, 1 skip, 2 replace).
 /// Errors: unreadable corpus, binary data, invalid UTF-8 -> runtime_error.
 using count_worker_actor =
-  caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t>::with<count_table>>;
+  caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t, uint8_t>::with<count_table>>;
 
 /// The vocabulary (reduce side of the count map-reduce):
 ///   merge: one part's counts -> distinct words so far

@@ -1,6 +1,7 @@
 #include <gridvec/core/options.hpp>
 
 #include "src/corpus/corpus_inputs.hpp"
+#include "src/corpus/text_corpus.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/sgns/noise_sampler.hpp"
 #include "src/util/atomic_file.hpp"
@@ -68,6 +69,31 @@ accessor flag(bool train_options::*field, const char* name) {
             return failure{std::string{"option -"} + name + " expects 0 or 1, got '" + text + "'"};
           },
           [=](const train_options& o) { return std::string{o.*field ? "1" : "0"}; }};
+}
+
+// -train may be given several times: the values are kept one per line
+// (src/corpus/corpus_inputs.hpp), and written back as one value that
+// parses to the same.
+accessor corpus_inputs() {
+  return {[](train_options& o, const std::string& value) -> status {
+            if (value.empty())
+              return failure{"option -train needs a corpus, got an empty value"};
+            o.train += (o.train.empty() ? "" : "\n") + value;
+            return {};
+          },
+          [](const train_options& o) { return o.train; }};
+}
+
+accessor invalid_utf8_choice() {
+  return {
+    [](train_options& o, const std::string& text) -> status {
+      invalid_utf8 mode;
+      if (!parse_invalid_utf8(text, mode))
+        return failure{"option --invalid-utf8 expects fail, skip or replace, got '" + text + "'"};
+      o.invalid_utf8 = static_cast<uint8_t>(mode);
+      return {};
+    },
+    [](const train_options& o) { return std::string{invalid_utf8_name(static_cast<invalid_utf8>(o.invalid_utf8))}; }};
 }
 
 accessor checkpoint_failures() {
@@ -226,8 +252,9 @@ accessor combiner_choice() {
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> table = {
     {"train", "FILE", "(required)",
-     "corpus, one sentence per line: a file, FILE,FILE..., a directory, .gz, or - (stdin)",
-     text(&train_options::train)},
+     "corpus, one sentence per line: a file, a directory (read recursively), gzip (on stdin too), - (stdin), "
+     "@LIST (a file of paths, one a line) or FILE,FILE...; repeat -train for more inputs",
+     corpus_inputs()},
     {"output", "FILE", "(required)", "where to write the word vectors (word2vec format)", text(&train_options::output)},
     {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
     {"window", "N", "5", "maximum distance between a word and its context words",
@@ -315,6 +342,10 @@ const std::vector<option_spec>& specs() {
      "start from a model saved with --save-model, a checkpoint (a --checkpoint-dir or one ckpt-N in it) or a "
      "vectors file: its words keep their vectors, new words are added",
      text(&train_options::init)},
+    {"invalid-utf8", "fail|skip|replace", "fail",
+     "bytes of the corpus that are not UTF-8: stop with the file and line, drop the words that hold them, or "
+     "replace them by U+FFFD",
+     invalid_utf8_choice()},
     {"report", "FILE", "(none)", "write a JSON summary of the run to FILE", text(&train_options::report)},
     {"work-dir", "DIR", "(a temporary directory)", "where the preprocessed corpus is kept during the run",
      text(&train_options::work_dir)},
@@ -479,6 +510,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
     {"How gridvec trains",
      {"shards", "minibatch", "in-flight", "coalesce", "fused", "shared-negatives", "interleave", "refresh-weights",
       "partition", "visits", "explain", "link-speed", "sync-rounds", "combiner", "seed"}},
+    {"Corpus", {"invalid-utf8"}},
     {"Models", {"save-model", "init"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures", "checkpoint-keep"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},
@@ -561,7 +593,7 @@ std::string absolute_path(const std::string& path) {
 }
 
 void make_paths_absolute(train_options& o) {
-  o.train = absolute_corpus_spec(o.train); // FILE,FILE,... or "-"
+  o.train = absolute_corpus_spec(o.train); // each -train value's paths
   for (auto* path : {&o.output, &o.save_vocab, &o.read_vocab, &o.save_model, &o.init, &o.report, &o.work_dir,
                      &o.checkpoint_dir, &o.resume})
     *path = absolute_path(*path);
@@ -586,7 +618,7 @@ status check_outputs(const train_options& o) {
       std::error_code ec;
       const bool same = *path == corpus || (!corpus.empty() && fs::equivalent(*path, corpus, ec) && !ec);
       if (same)
-        return failure{std::string{flag} + " " + *path + " is the corpus (-train " + o.train +
+        return failure{std::string{flag} + " " + *path + " is the corpus (-train " + corpus_spec_text(o.train) +
                        "): writing there would replace it"};
     }
     if (auto s = atomic_file::check_writable(*path); !s)

@@ -1,5 +1,7 @@
 #include "src/corpus/text_corpus.hpp"
 
+#include "src/corpus/corpus_origins.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -42,8 +44,27 @@ long corpus_scanner::fill(int fd, uint64_t& pos, uint64_t end) {
   return n;
 }
 
-failure corpus_scanner::bad_input(uint64_t offset, const char* what) const {
-  return failure{"corpus " + path_ + " has " + what + " at byte " + std::to_string(offset)};
+failure corpus_scanner::bad_input(uint64_t offset, const char* what, const char* hint) const {
+  const corpus_position where = locate_in_corpus(path_, offset);
+  return failure{"corpus " + where.name + " has " + what + " on line " + std::to_string(where.line) + ", at byte " +
+                 std::to_string(where.byte) + where.byte_note + (hint ? std::string{" ("} + hint + ")" : "")};
+}
+
+const char* invalid_utf8_name(invalid_utf8 mode) {
+  switch (mode) {
+    case invalid_utf8::skip: return "skip";
+    case invalid_utf8::replace: return "replace";
+    default: return "fail";
+  }
+}
+
+bool parse_invalid_utf8(std::string_view text, invalid_utf8& mode) {
+  for (auto m : {invalid_utf8::fail, invalid_utf8::skip, invalid_utf8::replace})
+    if (text == invalid_utf8_name(m)) {
+      mode = m;
+      return true;
+    }
+  return false;
 }
 
 expected<std::vector<byte_range>> split_corpus(const std::string& path, size_t parts) {

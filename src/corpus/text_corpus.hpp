@@ -4,9 +4,11 @@
 // held in memory, and split into byte ranges at line starts so that several
 // workers (or nodes) can each read their own part.
 //
-// Bad input is reported, not trained on: a NUL byte or invalid UTF-8 (binary
-// garbage), or a "word" longer than max_token_bytes (a file without white
-// space) ends the scan with one line naming the byte offset.
+// Bad input is reported, not trained on: a NUL byte (binary data) or a
+// "word" longer than max_token_bytes (a file without white space) ends the
+// scan with one line naming the file, line and byte (the user's own file
+// when the corpus was staged from several: src/corpus/corpus_origins.hpp).
+// Invalid UTF-8 ends it too, unless the job says otherwise (invalid_utf8).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,6 +19,20 @@
 namespace gridvec {
 
 constexpr size_t max_token_bytes = 4096;
+
+/// What a scan does with bytes that are not well-formed UTF-8 (Unicode's
+/// Table 3-7: no overlong forms, surrogates or code points past U+10FFFF).
+/// Each maximal ill-formed subsequence counts once, as Python's decoder
+/// counts them.
+enum class invalid_utf8 : uint8_t {
+  fail = 0,    // the scan fails naming the place (the default)
+  skip = 1,    // the word holding them is dropped, as an out-of-vocabulary word is
+  replace = 2, // each is replaced by U+FFFD, as Python's errors="replace"
+};
+
+/// "fail", "skip", "replace"; parse_invalid_utf8 returns false on any other text.
+const char* invalid_utf8_name(invalid_utf8 mode);
+bool parse_invalid_utf8(std::string_view text, invalid_utf8& mode);
 
 struct byte_range {
   uint64_t begin = 0;
@@ -32,7 +48,8 @@ expected<std::vector<byte_range>> split_corpus(const std::string& path, size_t p
 /// or bad input.
 class corpus_scanner {
 public:
-  explicit corpus_scanner(std::string path) : path_(std::move(path)) {}
+  explicit corpus_scanner(std::string path, invalid_utf8 mode = invalid_utf8::fail)
+    : path_(std::move(path)), mode_(mode) {}
 
   template <class OnWord, class OnLineEnd>
   status scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_line_end);
@@ -41,9 +58,11 @@ private:
   // Reads the next chunk of the range into buf_; returns bytes read, 0 at
   // the end of the range, or -1 on error (message in error_).
   long fill(int fd, uint64_t& pos, uint64_t end);
-  failure bad_input(uint64_t offset, const char* what) const;
+  // "corpus FILE has WHAT on line L, at byte B (HINT)", in the user's file.
+  failure bad_input(uint64_t offset, const char* what, const char* hint = nullptr) const;
 
   std::string path_;
+  invalid_utf8 mode_;
   std::vector<char> buf_;
   std::string error_;
 };
@@ -66,6 +85,17 @@ inline int utf8_length(unsigned char c) {
     return 4;
   return 0;
 }
+
+/// The bytes a sequence's second byte may take after lead byte c (Table
+/// 3-7); later continuation bytes are always 80..BF.
+inline void second_byte_range(unsigned char c, unsigned char& lo, unsigned char& hi) {
+  lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+  hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+}
+
+inline constexpr const char* replacement_character = "\xEF\xBF\xBD"; // U+FFFD
+inline constexpr const char* invalid_utf8_hint =
+  "--invalid-utf8 skip drops the words that hold it, replace puts U+FFFD in its place";
 } // namespace detail
 
 template <class OnWord, class OnLineEnd>
@@ -76,9 +106,37 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
   std::string token;
   uint64_t pos = range.begin;
   int pending_continuations = 0; // UTF-8 continuation bytes still expected
+  unsigned char lo = 0, hi = 0;  // the range of the next continuation byte
+  size_t sequence_start = 0;     // where the pending sequence began in token
+  bool token_bad = false;        // holds invalid UTF-8 (invalid_utf8::skip)
   uint64_t token_start = pos;
   bool line_has_words = false;
   status result;
+  // An ill-formed subsequence at `offset` (its bytes from sequence_start in
+  // token, if any): false once the scan fails.
+  auto invalid = [&](uint64_t offset, bool in_token) {
+    switch (mode_) {
+      case invalid_utf8::fail: result = bad_input(offset, "invalid UTF-8", detail::invalid_utf8_hint); return false;
+      case invalid_utf8::skip: token_bad = true; break;
+      case invalid_utf8::replace:
+        if (token.empty() && !in_token)
+          token_start = offset;
+        token.resize(in_token ? sequence_start : token.size());
+        token += detail::replacement_character;
+        break;
+    }
+    return true;
+  };
+  auto end_word = [&] {
+    if (!token.empty() || token_bad) {
+      if (!token_bad) {
+        on_word(std::string_view{token});
+        line_has_words = true;
+      }
+      token.clear();
+      token_bad = false;
+    }
+  };
   for (;;) {
     uint64_t chunk_start = pos;
     long n = fill(fd, pos, range.end);
@@ -91,24 +149,24 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
     for (long i = 0; i < n; ++i) {
       auto c = static_cast<unsigned char>(buf_[i]);
       if (pending_continuations > 0) {
-        if ((c & 0xC0) != 0x80) {
-          result = bad_input(chunk_start + i, "invalid UTF-8");
-          goto done;
+        if (c >= lo && c <= hi) {
+          --pending_continuations;
+          lo = 0x80;
+          hi = 0xBF;
+          token.push_back(static_cast<char>(c));
+          if (token.size() > max_token_bytes) {
+            result = bad_input(token_start, "a word longer than 4096 bytes (is this a text corpus?)");
+            goto done;
+          }
+          continue;
         }
-        --pending_continuations;
-        token.push_back(static_cast<char>(c));
-        if (token.size() > max_token_bytes) {
-          result = bad_input(token_start, "a word longer than 4096 bytes (is this a text corpus?)");
+        // The sequence ends before its time; this byte starts afresh.
+        pending_continuations = 0;
+        if (!invalid(chunk_start + i, true))
           goto done;
-        }
-        continue;
       }
       if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-        if (!token.empty()) {
-          on_word(std::string_view{token});
-          token.clear();
-          line_has_words = true;
-        }
+        end_word();
         if (c == '\n') {
           on_line_end();
           line_has_words = false;
@@ -120,27 +178,36 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
         goto done;
       }
       int len = detail::utf8_length(c);
-      if (len == 0) {
-        result = bad_input(chunk_start + i, "invalid UTF-8");
-        goto done;
+      if (len == 1) { // ASCII, most bytes of most corpora
+        if (token.empty() && !token_bad)
+          token_start = chunk_start + i;
+        token.push_back(static_cast<char>(c));
+      } else if (len == 0) {
+        if (!invalid(chunk_start + i, false))
+          goto done;
+      } else {
+        if (token.empty() && !token_bad)
+          token_start = chunk_start + i;
+        pending_continuations = len - 1;
+        detail::second_byte_range(c, lo, hi);
+        sequence_start = token.size();
+        token.push_back(static_cast<char>(c));
       }
-      pending_continuations = len - 1;
-      if (token.empty())
-        token_start = chunk_start + i;
-      token.push_back(static_cast<char>(c));
       if (token.size() > max_token_bytes) {
         result = bad_input(token_start, "a word longer than 4096 bytes (is this a text corpus?)");
         goto done;
       }
     }
   }
-  if (pending_continuations > 0) {
-    result = bad_input(pos, "invalid UTF-8 (truncated sequence)");
-  } else if (result) {
-    if (!token.empty()) {
-      on_word(std::string_view{token});
-      line_has_words = true;
-    }
+  if (result && pending_continuations > 0) {
+    pending_continuations = 0;
+    if (mode_ == invalid_utf8::fail)
+      result = bad_input(pos, "invalid UTF-8 (a sequence cut short)", detail::invalid_utf8_hint);
+    else
+      invalid(pos, true);
+  }
+  if (result) {
+    end_word();
     if (line_has_words)
       on_line_end();
   }

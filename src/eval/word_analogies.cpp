@@ -26,7 +26,7 @@ constexpr size_t candidates = 5;
 
 // `summed` is top_cosine's layout (src/model/similarity.hpp), its squared
 // norms (one per unit row) already filled in: the same cosine top-k as
-// `gridvec nearest` and the cluster's queries.
+// the cluster's queries.
 bool answered_right(const eval_vocabulary& vocab, const question& q, std::vector<float>& query,
                     std::vector<float>& summed) {
   const uint32_t d = vocab.dim();
