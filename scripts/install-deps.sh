@@ -5,10 +5,13 @@
 # with the real gensim), tmux (the shell's test types into a terminal), npm
 # (the quality tests build the reference word2vec.c from npm's package) and
 # clang (scripts/fuzz builds the libFuzzer targets with it; libFuzzer's
-# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends).
+# runtime is libclang-rt-dev, named too: apt may skip what clang only recommends),
+# python3-cryptography (tests/peer_probe.py speaks the nodes' handshake and
+# AES-GCM records as a hostile peer would) and curl (tests/e2e_flood.sh
+# measures the HTTP port during a flood).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim python3-cryptography curl time tmux clang libclang-rt-dev clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,7 +8,7 @@
 #   - a peer that proves the secret and sends messages whose byte buffer
 #     claims 4 GB, or with a malformed config_value, costs the node nothing
 #     and does not end it (CAF 0.17.6 allocated 4 GB, or threw);
-#   - idle connections beyond max-connections-per-address are refused;
+#   - idle connections beyond max-handshakes-per-address are refused;
 #   - a secret file others can read, and a config without any secret, stop
 #     a node from starting; insecure = true starts with a warning;
 #   - a job whose corpus or output lies outside allow-read / allow-write is
@@ -32,7 +32,7 @@ mkdir -p "$work/in" "$work/out" "$work/private"
 cp "$work/in/corpus.txt" "$work/private/corpus.txt"
 small=(-size 32 -window 3 -negative 3 -min-count 5 -iter 1 --fused 0)
 
-CLUSTER_ALLOW_READ="$work/in" CLUSTER_ALLOW_WRITE="$work/out" CLUSTER_EXTRA="max-connections-per-address = 24"
+CLUSTER_ALLOW_READ="$work/in" CLUSTER_ALLOW_WRITE="$work/out" CLUSTER_EXTRA="max-handshakes-per-address = 24"
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard "roles = shard" "shards = 1"
 cluster_node learn "roles = learner" "learners = 1"
@@ -81,10 +81,10 @@ grep -q "dropped a message from a peer: a malformed config_value" "$work/shard.l
   fail "the shard node did not log the malformed config_value"
 echo "ok: lying messages dropped, shard node peak RSS $peak kB"
 
-# Idle connections: at most max-connections-per-address, the rest refused.
+# Idle connections: at most max-handshakes-per-address, the rest refused.
 closed=$(probe idle "$shard_port" 40)
 [ "$closed" -ge 16 ] || fail "only $closed of 40 idle connections were refused (cap 24)"
-wait_for_line "$work/shard.log" "too many connections from 127.0.0.1" 5
+wait_for_line "$work/shard.log" "too many connections in their handshake from 127.0.0.1" 5
 
 # Paths outside the allowed directories: refused before anything is touched.
 if timeout 60 "$gridvec" submit --config "$conf" --keep-running -train "$work/private/corpus.txt" \
