@@ -26,11 +26,10 @@ probe() { /usr/bin/python3 "$here/peer_probe.py" "$@"; }
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard "roles = shard" "shards = 1"
 cluster_node learn "roles = learner" "learners = 1"
-cluster_node ghost "roles = shard" "shards = 1" # never started: its port is the relay's
 cluster_write "$work/cluster.conf" 500
 conf=$work/cluster.conf
 port=${CLUSTER_PORT[coord]}
-ghost=${CLUSTER_PORT[ghost]}
+ghost=$(cluster_free_port) # where a stopped node listened: now the relay's
 "$gridvec" keygen --client-key "$CLUSTER_SECRET" "$work/client.key" > /dev/null
 cluster_start coord shard learn
 
@@ -42,8 +41,8 @@ timeout 30 "$gridvec" shell --config "$conf" -c status > "$work/ok2.out" 2>&1 ||
 [ "$(probe handshake "$port" "$CLUSTER_SECRET" client)" = open ] || fail "the client proof was refused"
 [ "$(probe handshake "$port" "$CLUSTER_SECRET" node)" = open ] || fail "the node proof was refused"
 
-# The relay: every byte passed on unchanged, in both directions, from the
-# ghost's port to the coordinator's. The handshake binds both endpoints of
+# The relay: every byte passed on unchanged, in both directions, from a
+# stopped node's port to the coordinator's. The handshake binds both endpoints of
 # the connection, so the victim refuses the node's proof and proves nothing.
 /usr/bin/python3 "$here/relay_proxy.py" "$ghost" "$port" 60 > "$work/relay.out" 2> "$work/relay.err" &
 relay_pid=$!
@@ -70,17 +69,17 @@ wait_for_line "$work/coord.log" "failed its authentication tag" 5
 out=$("$hostile" "$port" "$work/client.key" newcounter client 2>&1 || true)
 case $out in refused*) ;; *) fail "a client's internal request: $out" ;; esac
 wait_for_line "$work/coord.log" "a client sent a request the node's entry does not answer to clients" 5
-out=$("$hostile" "$port" "$CLUSTER_SECRET" newcounter client 2>&1 || true)
+out=$("$hostile" "$port" "$CLUSTER_SECRET" status client 2>&1 || true)
 case $out in refused*) ;; *) fail "a client holding the secret, internal request: $out" ;; esac
 [ "$("$hostile" "$port" "$work/client.key" controller client 2>&1)" = answered ] || fail "a client's controller request"
-[ "$("$hostile" "$port" "$CLUSTER_SECRET" newcounter node 2>&1)" = answered ] || fail "a node's internal request"
+[ "$("$hostile" "$port" "$CLUSTER_SECRET" status node 2>&1)" = answered ] || fail "a node's internal request"
 [ "$(probe handshake "$port" "$work/client.key" client)" = open ] || fail "the client key's proof was refused"
 [ "$(probe handshake "$port" "$work/client.key" node)" = closed ] || fail "a client key passed as a node"
 echo "ok: clients reach the controller only"
 
 # A client key starts no node.
 sed "s|^secret = .*|secret = $work/client.key|" "$conf" > "$work/client.conf"
-if timeout 10 "$gridvec" node --config "$work/client.conf" --name ghost 2> "$work/ghost.err"; then
+if timeout 10 "$gridvec" node --config "$work/client.conf" --name coord 2> "$work/ghost.err"; then
   fail "a node started with the client key"
 fi
 grep -q "is a client key: a node needs the cluster secret" "$work/ghost.err" || fail "ghost: $(cat "$work/ghost.err")"

@@ -12,6 +12,8 @@
 //                                               count worker (an internal
 //                                               request); prints "answered"
 //                                               or "refused: WHY"
+//   hostile_peer PORT SECRET_FILE status       asks it for its status (an
+//                                               internal request), likewise
 //   hostile_peer PORT SECRET_FILE controller   asks it for the controller
 //                                               (a client's request), likewise
 //
@@ -73,7 +75,7 @@ typename Inspector::result_type inspect(Inspector& f, lying_config_value&) {
 
 int main(int argc, char** argv) {
   if (argc != 4 && argc != 5) {
-    std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value|newcounter|controller "
+    std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value|newcounter|status|controller "
                          "[node|client]\n");
     return 2;
   }
@@ -113,13 +115,16 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto target = caf::actor_cast<caf::actor>(**node);
-  if (mode == "newcounter" || mode == "controller") {
+  if (mode == "newcounter" || mode == "status" || mode == "controller") {
     caf::scoped_actor self{sys};
     std::string outcome;
     auto refused = [&](caf::error& err) { outcome = "refused: " + sys.render(err); };
     if (mode == "newcounter")
       self->request(target, std::chrono::seconds(5), gridvec::new_counter_atom::value)
         .receive([&](const gridvec::count_worker_actor&) { outcome = "answered"; }, refused);
+    else if (mode == "status")
+      self->request(target, std::chrono::seconds(5), gridvec::status_atom::value)
+        .receive([&](const gridvec::node_status&) { outcome = "answered"; }, refused);
     else
       self->request(target, std::chrono::seconds(5), gridvec::controller_atom::value)
         .receive([&](const gridvec::controller_actor&) { outcome = "answered"; }, refused);

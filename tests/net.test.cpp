@@ -130,9 +130,13 @@ TEST_CASE("auth handshake: another secret, a relay, a reflection, a client posin
   SECTION("a connector's proof reflected back at it as the acceptor's fails") {
     auth_handshake c{auth_handshake::role::connector, node_keys(3), peer_kind::node, "127.0.0.1:5000",
                      "127.0.0.1:7700"};
-    std::vector<uint8_t> fake(c.hello().begin(), c.hello().begin() + 8); // the magic
-    fake.insert(fake.end(), c.hello().begin() + 9, c.hello().end());     // its own nonce
-    fake.resize(auth_handshake::acceptor_hello_size, 0);
+    // The magic, its own nonce, and zeros for a proof.
+    std::vector<uint8_t> fake(auth_handshake::acceptor_hello_size, 0);
+    const auto& hello = c.hello();
+    for (size_t i = 0; i < 8; ++i)
+      fake[i] = hello[i];
+    for (size_t i = 0; i < 32; ++i)
+      fake[8 + i] = hello[9 + i];
     std::vector<uint8_t> out;
     c.feed(fake.data(), fake.size(), out);
     CHECK(c.current() == auth_handshake::state::failed);
@@ -215,9 +219,14 @@ TEST_CASE("session cipher: records open in any chunking; a changed, replayed or 
 TEST_CASE("client gate: the entry's two requests and exposed actors pass, the rest closes", "[net]") {
   const std::vector<std::vector<uint8_t>> entry = {{0, 0, 0, 3, 'a', 'b', 'c'}};
   auto gate = [&] {
-    return client_gate{[&](uint64_t id) {
+    return client_gate{[&](uint64_t id, bool named) {
       client_access a;
-      if (id == 1) {
+      if (named) {
+        if (id == 9) {
+          a.what = client_access::level::listed_payloads;
+          a.payloads = &entry;
+        }
+      } else if (id == 1) {
         a.what = client_access::level::listed_payloads;
         a.payloads = &entry;
       } else if (id == 2) {
@@ -231,11 +240,13 @@ TEST_CASE("client gate: the entry's two requests and exposed actors pass, the re
     h[3] = flags;
     for (int i = 0; i < 8; ++i)
       h[24 + i] = static_cast<uint8_t>(dest >> (8 * (7 - i)));
-    h.insert(h.end(), payload.begin(), payload.end());
+    for (uint8_t b : payload)
+      h.push_back(b);
     return h;
   };
   std::vector<uint8_t> ok_stream = frame(1, 0, {9, 9, 9});
-  for (auto part : {frame(2, 1, entry[0]), frame(2, 2, {0, 5, 5, 5, 5}), frame(6, 0, {}), frame(4, 7, {1, 2})})
+  for (auto part : {frame(2, 1, entry[0]), frame(2, 2, {0, 5, 5, 5, 5}), frame(6, 0, {}), frame(4, 7, {1, 2}),
+                    frame(2, 9, entry[0], 1)})
     ok_stream.insert(ok_stream.end(), part.begin(), part.end());
   for (size_t chunk : {1, 5, 33, 1000}) {
     auto g = gate();
@@ -243,6 +254,7 @@ TEST_CASE("client gate: the entry's two requests and exposed actors pass, the re
       REQUIRE(g.inspect(ok_stream.data() + at, std::min(chunk, ok_stream.size() - at)));
   }
   auto refused = [&](std::vector<uint8_t> bytes, const char* why) {
+    INFO(why << ", operation " << int(bytes[0]) << " to " << int(bytes[31]) << ", " << bytes.size() << " bytes");
     auto g = gate();
     CHECK_FALSE(g.inspect(bytes.data(), bytes.size()));
     CHECK_THAT(g.failure(), Contains(why));
@@ -253,7 +265,28 @@ TEST_CASE("client gate: the entry's two requests and exposed actors pass, the re
   refused(frame(2, 2, {1, 5, 5}), "a forwarding stack");
   refused(frame(3, 2, {0}), "routed on");
   refused(frame(2, 2, {0}, 1), "a named actor");
+  refused(frame(2, 9, {0, 0, 0, 3, 'x', 'y', 'z'}, 1), "a named actor");
   refused(frame(0, 0, {}), "a server handshake");
+
+  // A response only to a request the node sent, once.
+  auto with_mid = [&](std::vector<uint8_t> f, uint64_t mid, uint64_t source) {
+    for (int i = 0; i < 8; ++i) {
+      f[8 + i] = static_cast<uint8_t>(mid >> (8 * (7 - i)));
+      f[16 + i] = static_cast<uint8_t>(source >> (8 * (7 - i)));
+    }
+    return f;
+  };
+  const uint64_t response = 0x8000000000000000ull;
+  auto g = gate();
+  auto request = with_mid(frame(2, 55, {0, 1, 2}), 0x1000000000000007ull, 42); // actor 42 asks the client's 55
+  g.note_outgoing(request.data(), request.size());
+  auto answer = with_mid(frame(2, 42, {0, 9}), response | 0x1000000000000007ull, 55);
+  CHECK(g.inspect(answer.data(), answer.size()));
+  CHECK_FALSE(g.inspect(answer.data(), answer.size())); // twice
+  CHECK_THAT(g.failure(), Contains("a response to a request the node did not send it"));
+  auto forged = with_mid(frame(2, 43, {0, 9}), response | 0x1000000000000008ull, 55);
+  auto g2 = gate();
+  CHECK_FALSE(g2.inspect(forged.data(), forged.size()));
 }
 
 TEST_CASE("frame guard: frames up to the limit pass, larger or foreign ones do not", "[net]") {

@@ -41,6 +41,8 @@ def main():
                     sel.register(a, selectors.EVENT_READ, "conn")
                 continue
             s = key.fileobj
+            if s not in peer_of:
+                continue  # closed with its other half in this round
             try:
                 data = s.recv(65536)
             except OSError:

@@ -123,7 +123,32 @@ const std::vector<std::vector<uint8_t>>& entry_payloads(caf::actor_system& sys) 
   return payloads;
 }
 
-client_access access_of(caf::actor_system& sys, uint64_t id) {
+// The one message CAF sends to a named actor of every peer it meets: its
+// spawn server's "info" (basp_broker_state::learned_new_node, CAF 0.17).
+const std::vector<std::vector<uint8_t>>& spawn_info_payload(caf::actor_system& sys) {
+  static std::vector<std::vector<uint8_t>> payloads;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    std::vector<caf::strong_actor_ptr> stack;
+    auto msg = caf::make_message(caf::sys_atom::value, caf::get_atom::value, "info");
+    if (auto err = sink(stack, msg))
+      throw std::runtime_error("cannot serialize CAF's info request: " + sys.render(err));
+    payloads.emplace_back(buf.begin(), buf.end());
+  });
+  return payloads;
+}
+
+client_access access_of(caf::actor_system& sys, uint64_t id, bool named) {
+  if (named) {
+    client_access a;
+    if (id == static_cast<uint64_t>(caf::atom("SpawnServ"))) {
+      a.what = client_access::level::listed_payloads;
+      a.payloads = &spawn_info_payload(sys);
+    }
+    return a;
+  }
   std::lock_guard<std::mutex> guard{registry_mutex};
   auto& known = exposure_by_system[&sys].actors;
   auto i = known.find(id);
@@ -411,13 +436,18 @@ public:
     if (!cipher_) {
       if (!out_.empty()) // the socket is full: again at the next write event
         return rw_state::success;
-      return channel_.write(result, fd, buf, len);
+      auto st = channel_.write(result, fd, buf, len);
+      if (gate_ && st == rw_state::success)
+        gate_->note_outgoing(p, result);
+      return st;
     }
     // The first `sealed_` bytes of CAF's buffer are already records in
     // out_: CAF hears they are written once the records are out, so that
     // its write events go on until then. CAF's buffer stays put meanwhile.
     if (sealed_ == 0 && out_.empty()) {
       sealed_ = std::min(len, size_t{256} << 10);
+      if (gate_)
+        gate_->note_outgoing(p, sealed_);
       cipher_->seal(p, sealed_, out_);
       if (!flush(fd))
         return rw_state::failure;
@@ -485,12 +515,14 @@ private:
     open_ = true;
     if (role_ == auth_handshake::role::acceptor && handshake_->connector_kind() == peer_kind::client) {
       auto* sys = in_.system;
-      gate_.emplace([sys](uint64_t id) { return access_of(*sys, id); });
+      gate_.emplace([sys](uint64_t id, bool named) { return access_of(*sys, id, named); });
     }
     if (!admit_authenticated())
       return false;
     if (!channel_.tls())
       cipher_.emplace(handshake_->send_key(), handshake_->receive_key());
+    if (gate_)
+      gate_->note_outgoing(held_.data(), held_.size());
     if (cipher_)
       cipher_->seal(held_.data(), held_.size(), out_);
     else
@@ -520,7 +552,12 @@ private:
     while (!out_.empty()) {
       size_t n = 0;
       if (channel_.write(n, fd, out_.data(), out_.size()) == rw_state::failure) {
-        fail(channel_.tls() && received_ == 0 ? tls_failure() : "lost the connection with " + peer_);
+        // An outgoing connection records no reason here: CAF may have
+        // dropped it itself (its heartbeat check can drop a connection
+        // still in its handshake), and connect_to_node retries those.
+        if (role_ == auth_handshake::role::acceptor || (channel_.tls() && received_ == 0))
+          fail(channel_.tls() && received_ == 0 ? tls_failure() : "lost the connection with " + peer_);
+        failed_ = true;
         return false;
       }
       if (n == 0)
@@ -803,6 +840,7 @@ void expose_to_clients(caf::actor_system& sys, uint64_t actor_id) {
 expected<uint16_t> publish(caf::actor_system& sys, caf::strong_actor_ptr whom, const std::string& host, uint16_t port) {
   if (whom) {
     entry_payloads(sys); // made once, before a client can ask
+    spawn_info_payload(sys);
     std::lock_guard<std::mutex> guard{registry_mutex};
     exposure_by_system[&sys].actors[whom->id()] = client_access::level::listed_payloads;
   }

@@ -11,18 +11,26 @@
 // before CAF does; a frame that breaks the rules closes the connection:
 //   - the operations a client needs: its handshake, direct messages,
 //     monitoring, down notices and heartbeats; no server handshake, no
-//     message routed on to another node, no message to a named actor (CAF's
-//     spawn and config servers);
+//     message routed on to another node; to a named actor (CAF's spawn and
+//     config servers) only the one question CAF itself asks of a new peer
+//     (the spawn server's "info");
 //   - a direct message goes to an actor published to clients, with an
 //     empty forwarding stack (its reply goes back to the client, not on to
 //     an actor the client names), or to the entry actor with exactly one of
-//     its allowed payloads.
+//     its allowed payloads;
+//   - a response goes only to an actor of the node that sent this client a
+//     request with that id, once (any request of the node to a client's
+//     actor), and one plain message goes to an actor of the node that sent
+//     a message to a named actor of the client (CAF's spawn server answers
+//     the "info" question so): note_outgoing() sees what the node sends.
 // A frame header is 32 bytes (frame_guard.hpp); the destination actor is
 // its last 8, big-endian.
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,7 +47,9 @@ struct client_access {
 
 class client_gate {
 public:
-  using lookup = std::function<client_access(uint64_t actor_id)>;
+  /// What a client may send to actor `id`; with `named`, `id` is the name
+  /// (an atom) of a named actor.
+  using lookup = std::function<client_access(uint64_t id, bool named)>;
 
   explicit client_gate(lookup access) : access_(std::move(access)) {}
 
@@ -48,6 +58,10 @@ public:
   bool inspect(const uint8_t* data, size_t size);
 
   const std::string& failure() const { return failure_; }
+
+  /// Looks at the next `size` bytes the node sends to the client, for the
+  /// requests that the client may answer.
+  void note_outgoing(const uint8_t* data, size_t size);
 
 private:
   bool check_header();
@@ -65,6 +79,14 @@ private:
   size_t prefix_wanted_ = 0;
   bool failed_ = false;
   std::string failure_;
+  // What the node sent: its frames' headers, and the requests (source
+  // actor, request id) not yet answered, at most max_open_requests.
+  static constexpr size_t max_open_requests = 4096;
+  std::array<uint8_t, 32> out_header_{};
+  size_t out_seen_ = 0;
+  uint64_t out_payload_left_ = 0;
+  std::set<std::pair<uint64_t, uint64_t>> open_requests_;
+  std::deque<std::pair<uint64_t, uint64_t>> request_order_;
 };
 
 } // namespace gridvec::net
