@@ -27,7 +27,8 @@ sockets=1000
 rounds=10
 
 http_port=$(cluster_free_port)
-cluster_node coord "roles = coordinator, vocabulary, exporter" "http-port = $http_port"
+cluster_node coord "roles = coordinator, vocabulary, exporter, shard, learner" "shards = 1" "learners = 1" \
+  "http-port = $http_port"
 CLUSTER_EXTRA="max-handshakes = 64
 max-handshakes-per-address = 8"
 cluster_write "$work/cluster.conf" 500 # connect-timeout-ms = 3000
