@@ -136,7 +136,7 @@ TEST_CASE("auth handshake: another secret, a relay, a reflection, a client posin
     for (size_t i = 0; i < 8; ++i)
       fake[i] = hello[i];
     for (size_t i = 0; i < 32; ++i)
-      fake[8 + i] = hello[9 + i];
+      fake[auth_handshake::banner_size + i] = hello[9 + i];
     std::vector<uint8_t> out;
     c.feed(fake.data(), fake.size(), out);
     CHECK(c.current() == auth_handshake::state::failed);
@@ -159,11 +159,11 @@ TEST_CASE("auth handshake: another secret, a relay, a reflection, a client posin
     CHECK_THAT(a.failure(), Contains("does not speak gridvec's authenticated protocol"));
     CHECK(out.empty());
   }
-  SECTION("an acceptor sends only its magic until spoken to; bytes after the handshake are left for what follows") {
+  SECTION("an acceptor sends only its banner until spoken to; bytes after the handshake are left for what follows") {
     auth_handshake a{auth_handshake::role::acceptor, node_keys(3), peer_kind::node, "127.0.0.1:5000", "127.0.0.1:7700"};
     auth_handshake c{auth_handshake::role::connector, node_keys(3), peer_kind::node, "127.0.0.1:5000",
                      "127.0.0.1:7700"};
-    CHECK(a.hello().size() == 8);
+    CHECK(a.hello().size() == auth_handshake::banner_size);
     std::vector<uint8_t> out_a = a.hello(), out_c;
     a.feed(c.hello().data(), c.hello().size(), out_a);
     c.feed(out_a.data(), out_a.size(), out_c); // c's proof

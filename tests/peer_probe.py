@@ -85,11 +85,11 @@ class Session:
     def hello(self):
         """Sends our hello, reads the node's; returns (nonce, proof) or None."""
         self.s.sendall(MAGIC + self.kind + self.mine)
-        reply = read_exactly(self.s, 72)
+        reply = read_exactly(self.s, 96)  # banner (magic, 24 zeros), nonce, proof
         if reply is None or reply[:8] != MAGIC:
             return None
-        self.theirs = reply[8:40]
-        return reply[8:40], reply[40:72]
+        self.theirs = reply[32:64]
+        return reply[32:64], reply[64:96]
 
     def prove(self):
         got = self.hello()

@@ -72,6 +72,8 @@ auth_handshake::auth_handshake(role me, const cluster_keys& keys, peer_kind kind
   if (RAND_bytes(my_nonce_.data(), static_cast<int>(my_nonce_.size())) != 1)
     throw std::runtime_error("cannot draw a random nonce (OpenSSL RAND_bytes failed)");
   hello_.assign(magic, magic + sizeof magic);
+  if (me_ == role::acceptor)
+    hello_.resize(banner_size, 0);
   if (me_ == role::connector) {
     hello_.push_back(static_cast<uint8_t>(kind_));
     hello_.insert(hello_.end(), my_nonce_.begin(), my_nonce_.end());
@@ -158,9 +160,13 @@ bool auth_handshake::take_connector_hello(std::vector<uint8_t>& out) {
 }
 
 bool auth_handshake::take_acceptor_hello(std::vector<uint8_t>& out) {
-  std::copy(received_.begin() + sizeof magic, received_.begin() + sizeof magic + 32, peer_nonce_.begin());
+  if (!std::all_of(received_.begin() + sizeof magic, received_.begin() + banner_size, [](uint8_t b) { return b == 0; })) {
+    fail("the peer does not speak gridvec's authenticated protocol (its banner is not this version's)");
+    return false;
+  }
+  std::copy(received_.begin() + banner_size, received_.begin() + banner_size + 32, peer_nonce_.begin());
   auto expected = mac("acceptor proof");
-  if (CRYPTO_memcmp(expected.data(), received_.data() + sizeof magic + 32, proof_size) != 0) {
+  if (CRYPTO_memcmp(expected.data(), received_.data() + banner_size + 32, proof_size) != 0) {
     // A proof of all zeros tells the acceptor that its own was refused (it
     // logs a wrong proof rather than a connection closed mid-handshake);
     // it is no proof of anything.

@@ -4,7 +4,7 @@
 // this very connection before a single byte of CAF's protocol is decoded or
 // a buffer sized by the peer is allocated.
 //
-//   acceptor -> connector  "GVAUTH02", at once                          8 bytes
+//   acceptor -> connector  "GVAUTH02" + 24 zero bytes, at once         32 bytes
 //   connector -> acceptor  "GVAUTH02" + kind (1: 'N' node, 'C' client)
 //                          + connector nonce (32)                     41 bytes
 //   acceptor -> connector  acceptor nonce (32) + acceptor proof (32)  64 bytes
@@ -25,11 +25,13 @@
 // reflected back at its sender (the other direction), it fails. The
 // connector checks the acceptor's proof before it proves anything, so a
 // party that only accepts connections learns nothing it could forward (the
-// acceptor's magic goes first only so that a peer speaking plain CAF fails
-// at once instead of waiting for the timeout). A
+// acceptor's banner goes first only so that a peer speaking plain CAF
+// reads it as a malformed frame header and fails at once instead of
+// waiting for the timeout). A
 // client's proof is under the client key: it cannot pass as a node. Fresh
 // nonces keep a recorded exchange from being replayed. The secret never
-// crosses the wire, and the peer can make this class hold at most 73 bytes.
+// crosses the wire, and the peer can make this class hold at most 96 bytes
+// (73 on the node that accepts).
 //
 // This class only computes; the transport (actors/net/guarded_transport.hpp)
 // moves the bytes, and seals what follows under the session keys
@@ -70,7 +72,8 @@ public:
   enum class state { waiting, done, failed };
 
   static constexpr size_t connector_hello_size = 41;
-  static constexpr size_t acceptor_hello_size = 72; // magic, nonce, proof: all the connector reads
+  static constexpr size_t banner_size = 32;
+  static constexpr size_t acceptor_hello_size = 96; // banner, nonce, proof: all the connector reads
   static constexpr size_t proof_size = 32;
 
   /// `kind` is what the connector proves to be (ignored for an acceptor).
@@ -79,7 +82,7 @@ public:
                  std::string acceptor_endpoint);
 
   /// What this end sends first: the connector's hello; the acceptor's
-  /// magic (its nonce and proof follow only once it has been spoken to).
+  /// banner (its nonce and proof follow only once it has been spoken to).
   const std::vector<uint8_t>& hello() const { return hello_; }
 
   /// Takes bytes from the peer; appends what must be sent next to `out`.
