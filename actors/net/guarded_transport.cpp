@@ -211,8 +211,7 @@ public:
       return 0;
     }
     uint64_t ticket = ++last_ticket_;
-    pending_[ticket] = {watch, address,
-                        clock_type::now() + std::chrono::milliseconds(settings_.handshake_timeout_ms)};
+    pending_[ticket] = {watch, address, clock_type::now() + std::chrono::milliseconds(settings_.handshake_timeout_ms)};
     ++pending_per_address_[address];
     wake_.notify_all();
     return ticket;
@@ -295,7 +294,8 @@ private:
         evicted_ = 0;
         lock.unlock();
         if (overdue > 0)
-          warn_limited("closed " + std::to_string(overdue) + " connection(s) that did not finish the handshake within " +
+          warn_limited("closed " + std::to_string(overdue) +
+                       " connection(s) that did not finish the handshake within " +
                        std::to_string(settings_.handshake_timeout_ms) + " ms");
         if (evicted > 0)
           warn_limited("closed " + std::to_string(evicted) +
@@ -345,8 +345,7 @@ public:
     if (settings.keys) {
       auto local = socket_endpoint(fd, true), remote = socket_endpoint(fd, false);
       bool connecting = role == auth_handshake::role::connector;
-      handshake_.emplace(role, *settings.keys, settings.kind, connecting ? local : remote,
-                         connecting ? remote : local);
+      handshake_.emplace(role, *settings.keys, settings.kind, connecting ? local : remote, connecting ? remote : local);
       out_ = handshake_->hello();
     } else {
       // TLS with mutual verification is the only proof: every holder of a

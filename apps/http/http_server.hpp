@@ -37,12 +37,12 @@ using handler = std::function<reply(const request_target&)>;
 
 struct server_settings {
   std::string address = "127.0.0.1";
-  uint16_t port = 0; // 0: any free port (tests)
-  std::string token; // empty: no authentication (a cluster without secret)
-  std::string name;  // for log lines: the node
-  size_t max_connections = 64;         // requests being answered at once
-  size_t max_waiting = 64;             // connections waiting for a whole request
-  size_t max_waiting_per_address = 8;  // of those, from one address
+  uint16_t port = 0;                  // 0: any free port (tests)
+  std::string token;                  // empty: no authentication (a cluster without secret)
+  std::string name;                   // for log lines: the node
+  size_t max_connections = 64;        // requests being answered at once
+  size_t max_waiting = 64;            // connections waiting for a whole request
+  size_t max_waiting_per_address = 8; // of those, from one address
   size_t workers = 4;
   uint32_t header_limit = 8 * 1024;
   uint32_t body_limit = 1024;

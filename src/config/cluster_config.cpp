@@ -27,7 +27,8 @@ constexpr const char* role_list = "coordinator, vocabulary, shard, learner, expo
 constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
-  "allow-write, max-message-mb, max-connections, max-connections-per-address, max-handshakes, max-handshakes-per-address, table-dir";
+  "allow-write, max-message-mb, max-connections, max-connections-per-address, max-handshakes, "
+  "max-handshakes-per-address, table-dir";
 constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
 constexpr uint32_t max_connections_limit = 65535;
 

@@ -160,7 +160,8 @@ bool auth_handshake::take_connector_hello(std::vector<uint8_t>& out) {
 }
 
 bool auth_handshake::take_acceptor_hello(std::vector<uint8_t>& out) {
-  if (!std::all_of(received_.begin() + sizeof magic, received_.begin() + banner_size, [](uint8_t b) { return b == 0; })) {
+  if (!std::all_of(received_.begin() + sizeof magic, received_.begin() + banner_size,
+                   [](uint8_t b) { return b == 0; })) {
     fail("the peer does not speak gridvec's authenticated protocol (its banner is not this version's)");
     return false;
   }

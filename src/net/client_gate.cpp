@@ -77,16 +77,11 @@ bool client_gate::check_header() {
     case client_handshake:
     case monitor_message:
     case down_message:
-    case heartbeat:
-      return true;
-    case server_handshake:
-      return refuse("a server handshake");
-    case routed_message:
-      return refuse("a message to be routed on to another node");
-    case direct_message:
-      break;
-    default:
-      return refuse("an unknown operation " + std::to_string(op));
+    case heartbeat: return true;
+    case server_handshake: return refuse("a server handshake");
+    case routed_message: return refuse("a message to be routed on to another node");
+    case direct_message: break;
+    default: return refuse("an unknown operation " + std::to_string(op));
   }
   const bool named = (flags & named_receiver_flag) != 0;
   const uint64_t dest = big_endian(header_.data() + 24, 8);
@@ -140,7 +135,7 @@ bool client_gate::check_payload() {
     if (p == prefix_)
       return true;
   return refuse((header_[3] & named_receiver_flag) != 0 ? "a message to a named actor"
-                                                         : "a request the node's entry does not answer to clients");
+                                                        : "a request the node's entry does not answer to clients");
 }
 
 } // namespace gridvec::net

@@ -54,8 +54,7 @@ namespace gridvec::net {
 /// The settings a cluster config asks for, with its secret read (a secret
 /// that cannot be read, or that others can read, is a failure). A node
 /// needs the cluster secret itself; a client may hold the client key.
-expected<transport_settings> load_transport_settings(const cluster_config& cluster,
-                                                     peer_kind kind = peer_kind::client);
+expected<transport_settings> load_transport_settings(const cluster_config& cluster, peer_kind kind = peer_kind::client);
 
 /// A client's settings without a config (connecting by host:port): the
 /// secret or client key at `secret_file`, or none (insecure) if it is empty.
