@@ -15,8 +15,8 @@
 #     refused before anything is read or written, and so is an export;
 #   - after all that, the same nodes train a job end to end;
 #   - with TLS (certificates made with openssl as docs/security.md says),
-#     a cluster trains end to end, and a node with a certificate from
-#     another CA is refused.
+#     a cluster trains end to end, a node with a certificate from another
+#     CA is refused, and a silent socket is closed by the handshake timer.
 # Usage: e2e_security.sh GRIDVEC_BINARY [HOSTILE_PEER_BINARY]
 set -euo pipefail
 gridvec=$1
@@ -160,6 +160,11 @@ if timeout 30 "$gridvec" shell --config "$work/rogue.conf" -c status 2> "$work/r
 fi
 grep -q "TLS\|closed the connection during the handshake" "$work/rogue.err" || fail "rogue: $(cat "$work/rogue.err")"
 [ "$(probe handshake "$port" "$CLUSTER_SECRET")" = closed ] || fail "a plain connection got through to a TLS node"
+# A silent TCP socket on a TLS node: closed by the handshake timer (TLS's
+# handshake included), with nothing else happening on the node.
+waited=$(probe silent "$port")
+[ "$waited" != never ] || fail "a silent socket on a TLS node was never closed"
+/usr/bin/python3 -c "import sys; sys.exit(0 if $waited <= 6 else 1)" || fail "a silent TLS socket was closed after $waited s"
 timeout 300 "$gridvec" submit --config "$work/tls.conf" -train "$work/in/corpus.txt" \
   -output "$work/out/tls-vectors.txt" "${small[@]}" > "$work/tls-submit.log" 2>&1 ||
   { cat "$work/tls-submit.log" >&2; fail "the TLS job failed"; }
