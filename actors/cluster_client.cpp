@@ -20,10 +20,11 @@ namespace {
 // Both ends must agree on it: CAF refuses a peer with another identifier.
 const std::vector<std::string> app_identifiers{"gridvec-0.1"};
 
-} // namespace
-
-status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
-  auto transport = net::load_transport_settings(cluster);
+// A node proves the cluster secret and reaches every actor of the other
+// nodes; a client proves the client key and reaches only the controller
+// and the tables (src/net/client_gate.hpp).
+status configure_system(caf::actor_system_config& cfg, const cluster_config& cluster, net::peer_kind kind) {
+  auto transport = net::load_transport_settings(cluster, kind);
   if (!transport)
     return failure{transport.error()};
   if (cluster.insecure)
@@ -46,8 +47,14 @@ status configure_cluster_system(caf::actor_system_config& cfg, const cluster_con
   return {};
 }
 
+} // namespace
+
+status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster) {
+  return configure_system(cfg, cluster, net::peer_kind::client);
+}
+
 status configure_cluster_system(caf::actor_system_config& cfg, const cluster_config& cluster, const node_spec& node) {
-  if (auto ok = configure_cluster_system(cfg, cluster); !ok)
+  if (auto ok = configure_system(cfg, cluster, net::peer_kind::node); !ok)
     return ok;
   configure_scheduler(cfg, node.worker_threads(std::max(1u, std::thread::hardware_concurrency())));
   return {};

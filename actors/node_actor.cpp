@@ -81,10 +81,15 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     cs.self_name = st.setup.name;
     cs.local_node = caf::actor_cast<node_actor>(self);
     st.controller = spawn_controller(self->system(), std::move(cs));
+    // Clients (shell, submit, embedding applications) reach it; the rest of
+    // a node's actors answer only to nodes (src/net/client_gate.hpp).
+    net::expose_to_clients(self->system(), st.controller.id());
   }
-  if (st.setup.table_shard)
+  if (st.setup.table_shard) {
     st.tables = spawn_table_shard(self->system(), st.setup.table_shard->index, st.setup.table_shard->count,
                                   st.setup.table_shard->dir);
+    net::expose_to_clients(self->system(), st.tables.id());
+  }
   self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });
   return {
     [self](new_counter_atom) -> count_worker_actor { return spawn_count_worker(self->system()); },

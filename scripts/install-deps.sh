@@ -7,15 +7,18 @@
 # clang (scripts/fuzz builds the libFuzzer targets with it; libFuzzer's
 # runtime is libclang-rt-dev, named too: apt may skip what clang only recommends),
 # chromium (tests/e2e_dashboard.sh loads the HTTP dashboard in headless
-# Chromium and checks its page), and pybind11-dev, python3-dev and
+# Chromium and checks its page), pybind11-dev, python3-dev and
 # python3-numpy: the build makes the Python module (python/) only where
 # pybind11 and Python's headers are found, and its test (tests/e2e_python.py)
 # fails without them, so CI always builds and tests it; the module returns
-# vectors and table rows as numpy arrays.
+# vectors and table rows as numpy arrays. python3-cryptography
+# (tests/peer_probe.py speaks the nodes' handshake and AES-GCM records as a
+# hostile peer would) and curl (tests/e2e_flood.sh measures the HTTP port
+# during a flood).
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
-          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim time tmux clang libclang-rt-dev clang-format
-          chromium pybind11-dev python3-dev python3-numpy)
+          libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim python3-cryptography curl time tmux
+          clang libclang-rt-dev clang-format chromium pybind11-dev python3-dev python3-numpy)
 # systemd: tests/e2e_deploy.sh checks deploy/systemd's unit with systemd-analyze verify.
 packages+=(systemd)
 missing=()

@@ -8,15 +8,15 @@
 #   - a peer that proves the secret and sends messages whose byte buffer
 #     claims 4 GB, or with a malformed config_value, costs the node nothing
 #     and does not end it (CAF 0.17.6 allocated 4 GB, or threw);
-#   - idle connections beyond max-connections-per-address are refused;
+#   - idle connections beyond max-handshakes-per-address are refused;
 #   - a secret file others can read, and a config without any secret, stop
 #     a node from starting; insecure = true starts with a warning;
 #   - a job whose corpus or output lies outside allow-read / allow-write is
 #     refused before anything is read or written, and so is an export;
 #   - after all that, the same nodes train a job end to end;
 #   - with TLS (certificates made with openssl as docs/security.md says),
-#     a cluster trains end to end, and a node with a certificate from
-#     another CA is refused.
+#     a cluster trains end to end, a node with a certificate from another
+#     CA is refused, and a silent socket is closed by the handshake timer.
 # Usage: e2e_security.sh GRIDVEC_BINARY [HOSTILE_PEER_BINARY]
 set -euo pipefail
 gridvec=$1
@@ -32,7 +32,7 @@ mkdir -p "$work/in" "$work/out" "$work/private"
 cp "$work/in/corpus.txt" "$work/private/corpus.txt"
 small=(-size 32 -window 3 -negative 3 -min-count 5 -iter 1 --fused 0)
 
-CLUSTER_ALLOW_READ="$work/in" CLUSTER_ALLOW_WRITE="$work/out" CLUSTER_EXTRA="max-connections-per-address = 24"
+CLUSTER_ALLOW_READ="$work/in" CLUSTER_ALLOW_WRITE="$work/out" CLUSTER_EXTRA="max-handshakes-per-address = 24"
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard "roles = shard" "shards = 1"
 cluster_node learn "roles = learner" "learners = 1"
@@ -68,7 +68,8 @@ rss=$(awk '/VmRSS/ {print $2}' "/proc/${CLUSTER_PID[shard]}/status")
 # 4 GB in a few bytes, a config_value that made CAF throw. Dropped; the
 # node's peak memory stays small and it still serves.
 for mode in bigbuffer config_value; do
-  [ "$("$hostile" "$shard_port" "$CLUSTER_SECRET" "$mode")" = sent ] || fail "the hostile peer could not send ($mode)"
+  # As a node (an insider with the secret): a client's would not get past the client gate.
+  [ "$("$hostile" "$shard_port" "$CLUSTER_SECRET" "$mode" node)" = sent ] || fail "the hostile peer could not send ($mode)"
 done
 sleep 1
 kill -0 "${CLUSTER_PID[shard]}" 2>/dev/null || fail "the shard node ended on a hostile message"
@@ -81,10 +82,10 @@ grep -q "dropped a message from a peer: a malformed config_value" "$work/shard.l
   fail "the shard node did not log the malformed config_value"
 echo "ok: lying messages dropped, shard node peak RSS $peak kB"
 
-# Idle connections: at most max-connections-per-address, the rest refused.
+# Idle connections: at most max-handshakes-per-address, the rest refused.
 closed=$(probe idle "$shard_port" 40)
 [ "$closed" -ge 16 ] || fail "only $closed of 40 idle connections were refused (cap 24)"
-wait_for_line "$work/shard.log" "too many connections from 127.0.0.1" 5
+wait_for_line "$work/shard.log" "too many connections in their handshake from 127.0.0.1" 5
 
 # Paths outside the allowed directories: refused before anything is touched.
 if timeout 60 "$gridvec" submit --config "$conf" -train "$work/private/corpus.txt" \
@@ -159,6 +160,11 @@ if timeout 30 "$gridvec" shell --config "$work/rogue.conf" -c status 2> "$work/r
 fi
 grep -q "TLS\|closed the connection during the handshake" "$work/rogue.err" || fail "rogue: $(cat "$work/rogue.err")"
 [ "$(probe handshake "$port" "$CLUSTER_SECRET")" = closed ] || fail "a plain connection got through to a TLS node"
+# A silent TCP socket on a TLS node: closed by the handshake timer (TLS's
+# handshake included), with nothing else happening on the node.
+waited=$(probe silent "$port")
+[ "$waited" != never ] || fail "a silent socket on a TLS node was never closed"
+/usr/bin/python3 -c "import sys; sys.exit(0 if $waited <= 6 else 1)" || fail "a silent TLS socket was closed after $waited s"
 timeout 300 "$gridvec" submit --config "$work/tls.conf" --shutdown -train "$work/in/corpus.txt" \
   -output "$work/out/tls-vectors.txt" "${small[@]}" > "$work/tls-submit.log" 2>&1 ||
   { cat "$work/tls-submit.log" >&2; fail "the TLS job failed"; }

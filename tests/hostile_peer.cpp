@@ -8,6 +8,17 @@
 //                                               element claims 4 GB in 4 bytes
 //   hostile_peer PORT SECRET_FILE config_value a "@config_value" with an index
 //                                               its variant does not have
+//   hostile_peer PORT SECRET_FILE newcounter   asks the node actor for a
+//                                               count worker (an internal
+//                                               request); prints "answered"
+//                                               or "refused: WHY"
+//   hostile_peer PORT SECRET_FILE status       asks it for its status (an
+//                                               internal request), likewise
+//   hostile_peer PORT SECRET_FILE controller   asks it for the controller
+//                                               (a client's request), likewise
+//
+// A last argument `node` connects as a node of the cluster (the secret
+// itself is needed), `client` (the default) as a client.
 //
 // The lies are told by types registered here under the receiver's names,
 // whose inspect() writes what a well-behaved sender never would. Prints
@@ -24,6 +35,8 @@
 #include <gridvec/cluster.hpp>
 
 #include "actors/connect.hpp" // connect_to_node: an internal helper, this test is built in-tree
+#include "actors/net/guarded_transport.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace {
 
@@ -61,16 +74,27 @@ typename Inspector::result_type inspect(Inspector& f, lying_config_value&) {
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value\n");
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value|newcounter|status|controller "
+                         "[node|client]\n");
     return 2;
   }
   const auto port = static_cast<uint16_t>(std::stoi(argv[1]));
   const std::string mode = argv[3];
+  const bool as_node = argc == 5 && std::string{argv[4]} == "node";
   caf::actor_system_config cfg;
   if (auto ok = gridvec::configure_cluster_system(cfg, argv[2]); !ok) {
     std::fprintf(stderr, "hostile_peer: %s\n", ok.error().c_str());
     return 1;
+  }
+  if (as_node) {
+    auto settings = gridvec::net::transport_of_config(cfg);
+    settings.kind = gridvec::net::peer_kind::node;
+    if (!settings.keys || !settings.keys->node) {
+      std::fprintf(stderr, "hostile_peer: a node needs the cluster secret itself\n");
+      return 1;
+    }
+    gridvec::net::use_transport(cfg, settings);
   }
   cfg.add_message_type<lying_buffers>("std::vector<gridvec::wire_bytes>");
   cfg.add_message_type<lying_config_value>("@config_value");
@@ -91,6 +115,22 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto target = caf::actor_cast<caf::actor>(**node);
+  if (mode == "newcounter" || mode == "status" || mode == "controller") {
+    caf::scoped_actor self{sys};
+    std::string outcome;
+    auto refused = [&](caf::error& err) { outcome = "refused: " + sys.render(err); };
+    if (mode == "newcounter")
+      self->request(target, std::chrono::seconds(5), gridvec::new_counter_atom::value)
+        .receive([&](const gridvec::count_worker_actor&) { outcome = "answered"; }, refused);
+    else if (mode == "status")
+      self->request(target, std::chrono::seconds(5), gridvec::status_atom::value)
+        .receive([&](const gridvec::node_status&) { outcome = "answered"; }, refused);
+    else
+      self->request(target, std::chrono::seconds(5), gridvec::controller_atom::value)
+        .receive([&](const gridvec::controller_actor&) { outcome = "answered"; }, refused);
+    std::puts(outcome.c_str());
+    return 0;
+  }
   for (int i = 0; i < 3; ++i) {
     if (mode == "bigbuffer")
       caf::anon_send(target, lying_buffers{});

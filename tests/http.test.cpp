@@ -164,6 +164,8 @@ TEST_CASE("http server: token, methods, limits, and it goes on serving", "[http]
   s.token = token;
   s.name = "test";
   s.max_connections = 3;
+  s.max_waiting = 4;
+  s.max_waiting_per_address = 3;
   s.read_timeout_ms = 300;
   auto srv = server::start(s, [](const request_target& t) -> reply {
     if (t.path == "/throw")
@@ -228,16 +230,34 @@ TEST_CASE("http server: token, methods, limits, and it goes on serving", "[http]
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   }
 
-  // Connections over the limit get 503; the server serves again once they go.
+  // Idle sockets wait in a pool of their own: over max_waiting_per_address
+  // from one address the next gets 503, but a client from another address
+  // is served (the oldest idle one makes way when the pool is full), and
+  // the server serves again once they time out.
   {
     asio::io_context io;
+    auto idle_from = [&](const char* from) {
+      asio::ip::tcp::socket sock{io};
+      sock.open(asio::ip::tcp::v4());
+      sock.bind({asio::ip::make_address(from), 0});
+      sock.connect({asio::ip::make_address("127.0.0.1"), port});
+      return sock;
+    };
     std::vector<asio::ip::tcp::socket> held;
-    for (int i = 0; i < 3; ++i) {
-      held.emplace_back(io);
-      held.back().connect({asio::ip::make_address("127.0.0.1"), port});
-    }
+    for (int i = 0; i < 3; ++i)
+      held.push_back(idle_from("127.0.0.2"));
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    CHECK(status_of(get(port, "/x", auth)) == 503);
+    auto over = idle_from("127.0.0.2");
+    std::string got;
+    boost::system::error_code ec;
+    asio::read(over, asio::dynamic_buffer(got), ec);
+    CHECK(status_of(got) == 503);
+    CHECK(status_of(get(port, "/x", auth)) == 200);
+    CHECK(status_of(get(port, "/healthz")) == 200);
+    for (int i = 0; i < 3; ++i)
+      held.push_back(idle_from("127.0.0.3")); // 6 waiting: the oldest from .2 make way
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(status_of(get(port, "/x", auth)) == 200);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(500)); // the held ones time out
   CHECK(status_of(get(port, "/x", auth)) == 200);

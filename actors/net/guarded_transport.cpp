@@ -11,20 +11,29 @@
 #include <caf/io/network/stream_impl.hpp>
 #include <caf/openssl/manager.hpp>
 #include <caf/openssl/session.hpp>
+#include <caf/binary_serializer.hpp>
 #include <caf/scoped_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "actors/net/bounded_decoders.hpp"
 #include "actors/net/limited_log.hpp"
+#include "src/net/client_gate.hpp"
 #include "src/net/frame_guard.hpp"
+#include "src/net/session_cipher.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec::net {
 
@@ -87,22 +96,133 @@ private:
   caf::openssl::session_ptr tls_;
 };
 
+// --- who clients may reach -------------------------------------------------
+
+// Per actor system (a process may run several, tests do): the actors that
+// clients may message (src/net/client_gate.hpp).
+struct client_exposure {
+  std::map<uint64_t, client_access::level> actors;
+};
+std::map<const caf::actor_system*, client_exposure> exposure_by_system;
+
+// The two requests a client may send to a node's published actor, as CAF
+// serializes them: an empty forwarding stack and the message.
+const std::vector<std::vector<uint8_t>>& entry_payloads(caf::actor_system& sys) {
+  static std::vector<std::vector<uint8_t>> payloads;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    for (auto msg : {caf::make_message(controller_atom::value), caf::make_message(tables_atom::value)}) {
+      std::vector<char> buf;
+      caf::binary_serializer sink{sys, buf};
+      std::vector<caf::strong_actor_ptr> stack;
+      if (auto err = sink(stack, msg))
+        throw std::runtime_error("cannot serialize a client request: " + sys.render(err));
+      payloads.emplace_back(buf.begin(), buf.end());
+    }
+  });
+  return payloads;
+}
+
+// The one message CAF sends to a named actor of every peer it meets: its
+// spawn server's "info" (basp_broker_state::learned_new_node, CAF 0.17).
+const std::vector<std::vector<uint8_t>>& spawn_info_payload(caf::actor_system& sys) {
+  static std::vector<std::vector<uint8_t>> payloads;
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    std::vector<caf::strong_actor_ptr> stack;
+    auto msg = caf::make_message(caf::sys_atom::value, caf::get_atom::value, "info");
+    if (auto err = sink(stack, msg))
+      throw std::runtime_error("cannot serialize CAF's info request: " + sys.render(err));
+    payloads.emplace_back(buf.begin(), buf.end());
+  });
+  return payloads;
+}
+
+client_access access_of(caf::actor_system& sys, uint64_t id, bool named) {
+  if (named) {
+    client_access a;
+    if (id == static_cast<uint64_t>(caf::atom("SpawnServ"))) {
+      a.what = client_access::level::listed_payloads;
+      a.payloads = &spawn_info_payload(sys);
+    }
+    return a;
+  }
+  std::lock_guard<std::mutex> guard{registry_mutex};
+  auto& known = exposure_by_system[&sys].actors;
+  auto i = known.find(id);
+  if (i == known.end())
+    return {};
+  client_access a;
+  a.what = i->second;
+  if (a.what == client_access::level::listed_payloads)
+    a.payloads = &entry_payloads(sys);
+  return a;
+}
+
 // --- the caps on connections --------------------------------------------------
 
-class guarded_connection;
-
-/// Counts a node's connections (in total and per peer address) and closes
-/// those whose handshake is overdue. Shared by the doorman, every
-/// connection and the middleman actor; used from the network thread and the
-/// middleman actor's thread, hence the mutex.
+/// Counts a node's incoming connections in two pools: those still in their
+/// handshake (max-handshakes, and per address) and those that finished it
+/// (max-connections, and per address). A timer thread closes a handshake
+/// that is overdue, whether or not anything else happens. It watches each
+/// pending socket through a duplicate of its descriptor, so that it never
+/// shuts a descriptor number that the network thread has closed and
+/// reused. Used from the network thread, the middleman actor's thread and
+/// its own, hence the mutex.
 class connection_registry {
 public:
-  explicit connection_registry(const transport_settings& s) : settings_(s) {}
+  explicit connection_registry(const transport_settings& s) : settings_(s), timer_([this] { run_timer(); }) {}
 
-  /// Counts a new connection from `address`, or says why it is refused.
-  bool admit(const std::string& address, std::string& why) {
-    sweep();
+  ~connection_registry() {
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    timer_.join();
+    for (auto& [id, p] : pending_)
+      ::close(p.watch_fd);
+  }
+
+  /// Counts a new connection from `address` as pending its handshake, or
+  /// says why it is refused. Returns its ticket (0: refused).
+  uint64_t admit(const std::string& address, native_socket fd, std::string& why) {
     std::lock_guard<std::mutex> guard{mutex_};
+    if (pending_per_address_[address] >= settings_.max_handshakes_per_address) {
+      why = "too many connections in their handshake from " + address + " (" +
+            std::to_string(pending_per_address_[address]) + ", max-handshakes-per-address)";
+      return 0;
+    }
+    if (pending_.size() >= settings_.max_handshakes) {
+      // The pool is full (from many addresses): the oldest handshake makes
+      // way, so that a flood cannot keep a quick, honest one out.
+      auto oldest = pending_.begin();
+      for (auto i = pending_.begin(); i != pending_.end(); ++i)
+        if (i->second.deadline < oldest->second.deadline)
+          oldest = i;
+      evicted_ += 1;
+      drop(oldest, true);
+    }
+    int watch = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (watch < 0) {
+      why = std::string{"cannot watch its handshake: "} + std::strerror(errno);
+      return 0;
+    }
+    uint64_t ticket = ++last_ticket_;
+    pending_[ticket] = {watch, address, clock_type::now() + std::chrono::milliseconds(settings_.handshake_timeout_ms)};
+    ++pending_per_address_[address];
+    wake_.notify_all();
+    return ticket;
+  }
+
+  /// The connection `ticket` finished its handshake: it moves to the
+  /// authenticated pool, or is refused (false, `why`) when that is full.
+  bool authenticated(uint64_t ticket, const std::string& address, std::string& why) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (auto i = pending_.find(ticket); i != pending_.end())
+      drop(i, false);
     if (total_ >= settings_.max_connections) {
       why = "too many connections (" + std::to_string(total_) + ", max-connections)";
       return false;
@@ -117,8 +237,13 @@ public:
     return true;
   }
 
-  void release(const std::string& address) {
+  /// The connection `ticket` is gone.
+  void release(uint64_t ticket, const std::string& address, bool counted) {
     std::lock_guard<std::mutex> guard{mutex_};
+    if (auto i = pending_.find(ticket); i != pending_.end())
+      drop(i, false);
+    if (!counted)
+      return;
     if (total_ > 0)
       --total_;
     auto i = per_address_.find(address);
@@ -126,53 +251,114 @@ public:
       per_address_.erase(i);
   }
 
-  void expect_handshake(native_socket fd, std::weak_ptr<guarded_connection> c) {
-    std::lock_guard<std::mutex> guard{mutex_};
-    pending_.push_back(
-      {fd, std::move(c), clock_type::now() + std::chrono::milliseconds(settings_.handshake_timeout_ms)});
-  }
-
-  /// Shuts the socket of every connection whose handshake is overdue: the
-  /// network thread then sees it closed and CAF drops it as usual.
-  void sweep();
-
 private:
   struct pending_handshake {
-    native_socket fd;
-    std::weak_ptr<guarded_connection> connection;
+    int watch_fd;
+    std::string address;
     clock_type::time_point deadline;
   };
+  using pending_map = std::map<uint64_t, pending_handshake>;
+
+  // Ends a pending handshake's watch; with `shut`, shuts its socket too
+  // (the network thread then sees it closed). Under the mutex.
+  void drop(pending_map::iterator i, bool shut) {
+    if (shut)
+      ::shutdown(i->second.watch_fd, SHUT_RDWR);
+    ::close(i->second.watch_fd);
+    auto a = pending_per_address_.find(i->second.address);
+    if (a != pending_per_address_.end() && --a->second == 0)
+      pending_per_address_.erase(a);
+    pending_.erase(i);
+  }
+
+  void run_timer() {
+    std::unique_lock<std::mutex> lock{mutex_};
+    while (!stopping_) {
+      auto now = clock_type::now();
+      auto next = now + std::chrono::seconds(1);
+      size_t overdue = 0;
+      for (auto i = pending_.begin(); i != pending_.end();) {
+        if (i->second.deadline <= now) {
+          auto gone = i++;
+          // Shutting the socket wakes the network thread, which sees it
+          // closed and drops the connection as usual.
+          drop(gone, true);
+          ++overdue;
+        } else {
+          next = std::min(next, i->second.deadline);
+          ++i;
+        }
+      }
+      if (overdue > 0 || evicted_ > 0) {
+        auto evicted = evicted_;
+        evicted_ = 0;
+        lock.unlock();
+        if (overdue > 0)
+          warn_limited("closed " + std::to_string(overdue) +
+                       " connection(s) that did not finish the handshake within " +
+                       std::to_string(settings_.handshake_timeout_ms) + " ms");
+        if (evicted > 0)
+          warn_limited("closed " + std::to_string(evicted) +
+                       " connection(s) still in their handshake to make room (max-handshakes)");
+        lock.lock();
+        continue;
+      }
+      wake_.wait_until(lock, next);
+    }
+  }
+
   transport_settings settings_;
   std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  uint64_t last_ticket_ = 0;
+  uint32_t evicted_ = 0;
+  pending_map pending_;
+  std::map<std::string, uint32_t> pending_per_address_;
   uint32_t total_ = 0;
   std::map<std::string, uint32_t> per_address_;
-  std::vector<pending_handshake> pending_;
+  std::thread timer_; // last: it starts once everything above exists
 };
 
 // --- one connection -----------------------------------------------------------
 
-/// The state of one connection under CAF's stream: the handshake, then the
-/// frame guard on everything CAF reads. Bytes that CAF writes before the
-/// handshake is done are held back (CAF's server side greets a new
-/// connection at once; that greeting must not reach an unproven peer).
+/// The state of one connection under CAF's stream: the handshake; then,
+/// without TLS, CAF's bytes sealed into records under the handshake's
+/// session keys (src/net/session_cipher.hpp); and the frame guard (and for
+/// a client, the client gate) on everything CAF reads. Bytes that CAF
+/// writes before the handshake is done are held back (CAF's server side
+/// greets a new connection at once; that greeting must not reach an
+/// unproven peer).
 class guarded_connection {
 public:
-  guarded_connection(std::shared_ptr<connection_registry> registry, std::string counted_as,
-                     const transport_settings& settings, auth_handshake::role role, std::string peer,
-                     caf::openssl::session_ptr tls)
-    : registry_(std::move(registry)), counted_as_(std::move(counted_as)), role_(role), peer_(std::move(peer)),
-      channel_(std::move(tls)), guard_(settings.max_message_bytes) {
-    if (settings.secret) {
-      handshake_.emplace(role, *settings.secret);
-      handshake_out_ = handshake_->hello();
+  struct incoming {
+    std::shared_ptr<connection_registry> registry;
+    uint64_t ticket = 0;
+    std::string address; // the address the registry counts it under
+    caf::actor_system* system = nullptr;
+  };
+
+  guarded_connection(incoming in, const transport_settings& settings, auth_handshake::role role, std::string peer,
+                     native_socket fd, caf::openssl::session_ptr tls)
+    : in_(std::move(in)), role_(role), peer_(std::move(peer)), channel_(std::move(tls)),
+      guard_(settings.max_message_bytes) {
+    if (settings.keys) {
+      auto local = socket_endpoint(fd, true), remote = socket_endpoint(fd, false);
+      bool connecting = role == auth_handshake::role::connector;
+      handshake_.emplace(role, *settings.keys, settings.kind, connecting ? local : remote, connecting ? remote : local);
+      out_ = handshake_->hello();
     } else {
-      open_ = true; // TLS with mutual verification is the only proof
+      // TLS with mutual verification is the only proof: every holder of a
+      // certificate is a node. An incoming connection still counts as
+      // pending until its first bytes come through TLS.
+      open_ = true;
+      tls_pending_ = role == auth_handshake::role::acceptor;
     }
   }
 
   ~guarded_connection() {
-    if (registry_)
-      registry_->release(counted_as_);
+    if (in_.registry)
+      in_.registry->release(in_.ticket, in_.address, counted_);
   }
 
   /// Set by the scribe: asks CAF's stream for a write event, for bytes that
@@ -189,11 +375,45 @@ public:
       if (!open_)
         return rw_state::success;
     }
-    auto st = channel_.read(result, fd, buf, len);
-    if (st == rw_state::success && result > 0 && !guard_.inspect(static_cast<const uint8_t*>(buf), result)) {
-      fail("closed the connection with " + peer_ + ": " + guard_.failure());
-      result = 0;
-      return rw_state::failure;
+    auto* p = static_cast<uint8_t*>(buf);
+    rw_state st = rw_state::success;
+    if (cipher_) {
+      if (plain_at_ == plain_.size() && !eof_) {
+        plain_.clear();
+        plain_at_ = 0;
+        uint8_t in[session_cipher::max_record + session_cipher::overhead];
+        size_t n = 0;
+        if (channel_.read(n, fd, in, sizeof in) == rw_state::failure)
+          eof_ = true;
+        else if (n > 0 && !cipher_->open(in, n, plain_)) {
+          fail("closed the connection with " + peer_ + ": " + cipher_->failure());
+          return rw_state::failure;
+        }
+      }
+      if (plain_at_ == plain_.size())
+        return eof_ ? rw_state::failure : rw_state::success;
+      result = std::min(len, plain_.size() - plain_at_);
+      std::memcpy(p, plain_.data() + plain_at_, result);
+      plain_at_ += result;
+    } else {
+      st = channel_.read(result, fd, buf, len);
+      if (st == rw_state::success && result > 0 && tls_pending_) {
+        tls_pending_ = false; // TLS is through and the peer speaks
+        if (!admit_authenticated())
+          return rw_state::failure;
+      }
+    }
+    if (st == rw_state::success && result > 0) {
+      if (!guard_.inspect(p, result)) {
+        fail("closed the connection with " + peer_ + ": " + guard_.failure());
+        result = 0;
+        return rw_state::failure;
+      }
+      if (gate_ && !gate_->inspect(p, result)) {
+        fail("closed the connection with " + peer_ + ": " + gate_->failure());
+        result = 0;
+        return rw_state::failure;
+      }
     }
     return st;
   }
@@ -202,35 +422,56 @@ public:
     result = 0;
     if (failed_ || !flush(fd))
       return rw_state::failure;
-    if (len == 0) // a write event CAF forced for us: keep it only for CAF's own bytes
-      return open_ && !held_.empty() ? rw_state::success : rw_state::indeterminate;
+    if (len == 0) // a write event CAF forced for us: keep it only for our own bytes
+      return open_ && !out_.empty() ? rw_state::success : rw_state::indeterminate;
+    auto p = static_cast<const uint8_t*>(buf);
     if (!open_) {
       // Held back until the peer has proven the secret; CAF is told they
-      // went out, so it does not keep asking (advance_handshake sends them).
-      auto p = static_cast<const uint8_t*>(buf);
+      // went out, so it does not keep asking (open() sends them).
       held_.insert(held_.end(), p, p + len);
       result = len;
       return rw_state::success;
     }
-    if (!held_.empty()) // the socket is full: again at the next write event
-      return rw_state::success;
-    return channel_.write(result, fd, buf, len);
+    if (!cipher_) {
+      if (!out_.empty()) // the socket is full: again at the next write event
+        return rw_state::success;
+      auto st = channel_.write(result, fd, buf, len);
+      if (gate_ && st == rw_state::success)
+        gate_->note_outgoing(p, result);
+      return st;
+    }
+    // The first `sealed_` bytes of CAF's buffer are already records in
+    // out_: CAF hears they are written once the records are out, so that
+    // its write events go on until then. CAF's buffer stays put meanwhile.
+    if (sealed_ == 0 && out_.empty()) {
+      sealed_ = std::min(len, size_t{256} << 10);
+      if (gate_)
+        gate_->note_outgoing(p, sealed_);
+      cipher_->seal(p, sealed_, out_);
+      if (!flush(fd))
+        return rw_state::failure;
+    }
+    if (sealed_ > 0 && out_.empty()) {
+      result = sealed_;
+      sealed_ = 0;
+    }
+    return rw_state::success;
   }
 
-  bool must_read_more(native_socket fd, size_t threshold) { return channel_.must_read_more(fd, threshold); }
-
-  bool open() const { return open_; }
+  bool must_read_more(native_socket fd, size_t threshold) {
+    return plain_at_ < plain_.size() || channel_.must_read_more(fd, threshold);
+  }
 
 private:
-  // Reads the peer's side of the handshake (no more bytes than it has, so
-  // none of CAF's bytes are taken) and sends ours.
+  // Reads the peer's side of the handshake (no more bytes than it needs,
+  // so none of what follows is taken) and sends ours.
   bool advance_handshake(native_socket fd) {
     if (!flush(fd))
       return false;
-    uint8_t in[auth_handshake::hello_size + auth_handshake::proof_size];
+    uint8_t in[auth_handshake::acceptor_hello_size + auth_handshake::proof_size];
     while (!open_) {
       size_t n = 0;
-      auto st = channel_.read(n, fd, in, sizeof in - received_);
+      auto st = channel_.read(n, fd, in, std::min(sizeof in, handshake_->wanted()));
       if (st == rw_state::failure) {
         if (channel_.tls() && received_ == 0) {
           fail(tls_failure());
@@ -247,43 +488,80 @@ private:
       if (n == 0)
         break;
       received_ += n;
-      handshake_->feed(in, n, handshake_out_);
+      handshake_->feed(in, n, out_);
       if (handshake_->current() == auth_handshake::state::failed) {
-        // Our proof still goes out (best effort): the other end then logs
-        // what was wrong instead of a connection closed mid-handshake.
+        // What the handshake still sends goes out (best effort): the other
+        // end then logs what was wrong instead of a connection closed
+        // mid-handshake.
         flush(fd);
         fail(role_ == auth_handshake::role::acceptor
                ? "refused the connection from " + peer_ + ": " + handshake_->failure()
                : "the node at " + peer_ + " failed the handshake: " + handshake_->failure());
         return false;
       }
-      if (handshake_->current() == auth_handshake::state::done)
-        open_ = true;
+      if (handshake_->current() == auth_handshake::state::done && !open())
+        return false;
     }
     if (!flush(fd))
       return false;
-    if ((!handshake_out_.empty() || (open_ && !held_.empty())) && request_write)
+    if (!out_.empty() && request_write)
       request_write();
     return true;
   }
 
-  // Sends the handshake's bytes, then (once open) what CAF wrote meanwhile,
-  // as far as the socket takes them.
+  // The handshake is done: the session begins, CAF's held bytes go out.
+  bool open() {
+    open_ = true;
+    if (role_ == auth_handshake::role::acceptor && handshake_->connector_kind() == peer_kind::client) {
+      auto* sys = in_.system;
+      gate_.emplace([sys](uint64_t id, bool named) { return access_of(*sys, id, named); });
+    }
+    if (!admit_authenticated())
+      return false;
+    if (!channel_.tls())
+      cipher_.emplace(handshake_->send_key(), handshake_->receive_key());
+    if (gate_)
+      gate_->note_outgoing(held_.data(), held_.size());
+    if (cipher_)
+      cipher_->seal(held_.data(), held_.size(), out_);
+    else
+      out_.insert(out_.end(), held_.begin(), held_.end());
+    held_.clear();
+    held_.shrink_to_fit();
+    return true;
+  }
+
+  // An incoming connection leaves the handshake pool for the pool of
+  // authenticated ones, if that has room.
+  bool admit_authenticated() {
+    if (!in_.registry)
+      return true;
+    std::string why;
+    if (!in_.registry->authenticated(in_.ticket, in_.address, why)) {
+      fail("refused the connection from " + peer_ + ": " + why);
+      return false;
+    }
+    counted_ = true;
+    return true;
+  }
+
+  // Sends what waits in out_ (the handshake, then records or CAF's bytes),
+  // as far as the socket takes it.
   bool flush(native_socket fd) {
-    for (auto* out : {&handshake_out_, &held_}) {
-      if (out == &held_ && !open_)
-        break;
-      while (!out->empty()) {
-        size_t n = 0;
-        if (channel_.write(n, fd, out->data(), out->size()) == rw_state::failure) {
-          fail(channel_.tls() && received_ == 0 ? tls_failure()
-                                                : "lost the connection with " + peer_ + " during the handshake");
-          return false;
-        }
-        if (n == 0)
-          return true;
-        out->erase(out->begin(), out->begin() + static_cast<long>(n));
+    while (!out_.empty()) {
+      size_t n = 0;
+      if (channel_.write(n, fd, out_.data(), out_.size()) == rw_state::failure) {
+        // An outgoing connection records no reason here: CAF may have
+        // dropped it itself (its heartbeat check can drop a connection
+        // still in its handshake), and connect_to_node retries those.
+        if (role_ == auth_handshake::role::acceptor || (channel_.tls() && received_ == 0))
+          fail(channel_.tls() && received_ == 0 ? tls_failure() : "lost the connection with " + peer_);
+        failed_ = true;
+        return false;
       }
+      if (n == 0)
+        return true;
+      out_.erase(out_.begin(), out_.begin() + static_cast<long>(n));
     }
     return true;
   }
@@ -302,46 +580,26 @@ private:
       record_failure(peer_, why);
   }
 
-  std::shared_ptr<connection_registry> registry_; // null for outgoing connections
-  std::string counted_as_;                        // the address the registry counted it under
+  incoming in_; // empty for outgoing connections
+  bool counted_ = false;
   auth_handshake::role role_;
   std::string peer_; // host:port, for messages
   channel channel_;
   std::optional<auth_handshake> handshake_;
+  std::optional<session_cipher> cipher_;
+  std::optional<client_gate> gate_;
   frame_guard guard_;
-  std::vector<uint8_t> handshake_out_; // our handshake bytes not yet sent
-  std::vector<uint8_t> held_;          // CAF's bytes not yet sent
-  size_t received_ = 0;                // handshake bytes from the peer
+  std::vector<uint8_t> out_;   // bytes for the wire not yet sent
+  std::vector<uint8_t> held_;  // CAF's bytes from before the handshake ended
+  std::vector<uint8_t> plain_; // opened records not yet read by CAF
+  size_t plain_at_ = 0;
+  size_t sealed_ = 0;   // CAF's bytes already sealed into out_
+  size_t received_ = 0; // handshake bytes from the peer
   bool open_ = false;
+  bool tls_pending_ = false;
+  bool eof_ = false;
   bool failed_ = false;
 };
-
-void connection_registry::sweep() {
-  std::vector<native_socket> overdue;
-  std::vector<std::shared_ptr<guarded_connection>> alive;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    auto now = clock_type::now();
-    std::vector<pending_handshake> keep;
-    for (auto& p : pending_) {
-      auto c = p.connection.lock();
-      if (!c || c->open())
-        continue;
-      if (now >= p.deadline) {
-        overdue.push_back(p.fd);
-        alive.push_back(std::move(c)); // its socket stays ours until shut
-      } else {
-        keep.push_back(std::move(p));
-      }
-    }
-    pending_.swap(keep);
-  }
-  for (auto fd : overdue) {
-    warn_limited("closing a connection that did not finish the handshake within " +
-                 std::to_string(settings_.handshake_timeout_ms) + " ms");
-    ::shutdown(fd, SHUT_RDWR);
-  }
-}
 
 // --- CAF's side: policy, scribe, doorman, middleman actor ---------------------
 
@@ -442,19 +700,20 @@ public:
     std::string address = host ? *host : "?";
     std::string peer = address + ":" + std::to_string(port ? *port : 0);
     std::string why;
-    if (!registry_->admit(address, why)) {
+    auto ticket = registry_->admit(address, fd, why);
+    if (ticket == 0) {
       warn_limited("refused the connection from " + peer + ": " + why);
       return false;
     }
     auto tls = make_tls(parent()->system(), settings_, fd, true);
     if (settings_.tls() && !tls) {
-      registry_->release(address);
+      registry_->release(ticket, address, false);
       warn_limited("refused the connection from " + peer + ": TLS failed to start");
       return false;
     }
-    auto connection = std::make_shared<guarded_connection>(registry_, address, settings_,
-                                                           auth_handshake::role::acceptor, peer, std::move(tls));
-    registry_->expect_handshake(fd, connection);
+    guarded_connection::incoming in{registry_, ticket, address, &parent()->system()};
+    auto connection = std::make_shared<guarded_connection>(std::move(in), settings_, auth_handshake::role::acceptor,
+                                                           peer, fd, std::move(tls));
     auto scribe = caf::make_counted<guarded_scribe>(mpx, fd, std::move(connection));
     closer.release();
     auto hdl = scribe->hdl();
@@ -503,8 +762,8 @@ protected:
       return caf::sec::cannot_connect_to_node;
     }
     // Outgoing connections are not capped: this process chose to make them.
-    auto connection = std::make_shared<guarded_connection>(nullptr, "", settings_, auth_handshake::role::connector,
-                                                           peer, std::move(tls));
+    auto connection = std::make_shared<guarded_connection>(guarded_connection::incoming{}, settings_,
+                                                           auth_handshake::role::connector, peer, *fd, std::move(tls));
     return caf::make_counted<guarded_scribe>(mpx(), *fd, std::move(connection));
   }
 
@@ -535,9 +794,11 @@ void use_transport(caf::actor_system_config& cfg, const transport_settings& sett
   settings_by_config[&cfg] = settings;
 }
 
-transport_settings transport_of(const caf::actor_system& sys) {
+transport_settings transport_of(const caf::actor_system& sys) { return transport_of_config(sys.config()); }
+
+transport_settings transport_of_config(const caf::actor_system_config& cfg) {
   std::lock_guard<std::mutex> guard{registry_mutex};
-  auto i = settings_by_config.find(&sys.config());
+  auto i = settings_by_config.find(&cfg);
   if (i != settings_by_config.end())
     return i->second;
   transport_settings plain;
@@ -570,7 +831,18 @@ caf::io::middleman_actor transport_actor(caf::actor_system& sys) {
   return actor;
 }
 
+void expose_to_clients(caf::actor_system& sys, uint64_t actor_id) {
+  std::lock_guard<std::mutex> guard{registry_mutex};
+  exposure_by_system[&sys].actors[actor_id] = client_access::level::any_request;
+}
+
 expected<uint16_t> publish(caf::actor_system& sys, caf::strong_actor_ptr whom, const std::string& host, uint16_t port) {
+  if (whom) {
+    entry_payloads(sys); // made once, before a client can ask
+    spawn_info_payload(sys);
+    std::lock_guard<std::mutex> guard{registry_mutex};
+    exposure_by_system[&sys].actors[whom->id()] = client_access::level::listed_payloads;
+  }
   auto transport = transport_actor(sys);
   if (!transport)
     return failure{"the actor system is shutting down"};

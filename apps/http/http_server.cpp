@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -56,8 +57,19 @@ struct server::impl {
   // sessions still queued in it, goes before what they touch.
   server_settings settings;
   handler handle;
-  std::atomic<size_t> connections{0};
   std::atomic<bool> stopped{false};
+  // Two pools, touched only by the I/O thread. Waiting: connections that
+  // have not sent a whole request yet (new, half-sent, or idle between
+  // requests), capped in total and per address; the oldest makes way when
+  // it is full. Serving: connections with a request being answered,
+  // capped by max_connections. So silent or slow sockets cannot take the
+  // place of a client that sends its request.
+  std::map<uint64_t, std::function<void()>> waiting; // by ticket: oldest first; closes it
+  std::map<std::string, size_t> waiting_per_address;
+  uint64_t last_ticket = 0;
+  size_t serving = 0;
+  uint64_t refused_per_address = 0, evicted = 0;
+  std::chrono::steady_clock::time_point last_flood_log{};
   refusal_log refusals;
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
@@ -68,6 +80,7 @@ struct server::impl {
     : settings(std::move(s)), handle(std::move(h)), workers(std::max<size_t>(1, settings.workers)) {}
 
   void accept();
+  void note_flood();
 };
 
 namespace {
@@ -91,15 +104,15 @@ reply error_reply(unsigned status, std::string_view line) { return {status, "app
 // keeps the connection alive. Lives as long as an operation holds it.
 class session : public std::enable_shared_from_this<session> {
 public:
-  session(tcp::socket socket, server::impl& srv) : stream_(std::move(socket)), srv_(srv) {
-    ++srv_.connections;
-    beast::error_code ec;
-    auto ep = stream_.socket().remote_endpoint(ec);
-    peer_ = ec ? "?" : ep.address().to_string();
+  session(tcp::socket socket, server::impl& srv, std::string peer)
+    : stream_(std::move(socket)), srv_(srv), peer_(std::move(peer)) {}
+  ~session() {
+    stop_waiting();
+    stop_serving();
   }
-  ~session() { --srv_.connections; }
 
   void read() {
+    start_waiting();
     parser_.emplace();
     parser_->header_limit(srv_.settings.header_limit);
     parser_->body_limit(srv_.settings.body_limit);
@@ -109,7 +122,34 @@ public:
   }
 
 private:
+  void start_waiting() {
+    ticket_ = ++srv_.last_ticket;
+    srv_.waiting[ticket_] = [weak = weak_from_this()] {
+      if (auto self = weak.lock())
+        self->close();
+    };
+    ++srv_.waiting_per_address[peer_];
+  }
+
+  void stop_waiting() {
+    if (ticket_ == 0)
+      return;
+    srv_.waiting.erase(ticket_);
+    ticket_ = 0;
+    auto i = srv_.waiting_per_address.find(peer_);
+    if (i != srv_.waiting_per_address.end() && --i->second == 0)
+      srv_.waiting_per_address.erase(i);
+  }
+
+  void stop_serving() {
+    if (serving_) {
+      serving_ = false;
+      --srv_.serving;
+    }
+  }
+
   void on_read(beast::error_code ec) {
+    stop_waiting();
     if (ec == bhttp::error::header_limit)
       return fail(431, "the request's header is larger than " + std::to_string(srv_.settings.header_limit) + " bytes");
     if (ec == bhttp::error::body_limit)
@@ -120,6 +160,10 @@ private:
     if (ec)
       return fail(400, "malformed HTTP request (" + ec.message() + ")");
     stream_.expires_never();
+    if (srv_.serving >= srv_.settings.max_connections)
+      return fail(503, "too many requests under way; try again");
+    serving_ = true;
+    ++srv_.serving;
     const auto& req = parser_->get();
     version_ = req.version();
     keep_alive_ = req.keep_alive();
@@ -173,6 +217,7 @@ private:
       res_.body().clear(); // HEAD: the GET's headers (Content-Length included), no body
     stream_.expires_after(std::chrono::milliseconds(srv_.settings.read_timeout_ms));
     bhttp::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->stop_serving();
       if (ec || !self->keep_alive_)
         return self->close();
       self->read();
@@ -191,6 +236,8 @@ private:
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   bhttp::response<bhttp::string_body> res_;
   std::string peer_;
+  uint64_t ticket_ = 0; // in the waiting pool while not 0
+  bool serving_ = false;
   unsigned version_ = 11;
   bool keep_alive_ = false;
   bool head_ = false;
@@ -206,17 +253,43 @@ void server::impl::accept() {
         accept();
       return;
     }
-    if (connections.load() >= settings.max_connections) {
-      // Over the limit: a short answer, then the connection goes.
-      auto res = make_response(11, false, error_reply(503, "too many open connections; try again"));
+    beast::error_code pec;
+    auto ep = socket.remote_endpoint(pec);
+    std::string peer = pec ? "?" : ep.address().to_string();
+    if (waiting_per_address[peer] >= settings.max_waiting_per_address) {
+      // Over the limit for its address: a short answer, then it goes.
+      ++refused_per_address;
+      note_flood();
+      auto res = make_response(11, false, error_reply(503, "too many open connections from this address; try again"));
+      socket.non_blocking(true, pec);
       beast::error_code wec;
       bhttp::write(socket, res, wec);
       socket.close(wec);
     } else {
-      std::make_shared<session>(std::move(socket), *this)->read();
+      if (waiting.size() >= settings.max_waiting) {
+        // The oldest waiting connection makes way (from another address:
+        // this one is under its cap).
+        auto oldest = waiting.begin()->second;
+        waiting.erase(waiting.begin());
+        ++evicted;
+        note_flood();
+        oldest();
+      }
+      std::make_shared<session>(std::move(socket), *this, std::move(peer))->read();
     }
     accept();
   });
+}
+
+void server::impl::note_flood() {
+  auto now = std::chrono::steady_clock::now();
+  if (now - last_flood_log < unauthorized_log_interval)
+    return;
+  spdlog::warn("node {}: http: refused {} connection(s) over max-waiting-per-address and closed {} waiting one(s) "
+               "to make room (a flood of idle or half-sent requests?)",
+               settings.name, refused_per_address, evicted);
+  refused_per_address = evicted = 0;
+  last_flood_log = now;
 }
 
 server::server(std::unique_ptr<impl> p) : impl_(std::move(p)) {}

@@ -6,9 +6,14 @@
 // holds up neither other connections nor the actor system.
 //
 // Everything a client controls is bounded: headers (8 KiB, else 431),
-// bodies (a GET has none: 1 KiB, else 413), open connections (64, the next
-// gets 503 and is closed), the time to send a request (10 s), and one
-// request in flight per connection. Only GET and HEAD are served (405).
+// bodies (a GET has none: 1 KiB, else 413), the time to send a request
+// (10 s, then the connection is closed), and one request in flight per
+// connection. Connections waiting for a whole request (new, half-sent or
+// idle) have a pool of their own: 64, and 8 from one address (the next
+// from that address gets 503 and is closed; from another address, the
+// oldest waiting one makes way); requests being answered another (64, the
+// next gets 503). So a flood of silent sockets does not keep /healthz or an
+// authorised client out. Only GET and HEAD are served (405).
 // With a token, every path but the public ones (/healthz, and the
 // dashboard's static files, which hold no data) needs "Authorization:
 // Bearer TOKEN" (401, and one log line per 10 s for all refusals).
@@ -46,7 +51,9 @@ struct server_settings {
   std::string token;                              // empty: no authentication (a cluster without secret)
   std::string name;                               // for log lines: the node
   std::set<std::string> public_paths{"/healthz"}; // served without the token
-  size_t max_connections = 64;
+  size_t max_connections = 64;                    // requests being answered at once
+  size_t max_waiting = 64;                        // connections waiting for a whole request
+  size_t max_waiting_per_address = 8;             // of those, from one address
   size_t workers = 4;
   uint32_t header_limit = 8 * 1024;
   uint32_t body_limit = 1024;

@@ -27,7 +27,8 @@ constexpr const char* role_list = "coordinator, vocabulary, shard, learner, expo
 constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
-  "allow-write, max-message-mb, max-connections, max-connections-per-address, table-dir, shutdown-after-job";
+  "allow-write, max-message-mb, max-connections, max-connections-per-address, max-handshakes, "
+  "max-handshakes-per-address, table-dir, shutdown-after-job";
 constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
 constexpr uint32_t max_connections_limit = 65535;
 
@@ -282,6 +283,10 @@ private:
       field = &c.max_connections, limit = max_connections_limit;
     else if (key == "max-connections-per-address")
       field = &c.max_connections_per_address, limit = max_connections_limit;
+    else if (key == "max-handshakes")
+      field = &c.max_handshakes, limit = max_connections_limit;
+    else if (key == "max-handshakes-per-address")
+      field = &c.max_handshakes_per_address, limit = max_connections_limit;
     if (!field)
       return error("unknown key " + in_quotes(key) + " in [cluster] (keys: " + cluster_key_list + ")");
     if (!parse_positive(value, limit, *field))

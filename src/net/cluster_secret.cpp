@@ -22,14 +22,9 @@ int hex_value(char c) {
   return -1;
 }
 
-} // namespace
-
-status write_new_secret(const std::string& path) {
-  secret_bytes secret{};
-  if (RAND_bytes(secret.data(), static_cast<int>(secret.size())) != 1)
-    return failure{"cannot draw random bytes for the secret (OpenSSL RAND_bytes failed)"};
+status write_key_file(const std::string& path, const secret_bytes& secret, const std::string& prefix) {
   static const char digits[] = "0123456789abcdef";
-  std::string text;
+  std::string text = prefix;
   for (uint8_t b : secret) {
     text += digits[b >> 4];
     text += digits[b & 15];
@@ -54,7 +49,32 @@ status write_new_secret(const std::string& path) {
   return {};
 }
 
+} // namespace
+
+status write_new_secret(const std::string& path) {
+  secret_bytes secret{};
+  if (RAND_bytes(secret.data(), static_cast<int>(secret.size())) != 1)
+    return failure{"cannot draw random bytes for the secret (OpenSSL RAND_bytes failed)"};
+  return write_key_file(path, secret, "");
+}
+
+status write_client_key(const std::string& secret_path, const std::string& path) {
+  auto secret = load_secret(secret_path);
+  if (!secret)
+    return failure{secret.error()};
+  return write_key_file(path, derive_client_key(*secret), client_key_prefix);
+}
+
 expected<secret_bytes> load_secret(const std::string& path) {
+  auto key = load_key(path);
+  if (!key)
+    return failure{key.error()};
+  if (key->client_only)
+    return failure{path + " is a client key: a node needs the cluster secret itself"};
+  return key->bytes;
+}
+
+expected<loaded_key> load_key(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return failure{"cannot read the cluster secret " + path + ": " + std::strerror(errno) +
@@ -79,9 +99,14 @@ expected<secret_bytes> load_secret(const std::string& path) {
   std::string text(buffer, static_cast<size_t>(n));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
     text.pop_back();
+  loaded_key out;
+  if (text.rfind(client_key_prefix, 0) == 0) {
+    out.client_only = true;
+    text.erase(0, std::strlen(client_key_prefix));
+  }
   const failure malformed{"the cluster secret " + path +
                           " is not 64 hexadecimal digits (write one with: gridvec keygen " + path + ")"};
-  secret_bytes secret{};
+  secret_bytes& secret = out.bytes;
   if (text.size() != 2 * secret.size())
     return malformed;
   for (size_t i = 0; i < secret.size(); ++i) {
@@ -90,7 +115,7 @@ expected<secret_bytes> load_secret(const std::string& path) {
       return malformed;
     secret[i] = static_cast<uint8_t>(hi * 16 + lo);
   }
-  return secret;
+  return out;
 }
 
 } // namespace gridvec::net

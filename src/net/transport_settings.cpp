@@ -42,7 +42,27 @@ status loadable_tls(const cluster_config& c) {
 
 } // namespace
 
-expected<transport_settings> load_transport_settings(const cluster_config& cluster) {
+namespace {
+
+expected<cluster_keys> keys_from(const std::string& file, peer_kind kind) {
+  auto key = load_key(file);
+  if (!key)
+    return failure{key.error()};
+  cluster_keys keys;
+  if (key->client_only) {
+    if (kind == peer_kind::node)
+      return failure{file + " is a client key: a node needs the cluster secret itself (gridvec keygen writes it)"};
+    keys.client = key->bytes;
+  } else {
+    keys.node = key->bytes;
+    keys.client = derive_client_key(key->bytes);
+  }
+  return keys;
+}
+
+} // namespace
+
+expected<transport_settings> load_transport_settings(const cluster_config& cluster, peer_kind kind) {
   // Checked here, where a process is about to talk to the cluster, rather
   // than by the parser: a config without a secret is well-formed, but no
   // process may use it to open the cluster to anyone.
@@ -54,12 +74,15 @@ expected<transport_settings> load_transport_settings(const cluster_config& clust
   s.max_message_bytes = uint64_t{cluster.max_message_mb} << 20;
   s.max_connections = cluster.max_connections;
   s.max_connections_per_address = cluster.max_connections_per_address;
+  s.max_handshakes = cluster.max_handshakes;
+  s.max_handshakes_per_address = cluster.max_handshakes_per_address;
   s.handshake_timeout_ms = cluster.connect_timeout_ms;
+  s.kind = kind;
   if (!cluster.secret_file.empty()) {
-    auto secret = load_secret(cluster.secret_file);
-    if (!secret)
-      return failure{secret.error()};
-    s.secret = *secret;
+    auto keys = keys_from(cluster.secret_file, kind);
+    if (!keys)
+      return failure{keys.error()};
+    s.keys = *keys;
   }
   if (!cluster.tls_certificate.empty()) {
     // CAF's OpenSSL module throws on a file it cannot load, deep in its
@@ -83,10 +106,10 @@ expected<transport_settings> client_transport_settings(const std::string& secret
     s.insecure = true;
     return s;
   }
-  auto secret = load_secret(secret_file);
-  if (!secret)
-    return failure{secret.error()};
-  s.secret = *secret;
+  auto keys = keys_from(secret_file, peer_kind::client);
+  if (!keys)
+    return failure{keys.error()};
+  s.keys = *keys;
   return s;
 }
 

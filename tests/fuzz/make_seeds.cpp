@@ -281,8 +281,10 @@ std::string basp_header(uint8_t operation, uint32_t payload, uint64_t dest) {
 }
 
 void net_seeds() {
-  net::secret_bytes secret{};
-  net::auth_handshake connector(net::auth_handshake::role::connector, secret);
+  net::cluster_keys keys;
+  keys.node = net::secret_bytes{};
+  net::auth_handshake connector(net::auth_handshake::role::connector, keys, net::peer_kind::node, "127.0.0.1:40000",
+                                "127.0.0.1:7700");
   const auto& hello = connector.hello();
   const std::string hello_bytes(hello.begin(), hello.end());
   write("auth_handshake", "hello", hello_bytes);

@@ -20,6 +20,8 @@
 //   max-message-mb = 64          # optional: larger frames from a peer close its connection
 //   max-connections = 256        # optional: open connections per node, and from one address
 //   max-connections-per-address = 64
+//   max-handshakes = 128         # optional: connections still in their handshake (their own
+//   max-handshakes-per-address = 32 # pool, apart from max-connections), and from one address
 //   table-dir = tables           # optional: where the shard nodes save the parameter
 //                                # server's tables and read them back when restarted
 //                                # (docs/tables.md); a directory they share
@@ -126,6 +128,8 @@ struct cluster_config {
   uint32_t max_message_mb = 64;
   uint32_t max_connections = 256;
   uint32_t max_connections_per_address = 64;
+  uint32_t max_handshakes = 128;
+  uint32_t max_handshakes_per_address = 32;
   std::string table_dir;        // the tables' checkpoints (docs/tables.md); empty: none
   std::vector<node_spec> nodes; // in file order
   std::string source;           // file name, for messages
