@@ -7,7 +7,7 @@
 
 #include "actors/connect.hpp"
 #include <gridvec/roles/coordinator.hpp>
-#include "src/net/allowed_paths.hpp"
+#include "src/access/path_policy.hpp"
 
 namespace gridvec {
 
@@ -327,7 +327,7 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
 // for the clients that do not (the API, an older gridvec). A resumed job's
 // paths come from its checkpoint.
 // Then every path must lie in the directories the cluster config allows
-// (src/net/allowed_paths.hpp): checked here, on the node, whatever the
+// (src/access/path_policy.hpp): checked here, on the node, whatever the
 // client checked.
 caf::error check_job_outputs(const controller_state& st, const train_options& opt) {
   if (opt.word_split) {
@@ -341,7 +341,7 @@ caf::error check_job_outputs(const controller_state& st, const train_options& op
       return make_job_error("--partition words on one shard needs --word-partitions P, 2 or more");
   }
   if (st.setup.cluster)
-    if (auto s = net::allowed_paths{*st.setup.cluster}.check_job(opt); !s)
+    if (auto s = access::path_policy{*st.setup.cluster}.check_job(opt); !s)
       return make_job_error(s.error());
   if (!opt.resume.empty())
     return {};
@@ -501,7 +501,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
     [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
       auto& cluster = self->state.setup.cluster;
       if (cluster)
-        if (auto s = net::allowed_paths{*cluster}.may_write(path, "the export"); !s)
+        if (auto s = access::path_policy{*cluster}.may_write(path, "the export"); !s)
           return make_job_error(s.error());
       return forward_query<uint64_t>(self, export_atom::value, path, binary);
     },

@@ -1,5 +1,7 @@
 #include <gridvec/roles/vocabulary.hpp>
 
+#include "src/access/guarded_open.hpp"
+
 #include <sys/stat.h>
 
 #include <map>
@@ -77,8 +79,13 @@ expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   static std::map<std::string, std::weak_ptr<const vocabulary>> loaded;
   std::lock_guard<std::mutex> guard{mutex};
   // Keyed by path and file identity, so a rewritten file is loaded afresh.
+  // Opened under the path policy first: a path outside the allowed
+  // directories gets the policy's line, whether or not a file is there.
+  auto fd = access::open_read(path, "the vocabulary");
+  if (!fd)
+    return failure{fd.error()};
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
+  if (::fstat(fd->get(), &st) != 0)
     return failure{"cannot read vocabulary " + path};
   std::string key = path + '|' + std::to_string(st.st_ino) + '|' + std::to_string(st.st_mtim.tv_sec) + '.' +
                     std::to_string(st.st_mtim.tv_nsec) + '|' + std::to_string(st.st_size);

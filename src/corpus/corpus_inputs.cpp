@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "src/util/atomic_file.hpp"
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -31,11 +32,11 @@ std::vector<std::string> split_spec(const std::string& spec) {
 
 // gzip's two magic bytes, 1f 8b.
 expected<bool> is_gzip(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f{std::fopen(path.c_str(), "rb"), std::fclose};
+  auto f = access::fopen_read(path, "the corpus");
   if (!f)
-    return failure{"cannot read corpus " + path + ": " + std::strerror(errno)};
+    return failure{f.error()};
   unsigned char magic[2] = {0, 0};
-  const size_t got = std::fread(magic, 1, 2, f.get());
+  const size_t got = std::fread(magic, 1, 2, f->get());
   return got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
@@ -87,9 +88,13 @@ status copy_plain(std::FILE* in, const std::string& name, std::FILE* out, uint64
 }
 
 status copy_gzip(const std::string& path, std::FILE* out, uint64_t& bytes) {
-  gzFile in = gzopen(path.c_str(), "rb");
+  auto fd = access::open_read(path, "the corpus");
+  if (!fd)
+    return failure{fd.error()};
+  gzFile in = gzdopen(fd->get(), "rb");
   if (!in)
     return failure{"cannot read corpus " + path + ": " + std::strerror(errno)};
+  fd->release(); // gzclose closes it
   std::vector<char> buf(1 << 20);
   char last = '\n';
   int got;
@@ -180,10 +185,10 @@ expected<uint64_t> stage_corpus(const std::vector<corpus_input>& inputs, const s
     } else if (input.gzip) {
       copied = copy_gzip(input.path, out->stream(), bytes);
     } else {
-      std::unique_ptr<std::FILE, int (*)(std::FILE*)> in{std::fopen(input.path.c_str(), "rb"), std::fclose};
+      auto in = access::fopen_read(input.path, "the corpus");
       if (!in)
-        return failure{"cannot read corpus " + input.path + ": " + std::strerror(errno)};
-      copied = copy_plain(in.get(), input.path, out->stream(), bytes);
+        return failure{in.error()};
+      copied = copy_plain(in->get(), input.path, out->stream(), bytes);
     }
     if (!copied)
       return failure{copied.error()};
