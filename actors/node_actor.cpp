@@ -22,7 +22,7 @@ namespace {
 struct hosted {
   caf::actor_addr actor;
   caf::actor_addr owner;
-  bool shard = false;
+  enum kind_t { shard, learner, helper } kind = helper; // helper: a count worker, vocabulary or exporter
 };
 
 struct node_state {
@@ -36,24 +36,27 @@ struct node_state {
 
 using node_ptr = node_actor::stateful_pointer<node_state>;
 
-void host(node_ptr self, const caf::actor_addr& actor, bool shard) {
+// Hosted actors stop with the node and with the coordinator that placed
+// them, whoever asked for them: a peer cannot leave actors behind that keep
+// the node's process from ending.
+void host(node_ptr self, const caf::actor_addr& actor, hosted::kind_t kind) {
   auto& st = self->state;
   auto owner = self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
-  st.actors.push_back({actor, owner, shard});
+  st.actors.push_back({actor, owner, kind});
   if (owner && std::find(st.owners.begin(), st.owners.end(), owner) == st.owners.end()) {
     st.owners.push_back(owner);
     self->monitor(caf::actor_cast<caf::actor>(owner));
   }
 }
 
-uint32_t count_alive(node_state& st, bool shard) {
+uint32_t count_alive(node_state& st, hosted::kind_t kind) {
   // An address whose actor has terminated no longer resolves.
   st.actors.erase(std::remove_if(st.actors.begin(), st.actors.end(),
                                  [](const hosted& h) { return !caf::actor_cast<caf::strong_actor_ptr>(h.actor); }),
                   st.actors.end());
   uint32_t n = 0;
   for (const auto& h : st.actors)
-    n += h.shard == shard ? 1 : 0;
+    n += h.kind == kind ? 1 : 0;
   return n;
 }
 
@@ -108,8 +111,16 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
                                   st.setup.table_shard->dir);
   self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });
   return {
-    [self](new_counter_atom) -> count_worker_actor { return spawn_count_worker(self->system()); },
-    [self](new_vocab_atom) -> vocabulary_actor { return spawn_vocabulary(self->system()); },
+    [self](new_counter_atom) -> count_worker_actor {
+      auto counter = spawn_count_worker(self->system());
+      host(self, counter.address(), hosted::helper);
+      return counter;
+    },
+    [self](new_vocab_atom) -> vocabulary_actor {
+      auto vocab = spawn_vocabulary(self->system());
+      host(self, vocab.address(), hosted::helper);
+      return vocab;
+    },
     [self](new_shard_atom, const shard_spec& spec) -> caf::result<shard_info> {
       return answering<shard_info>("newshard", [&]() -> caf::result<shard_info> {
         if (auto s = check_shard_spec(spec); !s)
@@ -124,7 +135,7 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
         if (!info)
           return make_job_error(info.error());
         for (auto& lane : info->lanes)
-          host(self, lane.address(), true);
+          host(self, lane.address(), hosted::shard);
         return std::move(*info);
       });
     },
@@ -137,7 +148,7 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
         if (!vocab)
           return make_job_error(vocab.error());
         auto learner = spawn_learner(self->system(), cfg, *vocab, lanes, coordinator);
-        host(self, learner.address(), false);
+        host(self, learner.address(), hosted::learner);
         return learner;
       });
     },
@@ -149,7 +160,9 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
         auto vocab = load_shared_vocabulary(vocab_path);
         if (!vocab)
           return make_job_error(vocab.error());
-        return spawn_exporter(self->system(), *vocab, shards, dim);
+        auto exporter = spawn_exporter(self->system(), *vocab, shards, dim);
+        host(self, exporter.address(), hosted::helper);
+        return exporter;
       });
     },
     [](echo_atom, const wire_bytes& bytes) -> caf::result<wire_bytes> {
@@ -165,8 +178,8 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       s.address = st.setup.address;
       s.roles = st.setup.roles;
       s.rss_bytes = current_rss_bytes();
-      s.shards = count_alive(st, true);
-      s.learners = count_alive(st, false);
+      s.shards = count_alive(st, hosted::shard);
+      s.learners = count_alive(st, hosted::learner);
       return s;
     },
     [self](link_atom, const std::vector<std::string>& hosts,

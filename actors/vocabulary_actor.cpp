@@ -81,7 +81,7 @@ expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   // Keyed by path and file identity, so a rewritten file is loaded afresh.
   // Opened under the path policy first: a path outside the allowed
   // directories gets the policy's line, whether or not a file is there.
-  auto fd = access::open_read(path, "the vocabulary");
+  auto fd = access::open_read(path, "vocabulary");
   if (!fd)
     return failure{fd.error()};
   struct stat st {};

@@ -32,7 +32,7 @@ std::vector<std::string> split_spec(const std::string& spec) {
 
 // gzip's two magic bytes, 1f 8b.
 expected<bool> is_gzip(const std::string& path) {
-  auto f = access::fopen_read(path, "the corpus");
+  auto f = access::fopen_read(path, "corpus");
   if (!f)
     return failure{f.error()};
   unsigned char magic[2] = {0, 0};
@@ -88,7 +88,7 @@ status copy_plain(std::FILE* in, const std::string& name, std::FILE* out, uint64
 }
 
 status copy_gzip(const std::string& path, std::FILE* out, uint64_t& bytes) {
-  auto fd = access::open_read(path, "the corpus");
+  auto fd = access::open_read(path, "corpus");
   if (!fd)
     return failure{fd.error()};
   gzFile in = gzdopen(fd->get(), "rb");
@@ -185,7 +185,7 @@ expected<uint64_t> stage_corpus(const std::vector<corpus_input>& inputs, const s
     } else if (input.gzip) {
       copied = copy_gzip(input.path, out->stream(), bytes);
     } else {
-      auto in = access::fopen_read(input.path, "the corpus");
+      auto in = access::fopen_read(input.path, "corpus");
       if (!in)
         return failure{in.error()};
       copied = copy_plain(in->get(), input.path, out->stream(), bytes);

@@ -16,7 +16,7 @@ constexpr size_t buffer_bytes = 1 << 20;
 namespace detail {
 
 int open_for_reading(const std::string& path, std::string& error) {
-  auto fd = access::open_read(path, "the corpus");
+  auto fd = access::open_read(path, "corpus");
   if (!fd) {
     error = fd.error();
     return -1;

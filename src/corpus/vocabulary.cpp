@@ -77,7 +77,7 @@ status vocabulary::save(const std::string& path) const {
 }
 
 expected<vocabulary> vocabulary::load(const std::string& path) {
-  auto opened = access::istream_read(path, "the vocabulary");
+  auto opened = access::istream_read(path, "vocabulary");
   if (!opened)
     return failure{opened.error()};
   std::istream& in = **opened;

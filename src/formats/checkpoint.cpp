@@ -178,7 +178,7 @@ expected<file_digest> write_slice_file(const std::string& path, const slice_head
 }
 
 status read_slice_file(const std::string& path, const slice_header& expect, float* u, float* v) {
-  auto opened = access::fopen_read(path, "the checkpoint file");
+  auto opened = access::fopen_read(path, "checkpoint file");
   if (!opened)
     return failure{opened.error()};
   std::FILE* f = opened->release();

@@ -47,7 +47,7 @@ status write_vectors(const std::string& path, const embedding_table& table, bool
 }
 
 expected<embedding_table> read_vectors(const std::string& path) {
-  auto opened = access::istream_read(path, "the vectors");
+  auto opened = access::istream_read(path, "vectors");
   if (!opened)
     return failure{opened.error()};
   std::istream& in = **opened;
