@@ -20,6 +20,8 @@
 #include <gridvec/roles/node.hpp>
 #include "src/access/guarded_open.hpp"
 #include "src/access/path_policy.hpp"
+#include "src/access/private_file.hpp"
+#include "src/net/transport_settings.hpp"
 #include "src/util/atomic_file.hpp"
 #include "tests/test_util.hpp"
 
@@ -349,4 +351,26 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
   for (auto a : {caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(exporter), sink})
     self->send_exit(a, caf::exit_reason::user_shutdown);
   self->send(node, stop_atom::value);
+}
+
+TEST_CASE("a TLS key that others can read is refused like the secret", "[access]") {
+  temp_dir dir;
+  const auto key = dir.write("node.key", "not a key yet\n");
+  dir.write("node.pem", "not a certificate\n");
+  fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  cluster_config cluster;
+  cluster.source = dir.file("c.conf");
+  cluster.tls_certificate = dir.file("node.pem");
+  cluster.tls_key = key;
+  cluster.tls_ca = dir.file("node.pem");
+  auto s = net::load_transport_settings(cluster);
+  REQUIRE_FALSE(s);
+  CHECK(s.error() == "the TLS key " + key + " can be read or written by other users (mode 0644); run: chmod 600 " + key);
+  fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
+  CHECK(check_private_file(key, "the TLS key"));
+  s = net::load_transport_settings(cluster);
+  REQUIRE_FALSE(s); // now it gets as far as reading the files as PEM
+  CHECK_THAT(s.error(), !Contains("other users"));
+  fs::create_symlink(key, dir.file("link.key"));
+  CHECK_THAT(check_private_file(dir.file("link.key"), "the TLS key").error(), Contains("symbolic link"));
 }
