@@ -386,11 +386,16 @@ std::string current_job(const controller_state& st) {
 // The paths a job names, for the audit log.
 std::string job_paths(const train_options& o) {
   std::string out;
-  const std::pair<const char*, const std::string*> paths[] = {
-    {"corpus", &o.train},           {"output", &o.output},       {"report", &o.report},
-    {"save-vocab", &o.save_vocab},  {"read-vocab", &o.read_vocab}, {"save-model", &o.save_model},
-    {"init", &o.init},              {"work-dir", &o.work_dir},   {"checkpoint-dir", &o.checkpoint_dir},
-    {"resume", &o.resume}};
+  const std::pair<const char*, const std::string*> paths[] = {{"corpus", &o.train},
+                                                              {"output", &o.output},
+                                                              {"report", &o.report},
+                                                              {"save-vocab", &o.save_vocab},
+                                                              {"read-vocab", &o.read_vocab},
+                                                              {"save-model", &o.save_model},
+                                                              {"init", &o.init},
+                                                              {"work-dir", &o.work_dir},
+                                                              {"checkpoint-dir", &o.checkpoint_dir},
+                                                              {"resume", &o.resume}};
   for (const auto& [name, path] : paths)
     if (!path->empty())
       out += (out.empty() ? "" : ", ") + std::string(name) + " " + *path;

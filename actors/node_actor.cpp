@@ -189,7 +189,8 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
         return make_job_error("link: hosts and ports differ in number");
       for (size_t i = 0; i < hosts.size(); ++i)
         if (!is_cluster_node(st, hosts[i], ports[i]))
-          return make_job_error("link: " + hosts[i] + ":" + std::to_string(ports[i]) + " is not a node of this cluster");
+          return make_job_error("link: " + hosts[i] + ":" + std::to_string(ports[i]) +
+                                " is not a node of this cluster");
       if (st.setup.cluster && hosts.size() > st.setup.cluster->nodes.size())
         return make_job_error("link: more nodes than the cluster has");
       if (!self->system().has_middleman())

@@ -229,8 +229,7 @@ struct key_scope {
 
 } // namespace
 
-TEST_CASE("checkpoint: under a cluster secret a manifest is authenticated; a tampered one is refused",
-          "[checkpoint]") {
+TEST_CASE("checkpoint: under a cluster secret a manifest is authenticated; a tampered one is refused", "[checkpoint]") {
   temp_dir dir;
   const auto path = dir.file("MANIFEST");
   manifest_key key{};

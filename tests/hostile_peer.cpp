@@ -102,8 +102,9 @@ int ask(caf::actor_system& sys, const caf::actor& node, const std::vector<std::s
     self->request(node, timeout, new_export_atom::value, a.at(1), std::vector<shard_info>{shard}, uint32_t{8})
       .receive([](const exporter_actor&) { std::printf("ok an exporter\n"); }, print_error);
   } else if (what == "link") {
-    self->request(node, timeout, link_atom::value, std::vector<std::string>{a.at(1)},
-                  std::vector<uint16_t>{static_cast<uint16_t>(std::stoi(a.at(2)))})
+    self
+      ->request(node, timeout, link_atom::value, std::vector<std::string>{a.at(1)},
+                std::vector<uint16_t>{static_cast<uint16_t>(std::stoi(a.at(2)))})
       .receive([](uint32_t n) { std::printf("ok %u linked\n", n); }, print_error);
   } else {
     std::fprintf(stderr, "hostile_peer: unknown request %s\n", what.c_str());
@@ -116,7 +117,8 @@ int ask(caf::actor_system& sys, const caf::actor& node, const std::vector<std::s
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value|count|newshard|newexport|link ...\n");
+    std::fprintf(stderr,
+                 "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value|count|newshard|newexport|link ...\n");
     return 2;
   }
   const auto port = static_cast<uint16_t>(std::stoi(argv[1]));

@@ -178,4 +178,3 @@ TEST_CASE("cluster config: security keys, relative to the config's directory", "
   auto both = parse_cluster_config("[cluster]\ninsecure = true\nsecret = k\n" + nodes, "b.conf");
   REQUIRE_FALSE(both);
 }
-

@@ -214,8 +214,9 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
   };
   merge_counts();
   const std::string vocab_file = dir.file("out/vocabulary.txt");
-  self->request(vocab_actor, std::chrono::seconds(10), build_atom::value, uint64_t{1}, uint64_t{0}, vocab_file,
-                std::string{})
+  self
+    ->request(vocab_actor, std::chrono::seconds(10), build_atom::value, uint64_t{1}, uint64_t{0}, vocab_file,
+              std::string{})
     .receive([&](vocabulary_info&) {}, [&](caf::error& e) { FAIL(error_text(e)); });
   shard_spec spec;
   spec.count = 1;
@@ -227,15 +228,17 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
   REQUIRE(!shard.lanes.empty());
   auto lane = caf::actor_cast<caf::actor>(shard.lanes.front());
   exporter_actor exporter;
-  self->request(node, std::chrono::seconds(10), new_export_atom::value, vocab_file, std::vector<shard_info>{shard},
-                uint32_t{4})
+  self
+    ->request(node, std::chrono::seconds(10), new_export_atom::value, vocab_file, std::vector<shard_info>{shard},
+              uint32_t{4})
     .receive([&](exporter_actor& e) { exporter = e; }, [&](caf::error& e) { FAIL(error_text(e)); });
   auto sink = sys.spawn([]() -> caf::behavior { return {[](caf::message&) {}}; });
   learner_actor learner;
   learner_config lc;
   lc.dim = 4;
-  self->request(node, std::chrono::seconds(10), new_learner_atom::value, lc, vocab_file, shard.lanes,
-                caf::actor_cast<coordinator_actor>(sink))
+  self
+    ->request(node, std::chrono::seconds(10), new_learner_atom::value, lc, vocab_file, shard.lanes,
+              caf::actor_cast<coordinator_actor>(sink))
     .receive([&](learner_actor& a) { learner = a; }, [&](caf::error& e) { FAIL(error_text(e)); });
 
   // The table: each message that opens a file, with the path in question.
@@ -256,9 +259,9 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
     {"node newshard (--init)", with_spec([](shard_spec& s, const std::string& p) { s.init_model = p; })},
     {"node newlearner (vocabulary)",
      [&](const std::string& p) {
-       return error_of<learner_actor>(self, node,
-                                      caf::make_message(new_learner_atom::value, lc, p, shard.lanes,
-                                                        caf::actor_cast<coordinator_actor>(sink)));
+       return error_of<learner_actor>(
+         self, node,
+         caf::make_message(new_learner_atom::value, lc, p, shard.lanes, caf::actor_cast<coordinator_actor>(sink)));
      }},
     {"node newexport (vocabulary)",
      [&](const std::string& p) {
@@ -270,7 +273,9 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
        return error_of<file_digest>(self, lane, caf::make_message(save_atom::value, p, uint64_t{0}));
      }},
     {"shard load",
-     [&](const std::string& p) { return error_of<bool>(self, lane, caf::make_message(load_atom::value, p, uint64_t{0})); }},
+     [&](const std::string& p) {
+       return error_of<bool>(self, lane, caf::make_message(load_atom::value, p, uint64_t{0}));
+     }},
     {"counter count",
      [&](const std::string& p) {
        return error_of<count_table>(self, caf::actor_cast<caf::actor>(counter),
@@ -278,26 +283,28 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
      }},
     {"vocabulary load",
      [&](const std::string& p) {
-       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(vocab_actor), caf::make_message(load_atom::value, p));
+       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(vocab_actor),
+                                 caf::make_message(load_atom::value, p));
      }},
     {"vocabulary build (file)",
      [&](const std::string& p) {
        merge_counts(); // a build consumes what was merged
-       return error_of<vocabulary_info>(self, caf::actor_cast<caf::actor>(vocab_actor),
-                                        caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, p, std::string{}));
+       return error_of<vocabulary_info>(
+         self, caf::actor_cast<caf::actor>(vocab_actor),
+         caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, p, std::string{}));
      }},
     {"vocabulary build (-save-vocab)",
      [&](const std::string& p) {
        merge_counts();
-       return error_of<vocabulary_info>(self, caf::actor_cast<caf::actor>(vocab_actor),
-                                        caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0},
-                                                          dir.file("out/v2.txt"), p));
+       return error_of<vocabulary_info>(
+         self, caf::actor_cast<caf::actor>(vocab_actor),
+         caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, dir.file("out/v2.txt"), p));
      }},
     {"learner preprocess (corpus)",
      [&](const std::string& p) {
-       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(learner),
-                                 caf::make_message(preprocess_atom::value, p, uint64_t{0}, uint64_t{12},
-                                                   dir.file("out/part-0.ids")));
+       return error_of<uint64_t>(
+         self, caf::actor_cast<caf::actor>(learner),
+         caf::make_message(preprocess_atom::value, p, uint64_t{0}, uint64_t{12}, dir.file("out/part-0.ids")));
      }},
     {"learner preprocess (ids file)",
      [&](const std::string& p) {
@@ -344,9 +351,9 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
   CHECK_THAT(error_of<shard_info>(self, node, caf::make_message(new_shard_atom::value, huge)),
              Contains("dimension 2000000000 is out of bounds"));
   // link reaches only the cluster's nodes (here: none), never probes a port.
-  CHECK_THAT(error_of<uint32_t>(self, node,
-                                caf::make_message(link_atom::value, std::vector<std::string>{"127.0.0.1"},
-                                                  std::vector<uint16_t>{22})),
+  CHECK_THAT(error_of<uint32_t>(
+               self, node,
+               caf::make_message(link_atom::value, std::vector<std::string>{"127.0.0.1"}, std::vector<uint16_t>{22})),
              Contains("is not a node of this cluster"));
   for (auto a : {caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(exporter), sink})
     self->send_exit(a, caf::exit_reason::user_shutdown);
@@ -365,7 +372,8 @@ TEST_CASE("a TLS key that others can read is refused like the secret", "[access]
   cluster.tls_ca = dir.file("node.pem");
   auto s = net::load_transport_settings(cluster);
   REQUIRE_FALSE(s);
-  CHECK(s.error() == "the TLS key " + key + " can be read or written by other users (mode 0644); run: chmod 600 " + key);
+  CHECK(s.error() ==
+        "the TLS key " + key + " can be read or written by other users (mode 0644); run: chmod 600 " + key);
   fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write);
   CHECK(check_private_file(key, "the TLS key"));
   s = net::load_transport_settings(cluster);

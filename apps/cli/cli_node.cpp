@@ -137,14 +137,14 @@ int cli_node(const std::vector<std::string>& args) {
             died = error_text(dm.reason);
         },
         caf::after(std::chrono::milliseconds(100)) >>
-                                                                [&] {
-                                                                  if (stop_requested.load() && !stop_sent) {
-                                                                    spdlog::info("node {}: signal received", name);
-                                                                    self->send(node, stop_atom::value);
-                                                                    stop_sent = true;
-                                                                    start_stop_watchdog(name, "the signal");
-                                                                  }
-                                                                });
+          [&] {
+            if (stop_requested.load() && !stop_sent) {
+              spdlog::info("node {}: signal received", name);
+              self->send(node, stop_atom::value);
+              stop_sent = true;
+              start_stop_watchdog(name, "the signal");
+            }
+          });
     }
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows

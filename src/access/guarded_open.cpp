@@ -263,8 +263,8 @@ expected<file_ptr> fopen_write(const std::string& path, const std::string& what)
   auto parent = open_parent_for_write(path, what);
   if (!parent)
     return failure{parent.error()};
-  int fd = ::openat(parent->dir.get(), parent->name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-                    0644);
+  int fd =
+    ::openat(parent->dir.get(), parent->name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return failure{cannot_line("write", what, path)};
   std::FILE* f = ::fdopen(fd, "wb");

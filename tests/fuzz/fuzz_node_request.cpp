@@ -81,10 +81,12 @@ internals& node_internals() {
     x->node = caf::actor_cast<caf::actor>(spawn_node(sys, setup));
     // The node stops what an asker leaves behind: this one stays.
     auto& self = *new caf::scoped_actor{sys};
-    x->counter = caf::actor_cast<caf::actor>(ask<count_worker_actor>(self, x->node, caf::make_message(new_counter_atom::value)));
-    x->vocab = caf::actor_cast<caf::actor>(ask<vocabulary_actor>(self, x->node, caf::make_message(new_vocab_atom::value)));
-    auto counts = ask<count_table>(self, x->counter,
-                                   caf::make_message(count_atom::value, x->dir + "/corpus.txt", uint64_t{0}, uint64_t{18}));
+    x->counter =
+      caf::actor_cast<caf::actor>(ask<count_worker_actor>(self, x->node, caf::make_message(new_counter_atom::value)));
+    x->vocab =
+      caf::actor_cast<caf::actor>(ask<vocabulary_actor>(self, x->node, caf::make_message(new_vocab_atom::value)));
+    auto counts = ask<count_table>(
+      self, x->counter, caf::make_message(count_atom::value, x->dir + "/corpus.txt", uint64_t{0}, uint64_t{18}));
     ask<uint64_t>(self, x->vocab, caf::make_message(merge_atom::value, counts));
     const std::string vocab_file = x->dir + "/vocabulary.txt";
     ask<vocabulary_info>(self, x->vocab,
@@ -96,13 +98,15 @@ internals& node_internals() {
     auto shard = ask<shard_info>(self, x->node, caf::make_message(new_shard_atom::value, spec));
     x->lane = caf::actor_cast<caf::actor>(shard.lanes.front());
     x->exporter = caf::actor_cast<caf::actor>(ask<exporter_actor>(
-      self, x->node, caf::make_message(new_export_atom::value, vocab_file, std::vector<shard_info>{shard}, uint32_t{4})));
+      self, x->node,
+      caf::make_message(new_export_atom::value, vocab_file, std::vector<shard_info>{shard}, uint32_t{4})));
     learner_config lc;
     lc.dim = 4;
     auto sink = sys.spawn([]() -> caf::behavior { return {[](caf::message&) {}}; });
-    x->learner = caf::actor_cast<caf::actor>(ask<learner_actor>(
-      self, x->node,
-      caf::make_message(new_learner_atom::value, lc, vocab_file, shard.lanes, caf::actor_cast<coordinator_actor>(sink))));
+    x->learner = caf::actor_cast<caf::actor>(
+      ask<learner_actor>(self, x->node,
+                         caf::make_message(new_learner_atom::value, lc, vocab_file, shard.lanes,
+                                           caf::actor_cast<coordinator_actor>(sink))));
     return x;
   }();
   return *in;
@@ -112,11 +116,9 @@ internals& node_internals() {
 caf::actor recipient(internals& in, caf::atom_value a) {
   using caf::atom;
   switch (static_cast<uint64_t>(a)) {
-    case static_cast<uint64_t>(atom("count")):
-      return in.counter;
+    case static_cast<uint64_t>(atom("count")): return in.counter;
     case static_cast<uint64_t>(atom("merge")):
-    case static_cast<uint64_t>(atom("build")):
-      return in.vocab;
+    case static_cast<uint64_t>(atom("build")): return in.vocab;
     case static_cast<uint64_t>(atom("save")):
     case static_cast<uint64_t>(atom("rows")):
     case static_cast<uint64_t>(atom("norms")):
@@ -129,22 +131,17 @@ caf::actor recipient(internals& in, caf::atom_value a) {
     case static_cast<uint64_t>(atom("sync")):
     case static_cast<uint64_t>(atom("storerows")):
     case static_cast<uint64_t>(atom("splittrain")):
-    case static_cast<uint64_t>(atom("visit")):
-      return in.lane;
+    case static_cast<uint64_t>(atom("visit")): return in.lane;
     case static_cast<uint64_t>(atom("preproc")):
     case static_cast<uint64_t>(atom("assign")):
     case static_cast<uint64_t>(atom("pause")):
     case static_cast<uint64_t>(atom("resume")):
     case static_cast<uint64_t>(atom("halt")):
-    case static_cast<uint64_t>(atom("rollback")):
-      return in.learner;
+    case static_cast<uint64_t>(atom("rollback")): return in.learner;
     case static_cast<uint64_t>(atom("export")):
-    case static_cast<uint64_t>(atom("savemodel")):
-      return in.exporter;
-    case static_cast<uint64_t>(atom("stop")):
-      return {}; // a node's stop ends it: what the secret allows, not a finding
-    default:
-      return in.node;
+    case static_cast<uint64_t>(atom("savemodel")): return in.exporter;
+    case static_cast<uint64_t>(atom("stop")): return {}; // a node's stop ends it: what the secret allows, not a finding
+    default: return in.node;
   }
 }
 

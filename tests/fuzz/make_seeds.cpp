@@ -297,8 +297,8 @@ void node_request_seeds() {
                                       std::vector<shard_actor>{}, coordinator_actor{}));
   shard_info si;
   si.width = 8;
-  put("newexport", caf::make_message(new_export_atom::value, std::string{"vocabulary.txt"},
-                                     std::vector<shard_info>{si}, uint32_t{8}));
+  put("newexport", caf::make_message(new_export_atom::value, std::string{"vocabulary.txt"}, std::vector<shard_info>{si},
+                                     uint32_t{8}));
   put("newcounter", caf::make_message(new_counter_atom::value));
   put("newvocab", caf::make_message(new_vocab_atom::value));
   put("status", caf::make_message(status_atom::value));
@@ -325,7 +325,8 @@ void node_request_seeds() {
   put("sync", caf::make_message(sync_atom::value));
   put("preprocess", caf::make_message(preprocess_atom::value, std::string{"corpus.txt"}, uint64_t{0}, uint64_t{18},
                                       std::string{"part-0.ids"}));
-  put("assign", caf::make_message(assign_atom::value, std::vector<part_cursor>{part_cursor{0, "part-0.ids", 0, 0, 0, 0}}));
+  put("assign",
+      caf::make_message(assign_atom::value, std::vector<part_cursor>{part_cursor{0, "part-0.ids", 0, 0, 0, 0}}));
   put("pause", caf::make_message(pause_atom::value));
   put("export", caf::make_message(export_atom::value, std::string{"vectors.txt"}, false, uint32_t{0}));
   put("savemodel",
