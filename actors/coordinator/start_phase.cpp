@@ -101,20 +101,16 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
 }
 
 status make_work_dir(coordinator_state& st) {
-  std::error_code ec;
   if (!st.opt.work_dir.empty() || st.store) {
     st.work_dir = !st.opt.work_dir.empty() ? st.opt.work_dir : st.store->work_dir();
     return access::make_directories(st.work_dir, "the work directory");
   }
-  // The job names none: a temporary one, in the first allow-write
-  // directory when the cluster limits where jobs write (every file of a job
-  // lies in the lists), else in the system's.
-  auto policy = access::process_policy();
-  std::filesystem::path base = policy->scratch_root();
-  if (policy->unrestricted() || base.empty())
-    base = std::filesystem::temp_directory_path(ec);
-  if (ec)
-    base = "/tmp";
+  // The job names none: a temporary one, in the system's temporary
+  // directory, or in the first allow-write directory when the lists do not
+  // include that (every file of a job lies in the lists).
+  std::filesystem::path base = access::process_policy()->scratch_root();
+  if (base.empty())
+    base = "/tmp"; // no allow-write at all: the job's first file there gets the policy's refusal
   std::string tmpl = (base / "gridvec-XXXXXX").string();
   if (!::mkdtemp(tmpl.data()))
     return failure{"cannot create a temporary directory in " + base.string()};

@@ -130,7 +130,15 @@ status path_policy::check_job(const train_options& o) const {
   return {};
 }
 
-std::string path_policy::scratch_root() const { return write_roots_.empty() ? "" : write_roots_.front(); }
+std::string path_policy::scratch_root() const {
+  std::error_code ec;
+  auto temp = fs::temp_directory_path(ec);
+  if (ec)
+    temp = "/tmp";
+  if (place(temp.string(), intent::write, "the temporary directory"))
+    return temp.string();
+  return write_roots_.empty() ? "" : write_roots_.front();
+}
 
 void set_process_policy(path_policy policy) {
   auto p = std::make_shared<const path_policy>(std::move(policy));

@@ -65,8 +65,9 @@ public:
   /// and checkpoint directories, the checkpoint to resume from.
   status check_job(const train_options& options) const;
 
-  /// The first allow-write directory ("" if none): where a node puts a
-  /// job's temporary work directory when the job names none.
+  /// Where a node puts a job's temporary work directory when the job names
+  /// none: the system's temporary directory if it may be written, else the
+  /// first allow-write directory ("" if there is none).
   std::string scratch_root() const;
 
 private:
