@@ -102,7 +102,9 @@ internals& node_internals() {
       caf::make_message(new_export_atom::value, vocab_file, std::vector<shard_info>{shard}, uint32_t{4})));
     learner_config lc;
     lc.dim = 4;
-    auto sink = sys.spawn([]() -> caf::behavior { return {[](caf::message&) {}}; });
+    // (An argument: CAF 0.17.6 applies an empty argument tuple through a
+    // null pointer, which UBSan reports.)
+    auto sink = sys.spawn([](int) -> caf::behavior { return {[](caf::message&) {}}; }, 0);
     x->learner = caf::actor_cast<caf::actor>(
       ask<learner_actor>(self, x->node,
                          caf::make_message(new_learner_atom::value, lc, vocab_file, shard.lanes,
