@@ -16,6 +16,7 @@ namespace gridvec {
 namespace {
 
 count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   return {
     [](count_atom, const std::string& path, uint64_t begin, uint64_t end) -> caf::result<count_table> {
       // Numbered from the part's first byte: see word_counts.
@@ -36,6 +37,7 @@ struct vocabulary_state {
 };
 
 vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   return {
     [self](merge_atom, const count_table& part) -> uint64_t {
       self->state.merged.merge(part);
