@@ -7,7 +7,8 @@
 
 #include "actors/connect.hpp"
 #include <gridvec/roles/coordinator.hpp>
-#include "src/net/allowed_paths.hpp"
+#include "actors/audit_log.hpp"
+#include "src/access/path_policy.hpp"
 
 namespace gridvec {
 
@@ -327,7 +328,7 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
 // for the clients that do not (the API, an older gridvec). A resumed job's
 // paths come from its checkpoint.
 // Then every path must lie in the directories the cluster config allows
-// (src/net/allowed_paths.hpp): checked here, on the node, whatever the
+// (src/access/path_policy.hpp): checked here, on the node, whatever the
 // client checked.
 caf::error check_job_outputs(const controller_state& st, const train_options& opt) {
   if (opt.word_split) {
@@ -341,7 +342,7 @@ caf::error check_job_outputs(const controller_state& st, const train_options& op
       return make_job_error("--partition words on one shard needs --word-partitions P, 2 or more");
   }
   if (st.setup.cluster)
-    if (auto s = net::allowed_paths{*st.setup.cluster}.check_job(opt); !s)
+    if (auto s = access::path_policy{*st.setup.cluster}.check_job(opt); !s)
       return make_job_error(s.error());
   if (!opt.resume.empty())
     return {};
@@ -377,6 +378,44 @@ caf::result<Reply> forward_query(controller_ptr self, Ts... xs) {
   return forward_to<Reply>(self, target, xs...);
 }
 
+// " of job N" (the current one), for the audit log.
+std::string current_job(const controller_state& st) {
+  return st.jobs > 0 ? " of job " + std::to_string(st.jobs) : " (no job)";
+}
+
+// The paths a job names, for the audit log.
+std::string job_paths(const train_options& o) {
+  std::string out;
+  const std::pair<const char*, const std::string*> paths[] = {{"corpus", &o.train},
+                                                              {"output", &o.output},
+                                                              {"report", &o.report},
+                                                              {"save-vocab", &o.save_vocab},
+                                                              {"read-vocab", &o.read_vocab},
+                                                              {"save-model", &o.save_model},
+                                                              {"init", &o.init},
+                                                              {"work-dir", &o.work_dir},
+                                                              {"checkpoint-dir", &o.checkpoint_dir},
+                                                              {"resume", &o.resume}};
+  for (const auto& [name, path] : paths)
+    if (!path->empty())
+      out += (out.empty() ? "" : ", ") + std::string(name) + " " + *path;
+  return out;
+}
+
+// Checks a job before it starts, and writes its audit line either way.
+caf::error admit_job(controller_ptr self, const train_options& opt) {
+  auto& st = self->state;
+  caf::error err = check_can_start(st);
+  if (!err)
+    err = check_job_outputs(st, opt);
+  const char* what = opt.resume.empty() ? "start" : "resume from a checkpoint";
+  if (err)
+    audit(self, std::string("refused to ") + what + " a job (" + job_paths(opt) + "): " + error_text(err));
+  else
+    audit(self, std::string(what) + " job " + std::to_string(st.jobs + 1) + " (" + job_paths(opt) + ")");
+  return err;
+}
+
 controller_actor::behavior_type controller_behavior(controller_ptr self, controller_setup setup) {
   self->state.setup = std::move(setup);
   // Stopping this node stops the job it coordinates (not the other nodes).
@@ -404,9 +443,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
   return {
     [self](submit_atom, const train_options& opt, const caf::actor& listener) -> caf::result<job_summary> {
       auto& st = self->state;
-      if (auto err = check_can_start(st))
-        return err;
-      if (auto err = check_job_outputs(st, opt))
+      if (auto err = admit_job(self, opt))
         return err;
       auto rp = self->make_response_promise<job_summary>();
       st.waiters.push_back(rp);
@@ -414,10 +451,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       return rp;
     },
     [self](start_atom, const train_options& opt) -> caf::result<uint64_t> {
-      auto& st = self->state;
-      if (auto err = check_can_start(st))
-        return err;
-      if (auto err = check_job_outputs(st, opt))
+      if (auto err = admit_job(self, opt))
         return err;
       return begin_job(self, opt, nullptr);
     },
@@ -502,15 +536,30 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
       });
       return rp;
     },
-    [self](pause_atom) { return forward<bool>(self, pause_atom::value); },
-    [self](resume_atom) { return forward<bool>(self, resume_atom::value); },
-    [self](checkpoint_atom) { return forward<checkpoint_info>(self, checkpoint_atom::value); },
-    [self](cancel_atom) { return forward<bool>(self, cancel_atom::value); },
+    [self](pause_atom) {
+      audit(self, "pause" + current_job(self->state));
+      return forward<bool>(self, pause_atom::value);
+    },
+    [self](resume_atom) {
+      audit(self, "resume" + current_job(self->state));
+      return forward<bool>(self, resume_atom::value);
+    },
+    [self](checkpoint_atom) {
+      audit(self, "checkpoint" + current_job(self->state));
+      return forward<checkpoint_info>(self, checkpoint_atom::value);
+    },
+    [self](cancel_atom) {
+      audit(self, "cancel" + current_job(self->state));
+      return forward<bool>(self, cancel_atom::value);
+    },
     [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
       auto& cluster = self->state.setup.cluster;
       if (cluster)
-        if (auto s = net::allowed_paths{*cluster}.may_write(path, "the export"); !s)
+        if (auto s = access::path_policy{*cluster}.may_write(path, "the export"); !s) {
+          audit(self, "refused to export" + current_job(self->state) + " to " + path + ": " + s.error());
           return make_job_error(s.error());
+        }
+      audit(self, "export" + current_job(self->state) + " to " + path);
       return forward_query<uint64_t>(self, export_atom::value, path, binary);
     },
     [self](nearest_atom, const std::string& word, uint32_t k) {

@@ -139,6 +139,7 @@ void write_classes(exporter_ptr self, const std::string& path, uint32_t classes,
 
 exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab, std::vector<shard_info> shards,
                                                 uint32_t dim) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   self->state.vocab = std::move(vocab);
   self->state.shards = std::move(shards);
   self->state.dim = dim;

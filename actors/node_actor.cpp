@@ -6,6 +6,9 @@
 #include <algorithm>
 
 #include "actors/connect.hpp"
+#include "actors/peer_bounds.hpp"
+#include "src/access/path_policy.hpp"
+#include "src/formats/manifest_key.hpp"
 #include "src/util/memory_limit.hpp"
 #include <gridvec/roles/controller.hpp>
 #include <gridvec/roles/exporter.hpp>
@@ -22,7 +25,7 @@ namespace {
 struct hosted {
   caf::actor_addr actor;
   caf::actor_addr owner;
-  bool shard = false;
+  enum kind_t { shard, learner, helper } kind = helper; // helper: a count worker, vocabulary or exporter
 };
 
 struct node_state {
@@ -36,25 +39,40 @@ struct node_state {
 
 using node_ptr = node_actor::stateful_pointer<node_state>;
 
-void host(node_ptr self, const caf::actor_addr& actor, bool shard) {
+// Hosted actors stop with the node and with the coordinator that placed
+// them, whoever asked for them: a peer cannot leave actors behind that keep
+// the node's process from ending.
+void host(node_ptr self, const caf::actor_addr& actor, hosted::kind_t kind) {
   auto& st = self->state;
   auto owner = self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
-  st.actors.push_back({actor, owner, shard});
+  st.actors.push_back({actor, owner, kind});
   if (owner && std::find(st.owners.begin(), st.owners.end(), owner) == st.owners.end()) {
     st.owners.push_back(owner);
     self->monitor(caf::actor_cast<caf::actor>(owner));
   }
 }
 
-uint32_t count_alive(node_state& st, bool shard) {
+uint32_t count_alive(node_state& st, hosted::kind_t kind) {
   // An address whose actor has terminated no longer resolves.
   st.actors.erase(std::remove_if(st.actors.begin(), st.actors.end(),
                                  [](const hosted& h) { return !caf::actor_cast<caf::strong_actor_ptr>(h.actor); }),
                   st.actors.end());
   uint32_t n = 0;
   for (const auto& h : st.actors)
-    n += h.shard == shard ? 1 : 0;
+    n += h.kind == kind ? 1 : 0;
   return n;
+}
+
+// Whether host:port is a node of the cluster config: a node links only to
+// its cluster's nodes, so that `link` cannot probe other ports (it answers
+// the same for an open and a closed one: it does not try).
+bool is_cluster_node(const node_state& st, const std::string& host, uint16_t port) {
+  if (!st.setup.cluster)
+    return true; // one process: no config, nothing to link to but its own
+  for (const auto& n : st.setup.cluster->nodes)
+    if (n.host == host && n.port == port)
+      return true;
+  return false;
 }
 
 void on_owner_down(node_ptr self, const caf::down_msg& dm) {
@@ -75,6 +93,15 @@ void on_owner_down(node_ptr self, const caf::down_msg& dm) {
 node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
+  if (st.setup.cluster) {
+    // Every file this node opens, whoever asks (src/access/path_policy.hpp),
+    // and the key of its checkpoints' manifests.
+    access::set_process_policy(access::path_policy{*st.setup.cluster});
+    if (auto key = manifest_key_of(*st.setup.cluster); !key)
+      spdlog::error("node {}: {}", st.setup.name, key.error());
+    else
+      set_manifest_key(*key);
+  }
   if (st.setup.controller) {
     controller_setup cs;
     cs.cluster = st.setup.cluster;
@@ -91,36 +118,65 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     net::expose_to_clients(self->system(), st.tables.id());
   }
   self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });
+  // A message the node does not handle is answered with an error, not
+  // printed: CAF 0.17.6 prints it by rendering every element, and its
+  // rendering of a caf::duration with a unit out of range reads out of
+  // bounds (found by fuzz_node_request).
+  self->set_default_handler(caf::drop);
   return {
-    [self](new_counter_atom) -> count_worker_actor { return spawn_count_worker(self->system()); },
-    [self](new_vocab_atom) -> vocabulary_actor { return spawn_vocabulary(self->system()); },
+    [self](new_counter_atom) -> count_worker_actor {
+      auto counter = spawn_count_worker(self->system());
+      host(self, counter.address(), hosted::helper);
+      return counter;
+    },
+    [self](new_vocab_atom) -> vocabulary_actor {
+      auto vocab = spawn_vocabulary(self->system());
+      host(self, vocab.address(), hosted::helper);
+      return vocab;
+    },
     [self](new_shard_atom, const shard_spec& spec) -> caf::result<shard_info> {
-      auto vocab = load_shared_vocabulary(spec.vocabulary);
-      if (!vocab)
-        return make_job_error(vocab.error());
-      // The noise sampler: spawn_shard makes it from the vocabulary's counts.
-      auto info = spawn_shard(self->system(), spec, *vocab, nullptr, self->state.setup.shard_lanes);
-      if (!info)
-        return make_job_error(info.error());
-      for (auto& lane : info->lanes)
-        host(self, lane.address(), true);
-      return std::move(*info);
+      return answering<shard_info>("newshard", [&]() -> caf::result<shard_info> {
+        if (auto s = check_shard_spec(spec); !s)
+          return make_job_error(s.error());
+        auto vocab = load_shared_vocabulary(spec.vocabulary);
+        if (!vocab)
+          return make_job_error(vocab.error());
+        if (auto s = check_shard_size(spec, (*vocab)->size()); !s)
+          return make_job_error(s.error());
+        // The noise sampler: spawn_shard makes it from the vocabulary's counts.
+        auto info = spawn_shard(self->system(), spec, *vocab, nullptr, self->state.setup.shard_lanes);
+        if (!info)
+          return make_job_error(info.error());
+        for (auto& lane : info->lanes)
+          host(self, lane.address(), hosted::shard);
+        return std::move(*info);
+      });
     },
     [self](new_learner_atom, const learner_config& cfg, const std::string& vocab_path,
            const std::vector<shard_actor>& lanes, const coordinator_actor& coordinator) -> caf::result<learner_actor> {
-      auto vocab = load_shared_vocabulary(vocab_path);
-      if (!vocab)
-        return make_job_error(vocab.error());
-      auto learner = spawn_learner(self->system(), cfg, *vocab, lanes, coordinator);
-      host(self, learner.address(), false);
-      return learner;
+      return answering<learner_actor>("newlearner", [&]() -> caf::result<learner_actor> {
+        if (auto s = check_learner_config(cfg, lanes.size()); !s)
+          return make_job_error(s.error());
+        auto vocab = load_shared_vocabulary(vocab_path);
+        if (!vocab)
+          return make_job_error(vocab.error());
+        auto learner = spawn_learner(self->system(), cfg, *vocab, lanes, coordinator);
+        host(self, learner.address(), hosted::learner);
+        return learner;
+      });
     },
     [self](new_export_atom, const std::string& vocab_path, const std::vector<shard_info>& shards,
            uint32_t dim) -> caf::result<exporter_actor> {
-      auto vocab = load_shared_vocabulary(vocab_path);
-      if (!vocab)
-        return make_job_error(vocab.error());
-      return spawn_exporter(self->system(), *vocab, shards, dim);
+      return answering<exporter_actor>("newexport", [&]() -> caf::result<exporter_actor> {
+        if (auto s = check_export_request(shards, dim); !s)
+          return make_job_error(s.error());
+        auto vocab = load_shared_vocabulary(vocab_path);
+        if (!vocab)
+          return make_job_error(vocab.error());
+        auto exporter = spawn_exporter(self->system(), *vocab, shards, dim);
+        host(self, exporter.address(), hosted::helper);
+        return exporter;
+      });
     },
     [](echo_atom, const wire_bytes& bytes) -> caf::result<wire_bytes> {
       if (bytes.size() > max_echo_bytes)
@@ -137,17 +193,23 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       s.rss_bytes = current_rss_bytes();
       s.peak_rss_bytes = std::max(peak_rss_bytes(), s.rss_bytes); // read apart: the peak may lag
       s.memory_limit_bytes = memory_limit_bytes();
-      s.shards = count_alive(st, true);
-      s.learners = count_alive(st, false);
+      s.shards = count_alive(st, hosted::shard);
+      s.learners = count_alive(st, hosted::learner);
       return s;
     },
     [self](link_atom, const std::vector<std::string>& hosts,
            const std::vector<uint16_t>& ports) -> caf::result<uint32_t> {
       auto& st = self->state;
-      if (!self->system().has_middleman())
-        return make_job_error("node " + st.setup.name + " has no network layer");
       if (hosts.size() != ports.size())
         return make_job_error("link: hosts and ports differ in number");
+      for (size_t i = 0; i < hosts.size(); ++i)
+        if (!is_cluster_node(st, hosts[i], ports[i]))
+          return make_job_error("link: " + hosts[i] + ":" + std::to_string(ports[i]) +
+                                " is not a node of this cluster");
+      if (st.setup.cluster && hosts.size() > st.setup.cluster->nodes.size())
+        return make_job_error("link: more nodes than the cluster has");
+      if (!self->system().has_middleman())
+        return make_job_error("node " + st.setup.name + " has no network layer");
       auto rp = self->make_response_promise<uint32_t>();
       if (hosts.empty()) {
         rp.deliver(uint32_t{0});

@@ -145,6 +145,7 @@ status init_from_model(shard_store& store, const vocabulary& vocab, const std::s
 // the worker lane its slow requests are delegated to).
 template <class Self>
 shard_actor::behavior_type lane_behavior(Self self, std::shared_ptr<shard_core> core, shard_actor slow) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   auto& st = self->state;
   st.buffers = std::make_unique<sgns_buffers>(core->store->slice().width);
   st.core = std::move(core);

@@ -1,5 +1,7 @@
 #include <gridvec/roles/vocabulary.hpp>
 
+#include "src/access/guarded_open.hpp"
+
 #include <sys/stat.h>
 
 #include <map>
@@ -14,6 +16,7 @@ namespace gridvec {
 namespace {
 
 count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   return {
     [](count_atom, const std::string& path, uint64_t begin, uint64_t end, uint8_t mode) -> caf::result<count_table> {
       // Numbered from the part's first byte: see word_counts.
@@ -39,6 +42,7 @@ struct vocabulary_state {
 };
 
 vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   return {
     [self](merge_atom, const count_table& part) -> uint64_t {
       self->state.merged.merge(part);
@@ -85,8 +89,13 @@ expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   static std::map<std::string, std::weak_ptr<const vocabulary>> loaded;
   std::lock_guard<std::mutex> guard{mutex};
   // Keyed by path and file identity, so a rewritten file is loaded afresh.
+  // Opened under the path policy first: a path outside the allowed
+  // directories gets the policy's line, whether or not a file is there.
+  auto fd = access::open_read(path, "vocabulary");
+  if (!fd)
+    return failure{fd.error()};
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
+  if (::fstat(fd->get(), &st) != 0)
     return failure{"cannot read vocabulary " + path};
   std::string key = path + '|' + std::to_string(st.st_ino) + '|' + std::to_string(st.st_mtim.tv_sec) + '.' +
                     std::to_string(st.st_mtim.tv_nsec) + '|' + std::to_string(st.st_size);

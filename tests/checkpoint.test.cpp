@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "src/formats/checkpoint.hpp"
+#include "src/formats/manifest_key.hpp"
 #include <gridvec/core/options.hpp>
 #include "tests/test_util.hpp"
 
@@ -200,6 +201,85 @@ TEST_CASE("checkpoint: a damaged manifest is detected", "[checkpoint]") {
   SECTION("empty") {
     fs::resize_file(path, 0);
     CHECK_FALSE(read_manifest(path));
+  }
+}
+
+namespace {
+
+// What someone without the secret can do to a manifest: change its text
+// and write a matching CRC-32 (it is no secret how).
+void tamper(const std::string& path, const std::string& from, const std::string& to) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  auto end_at = text.rfind("\nend ");
+  text.resize(end_at + 1);
+  text += "end " + std::to_string(crc32(text.data(), text.size())) + "\n";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+struct key_scope {
+  explicit key_scope(std::optional<manifest_key> k) { set_manifest_key(k); }
+  ~key_scope() { set_manifest_key(std::nullopt); }
+};
+
+} // namespace
+
+TEST_CASE("checkpoint: under a cluster secret a manifest is authenticated; a tampered one is refused", "[checkpoint]") {
+  temp_dir dir;
+  const auto path = dir.file("MANIFEST");
+  manifest_key key{};
+  key.fill(0x42);
+  SECTION("round trip under the key") {
+    key_scope k{key};
+    REQUIRE(write_manifest(path, sample_manifest()));
+    auto r = read_manifest(path);
+    REQUIRE(r);
+    CHECK(r->vocab_size == 1234);
+  }
+  SECTION("a changed size or path with a matching CRC-32") {
+    key_scope k{key};
+    REQUIRE(write_manifest(path, sample_manifest()));
+    for (auto [from, to] : {std::pair{"vocabulary 1234 ", "vocabulary 4000000000 "},
+                            std::pair{"/ck/work/part-0.ids", "/etc/cron.d/gridvec"}}) {
+      REQUIRE(write_manifest(path, sample_manifest()));
+      tamper(path, from, to);
+      auto r = read_manifest(path);
+      REQUIRE_FALSE(r);
+      CHECK(contains(r.error(), "does not carry this cluster's authentication code"));
+      CHECK(r.error().find('\n') == std::string::npos);
+    }
+  }
+  SECTION("another cluster's key") {
+    {
+      manifest_key other{};
+      other.fill(0x17);
+      key_scope k{other};
+      REQUIRE(write_manifest(path, sample_manifest()));
+    }
+    key_scope k{key};
+    CHECK(contains(read_manifest(path).error(), "does not carry this cluster's authentication code"));
+  }
+  SECTION("a manifest without a code, read under a key") {
+    REQUIRE(write_manifest(path, sample_manifest())); // no key: CRC-32 only
+    key_scope k{key};
+    CHECK(contains(read_manifest(path).error(), "is not authenticated by this cluster's secret"));
+  }
+  SECTION("an authenticated manifest read without a key") {
+    {
+      key_scope k{key};
+      REQUIRE(write_manifest(path, sample_manifest()));
+    }
+    CHECK(contains(read_manifest(path).error(), "resume it with that cluster's config"));
+  }
+  SECTION("file names that leave the checkpoint directory") {
+    REQUIRE(write_manifest(path, sample_manifest()));
+    tamper(path, "shard-1.bin", "../../etc/passwd");
+    CHECK(contains(read_manifest(path).error(), "is not a name inside the checkpoint directory"));
   }
 }
 

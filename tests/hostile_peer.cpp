@@ -20,6 +20,15 @@
 // A last argument `node` connects as a node of the cluster (the secret
 // itself is needed), `client` (the default) as a client.
 //
+// and, always connected as a node, the node's internal messages, with paths and sizes a coordinator
+// would never send; each prints the node's answer in one line ("ok ..."
+// or "error: ...") and exits 0 once answered:
+//
+//   hostile_peer PORT SECRET_FILE count PATH          a count worker counts PATH
+//   hostile_peer PORT SECRET_FILE newshard PATH [DIM] a shard of vocabulary PATH
+//   hostile_peer PORT SECRET_FILE newexport PATH      an exporter of vocabulary PATH
+//   hostile_peer PORT SECRET_FILE link HOST PORT2     the node connects to HOST:PORT2
+//
 // The lies are told by types registered here under the receiver's names,
 // whose inspect() writes what a well-behaved sender never would. Prints
 // "sent" once the messages are on their way; exit 1 if it cannot connect.
@@ -33,6 +42,8 @@
 #include <type_traits>
 
 #include <gridvec/cluster.hpp>
+#include <gridvec/protocol.hpp>
+#include <gridvec/core/vocabulary.hpp>
 
 #include "actors/connect.hpp" // connect_to_node: an internal helper, this test is built in-tree
 #include "actors/net/guarded_transport.hpp"
@@ -73,15 +84,64 @@ typename Inspector::result_type inspect(Inspector& f, lying_config_value&) {
 
 } // namespace
 
+namespace {
+
+// Sends one internal message and prints the answer.
+int ask(caf::actor_system& sys, const caf::actor& node, const std::vector<std::string>& a) {
+  using namespace gridvec;
+  caf::scoped_actor self{sys};
+  const auto timeout = std::chrono::seconds(20);
+  auto print_error = [](const caf::error& e) { std::printf("error: %s\n", error_text(e).c_str()); };
+  const std::string& what = a.at(0);
+  if (what == "count") {
+    self->request(node, timeout, new_counter_atom::value)
+      .receive(
+        [&](const count_worker_actor& counter) {
+          self->request(counter, timeout, count_atom::value, a.at(1), uint64_t{0}, uint64_t{1} << 20)
+            .receive([](const count_table& t) { std::printf("ok %zu words\n", t.words.size()); }, print_error);
+        },
+        print_error);
+  } else if (what == "newshard") {
+    shard_spec spec;
+    spec.count = 1;
+    spec.dim = a.size() > 2 ? static_cast<uint32_t>(std::stoul(a[2])) : 8;
+    spec.vocabulary = a.at(1);
+    self->request(node, timeout, new_shard_atom::value, spec)
+      .receive([](const shard_info& s) { std::printf("ok a shard of %u columns\n", s.width); }, print_error);
+  } else if (what == "newexport") {
+    shard_info shard;
+    shard.width = 8;
+    shard.lanes.push_back(caf::actor_cast<shard_actor>(node)); // never asked: the vocabulary comes first
+    self->request(node, timeout, new_export_atom::value, a.at(1), std::vector<shard_info>{shard}, uint32_t{8})
+      .receive([](const exporter_actor&) { std::printf("ok an exporter\n"); }, print_error);
+  } else if (what == "link") {
+    self
+      ->request(node, timeout, link_atom::value, std::vector<std::string>{a.at(1)},
+                std::vector<uint16_t>{static_cast<uint16_t>(std::stoi(a.at(2)))})
+      .receive([](uint32_t n) { std::printf("ok %u linked\n", n); }, print_error);
+  } else {
+    std::fprintf(stderr, "hostile_peer: unknown request %s\n", what.c_str());
+    return 2;
+  }
+  return 0;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
-  if (argc != 4 && argc != 5) {
+  if (argc < 4) {
     std::fprintf(stderr, "usage: hostile_peer PORT SECRET_FILE bigbuffer|config_value|newcounter|status|controller "
-                         "[node|client]\n");
+                         "[node|client]\n"
+                         "       hostile_peer PORT SECRET_FILE count|newshard|newexport|link ARGS...\n");
     return 2;
   }
   const auto port = static_cast<uint16_t>(std::stoi(argv[1]));
   const std::string mode = argv[3];
-  const bool as_node = argc == 5 && std::string{argv[4]} == "node";
+  // The internal messages with outside paths and sizes are an insider's:
+  // they connect as a node, which needs the cluster secret itself (a
+  // client is refused before any of them reaches an actor).
+  const bool insider = mode == "count" || mode == "newshard" || mode == "newexport" || mode == "link";
+  const bool as_node = insider || (argc == 5 && std::string{argv[4]} == "node");
   caf::actor_system_config cfg;
   if (auto ok = gridvec::configure_cluster_system(cfg, argv[2]); !ok) {
     std::fprintf(stderr, "hostile_peer: %s\n", ok.error().c_str());
@@ -131,6 +191,8 @@ int main(int argc, char** argv) {
     std::puts(outcome.c_str());
     return 0;
   }
+  if (mode != "bigbuffer" && mode != "config_value")
+    return ask(sys, target, std::vector<std::string>(argv + 3, argv + argc));
   for (int i = 0; i < 3; ++i) {
     if (mode == "bigbuffer")
       caf::anon_send(target, lying_buffers{});

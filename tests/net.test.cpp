@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <gridvec/core/cluster_config.hpp>
-#include "src/net/allowed_paths.hpp"
 #include "src/net/auth_handshake.hpp"
 #include "src/net/client_gate.hpp"
 #include "src/net/cluster_secret.hpp"
@@ -374,37 +373,4 @@ TEST_CASE("cluster config: security keys, relative to the config's directory", "
   CHECK_THAT(half_tls.error(), Contains("all three of tls-certificate, tls-key and tls-ca"));
   auto both = parse_cluster_config("[cluster]\ninsecure = true\nsecret = k\n" + nodes, "b.conf");
   REQUIRE_FALSE(both);
-}
-
-TEST_CASE("allowed paths: under the listed directories, links and .. resolved", "[net]") {
-  temp_dir dir;
-  std::filesystem::create_directories(dir.file("in"));
-  std::filesystem::create_directories(dir.file("in2"));
-  std::filesystem::create_directories(dir.file("out"));
-  dir.write("in/corpus.txt", "a b c\n");
-  dir.write("secret.txt", "x\n");
-  std::filesystem::create_symlink(dir.file("secret.txt"), dir.file("in/link.txt"));
-  cluster_config cluster;
-  cluster.allow_read = {dir.file("in")};
-  cluster.allow_write = {dir.file("out")};
-  allowed_paths allowed{cluster};
-  CHECK(allowed.may_read(dir.file("in/corpus.txt"), "the corpus"));
-  CHECK_FALSE(allowed.may_read(dir.file("secret.txt"), "the corpus"));
-  CHECK_FALSE(allowed.may_read(dir.file("in/link.txt"), "the corpus"));
-  CHECK_FALSE(allowed.may_read(dir.file("in/../secret.txt"), "the corpus"));
-  CHECK_FALSE(allowed.may_read(dir.file("in2/x.txt"), "the corpus")); // not a prefix match
-  CHECK(allowed.may_write(dir.file("out/new/vectors.txt"), "the output"));
-  CHECK_THAT(allowed.may_write(dir.file("in/v.txt"), "the output").error(),
-             Contains("is outside the directories this cluster may write (allow-write"));
-  train_options job;
-  job.train = dir.file("in/corpus.txt");
-  job.output = dir.file("out/v.txt");
-  CHECK(allowed.check_job(job));
-  job.checkpoint_dir = "/etc/gridvec-ck";
-  CHECK_THAT(allowed.check_job(job).error(), Contains("the checkpoint directory /etc/gridvec-ck"));
-  // A cluster with a secret but no lists allows nothing; an insecure one without lists, anything.
-  CHECK_FALSE(allowed_paths{cluster_config{}}.may_read(dir.file("in/corpus.txt"), "the corpus"));
-  cluster_config insecure;
-  insecure.insecure = true;
-  CHECK(allowed_paths{insecure}.may_read("/etc/passwd", "the corpus"));
 }

@@ -3,6 +3,8 @@
 // and work directory, then either counting (a fresh job) or placing and
 // recovering from the newest checkpoint (--resume).
 #include "actors/coordinator/phases.hpp"
+#include "src/access/guarded_open.hpp"
+#include "src/access/path_policy.hpp"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -48,6 +50,14 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
   use_vocabulary(self, info);
   if (st.finished)
     return;
+  // The manifest's sizes are checked as a client's would be: its
+  // vocabulary size against the vocabulary file it names.
+  if (st.words->size() != m.vocab_size) {
+    fail(self, make_job_error("checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + " records " +
+                              std::to_string(m.vocab_size) + " words; its vocabulary file holds " +
+                              std::to_string(st.words->size())));
+    return;
+  }
   if (st.vocab_crc != m.vocab_crc) {
     fail(self, make_job_error("the vocabulary in " + st.store->root() + " does not match its checkpoints"));
     return;
@@ -91,17 +101,16 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
 }
 
 status make_work_dir(coordinator_state& st) {
-  std::error_code ec;
   if (!st.opt.work_dir.empty() || st.store) {
     st.work_dir = !st.opt.work_dir.empty() ? st.opt.work_dir : st.store->work_dir();
-    std::filesystem::create_directories(st.work_dir, ec);
-    if (ec)
-      return failure{"cannot create the work directory " + st.work_dir + ": " + ec.message()};
-    return {};
+    return access::make_directories(st.work_dir, "the work directory");
   }
-  auto base = std::filesystem::temp_directory_path(ec);
-  if (ec)
-    base = "/tmp";
+  // The job names none: a temporary one, in the system's temporary
+  // directory, or in the first allow-write directory when the lists do not
+  // include that (every file of a job lies in the lists).
+  std::filesystem::path base = access::process_policy()->scratch_root();
+  if (base.empty())
+    base = "/tmp"; // no allow-write at all: the job's first file there gets the policy's refusal
   std::string tmpl = (base / "gridvec-XXXXXX").string();
   if (!::mkdtemp(tmpl.data()))
     return failure{"cannot create a temporary directory in " + base.string()};
@@ -153,6 +162,17 @@ void start(coordinator_ptr self) {
     auto opt = resumed_options(st.opt, *m, st.opt.resume);
     if (!opt) {
       fail(self, make_job_error(opt.error()));
+      return;
+    }
+    // Every path read back from the manifest is checked as if a client had
+    // sent it: the job's options, and each part's word ids (rewritten if
+    // they are gone).
+    auto policy = access::process_policy();
+    status allowed = policy->check_job(*opt);
+    for (size_t p = 0; allowed && p < m->parts.size(); ++p)
+      allowed = policy->may_write(m->parts[p].ids_path, "the checkpoint's word ids of part " + std::to_string(p));
+    if (!allowed) {
+      fail(self, make_job_error("cannot resume: " + allowed.error()));
       return;
     }
     st.opt = *opt;

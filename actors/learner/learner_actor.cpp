@@ -144,6 +144,7 @@ status choose_path(learner_state& st) {
 
 learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_ptr vocab,
                                               std::vector<shard_actor> shards, coordinator_actor coordinator) {
+  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   auto& st = self->state;
   st.cfg = cfg;
   st.vocab = std::move(vocab);

@@ -122,20 +122,29 @@ int cli_node(const std::vector<std::string>& args) {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   bool stop_sent = false;
+  std::string died;
   {
     caf::scoped_actor self{sys};
     self->monitor(node);
     bool running = true;
     while (running) {
-      self->receive([&](caf::down_msg&) { running = false; }, caf::after(std::chrono::milliseconds(100)) >>
-                                                                [&] {
-                                                                  if (stop_requested.load() && !stop_sent) {
-                                                                    spdlog::info("node {}: signal received", name);
-                                                                    self->send(node, stop_atom::value);
-                                                                    stop_sent = true;
-                                                                    start_stop_watchdog(name, "the signal");
-                                                                  }
-                                                                });
+      self->receive(
+        [&](caf::down_msg& dm) {
+          running = false;
+          // The node actor ended other than by a stop: the process says
+          // why in one line and exits non-zero.
+          if (dm.reason && dm.reason != caf::exit_reason::user_shutdown && dm.reason != caf::exit_reason::normal)
+            died = error_text(dm.reason);
+        },
+        caf::after(std::chrono::milliseconds(100)) >>
+          [&] {
+            if (stop_requested.load() && !stop_sent) {
+              spdlog::info("node {}: signal received", name);
+              self->send(node, stop_atom::value);
+              stop_sent = true;
+              start_stop_watchdog(name, "the signal");
+            }
+          });
     }
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
@@ -144,6 +153,10 @@ int cli_node(const std::vector<std::string>& args) {
     web->stop();
   if (auto transport = net::transport_actor(sys))
     caf::anon_send(transport, caf::close_atom::value, port);
+  if (!died.empty()) {
+    spdlog::error("node {} failed: {}", name, died);
+    return 1;
+  }
   spdlog::info("node {} stopped", name);
   return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "src/corpus/corpus_origins.hpp"
 #include "src/util/atomic_file.hpp"
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -41,9 +42,10 @@ bool exists(const std::string& path) {
 expected<std::vector<std::string>> item_paths(const std::string& item) {
   if (item.size() > 1 && item[0] == '@') {
     const std::string list = item.substr(1);
-    std::ifstream in(list, std::ios::binary);
-    if (!in)
-      return failure{"cannot read the list of corpus files " + list + ": " + std::strerror(errno)};
+    auto opened = access::istream_read(list, "list of corpus files");
+    if (!opened)
+      return failure{opened.error()};
+    std::istream& in = **opened;
     const fs::path base = fs::path{list}.parent_path();
     std::vector<std::string> paths;
     std::string line;
@@ -73,11 +75,11 @@ expected<std::vector<std::string>> item_paths(const std::string& item) {
 bool has_gzip_magic(const unsigned char* bytes, size_t n) { return n >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b; }
 
 expected<bool> is_gzip(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f{std::fopen(path.c_str(), "rb"), std::fclose};
+  auto f = access::fopen_read(path, "corpus");
   if (!f)
-    return failure{"cannot read corpus " + path + ": " + std::strerror(errno)};
+    return failure{f.error()};
   unsigned char magic[2] = {0, 0};
-  const size_t got = std::fread(magic, 1, 2, f.get());
+  const size_t got = std::fread(magic, 1, 2, f->get());
   return has_gzip_magic(magic, got);
 }
 
@@ -280,10 +282,10 @@ expected<uint64_t> stage_corpus(const std::vector<corpus_input>& inputs, const s
       copied = gz ? copy_gzip(read, head, name, sink) : copy_plain(read, head, name, sink);
       origins.push_back({begin, gz ? "stdin-gzip" : "stdin", name});
     } else {
-      std::unique_ptr<std::FILE, int (*)(std::FILE*)> in{std::fopen(input.path.c_str(), "rb"), std::fclose};
+      auto in = access::fopen_read(input.path, "corpus");
       if (!in)
-        return failure{"cannot read corpus " + input.path + ": " + std::strerror(errno)};
-      reader read = [f = in.get()](char* buf, size_t n) -> long {
+        return failure{in.error()};
+      reader read = [f = in->get()](char* buf, size_t n) -> long {
         const size_t got = std::fread(buf, 1, n, f);
         return got == 0 && std::ferror(f) ? -1 : static_cast<long>(got);
       };

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -11,9 +12,10 @@ constexpr size_t buffer_ids = 1 << 16;
 } // namespace
 
 expected<id_writer> id_writer::create(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f)
-    return failure{"cannot write " + path + ": " + std::strerror(errno)};
+  auto opened = access::fopen_write(path, "the word ids");
+  if (!opened)
+    return failure{opened.error()};
+  std::FILE* f = opened->release();
   if (std::fwrite(magic, 1, sizeof magic, f) != sizeof magic) {
     std::fclose(f);
     return failure{"cannot write " + path + ": " + std::strerror(errno)};
@@ -72,9 +74,10 @@ status id_writer::close() {
 }
 
 expected<id_reader> id_reader::open(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return failure{"cannot read " + path + ": " + std::strerror(errno)};
+  auto opened = access::fopen_read(path, "the word ids");
+  if (!opened)
+    return failure{opened.error()};
+  std::FILE* f = opened->release();
   char head[8];
   if (std::fread(head, 1, 8, f) != 8 || std::memcmp(head, magic, 8) != 0) {
     std::fclose(f);

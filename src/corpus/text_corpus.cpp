@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -17,10 +18,12 @@ constexpr size_t buffer_bytes = 1 << 20;
 namespace detail {
 
 int open_for_reading(const std::string& path, std::string& error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    error = "cannot read corpus " + path + ": " + std::strerror(errno);
-  return fd;
+  auto fd = access::open_read(path, "corpus");
+  if (!fd) {
+    error = fd.error();
+    return -1;
+  }
+  return fd->release();
 }
 
 void close_fd(int fd) { ::close(fd); }

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "src/util/atomic_file.hpp"
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -76,9 +77,10 @@ status vocabulary::save(const std::string& path) const {
 }
 
 expected<vocabulary> vocabulary::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return failure{"cannot read vocabulary " + path};
+  auto opened = access::istream_read(path, "vocabulary");
+  if (!opened)
+    return failure{opened.error()};
+  std::istream& in = **opened;
   std::string magic;
   int version = 0;
   uint64_t size = 0, train_words = 0;

@@ -6,6 +6,7 @@
 
 #include "src/corpus/text_corpus.hpp" // max_token_bytes
 #include "src/util/atomic_file.hpp"
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -45,9 +46,10 @@ status save_word2vec_vocab(std::span<const std::string> words, std::span<const u
 }
 
 expected<count_table> read_word2vec_vocab(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return failure{"cannot read the vocabulary " + path + " (-read-vocab)"};
+  auto opened = access::istream_read(path, "the vocabulary (-read-vocab)");
+  if (!opened)
+    return failure{opened.error()};
+  std::istream& in = **opened;
   count_table t;
   std::unordered_set<std::string> seen;
   std::string line;

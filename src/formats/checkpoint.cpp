@@ -13,7 +13,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "src/formats/manifest_key.hpp"
 #include "src/util/atomic_file.hpp"
+
+#include <openssl/crypto.h>
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -24,6 +28,7 @@ namespace {
 constexpr char slice_magic[8] = {'G', 'V', 'S', 'L', 'I', 'C', 'E', '1'};
 constexpr size_t slice_header_bytes = 8 + 6 * 4 + 2 * 8;
 constexpr const char* manifest_magic = "gridvec-checkpoint 1";
+constexpr size_t max_manifest_bytes = size_t{64} << 20;
 
 void put32(unsigned char* p, uint32_t x) {
   for (int i = 0; i < 4; ++i)
@@ -126,9 +131,10 @@ uint32_t crc32(const void* data, size_t n, uint32_t previous) {
 }
 
 expected<uint32_t> file_crc32(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return failure{"cannot read " + path + ": " + std::strerror(errno)};
+  auto opened = access::fopen_read(path, "the file");
+  if (!opened)
+    return failure{opened.error()};
+  std::FILE* f = opened->release();
   std::vector<char> buf(1 << 20);
   uint32_t crc = 0;
   size_t n;
@@ -172,9 +178,10 @@ expected<file_digest> write_slice_file(const std::string& path, const slice_head
 }
 
 status read_slice_file(const std::string& path, const slice_header& expect, float* u, float* v) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return failure{"cannot read checkpoint file " + path + ": " + std::strerror(errno)};
+  auto opened = access::fopen_read(path, "checkpoint file");
+  if (!opened)
+    return failure{opened.error()};
+  std::FILE* f = opened->release();
   struct closer {
     std::FILE* f;
     ~closer() { std::fclose(f); }
@@ -234,6 +241,8 @@ status write_manifest(const std::string& path, const checkpoint_manifest& m) {
   for (const auto& [words, loss] : m.loss_history)
     out << "loss " << words << " " << loss << "\n";
   std::string text = out.str();
+  if (auto key = current_manifest_key())
+    text += "mac " + manifest_mac(*key, text) + "\n";
   text += "end " + std::to_string(crc32(text.data(), text.size())) + "\n";
   auto file = atomic_file::create(path);
   if (!file)
@@ -243,10 +252,21 @@ status write_manifest(const std::string& path, const checkpoint_manifest& m) {
 }
 
 expected<checkpoint_manifest> read_manifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return failure{"cannot read checkpoint manifest " + path};
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto opened = access::istream_read(path, "the checkpoint manifest");
+  if (!opened)
+    return failure{opened.error()};
+  std::string text;
+  {
+    // A manifest is a few lines per corpus part; a larger file is not one
+    // (and must not cost the node its size in memory).
+    std::vector<char> buf(1 << 16);
+    while ((*opened)->read(buf.data(), static_cast<std::streamsize>(buf.size())) || (*opened)->gcount() > 0) {
+      text.append(buf.data(), static_cast<size_t>((*opened)->gcount()));
+      if (text.size() > max_manifest_bytes)
+        return failure{"checkpoint manifest " + path + " is damaged: larger than " +
+                       std::to_string(max_manifest_bytes >> 20) + " MiB"};
+    }
+  }
   auto bad = [&](const std::string& why) { return failure{"checkpoint manifest " + path + " is damaged: " + why}; };
   // The checksum line covers everything before it.
   auto end_at = text.rfind("\nend ");
@@ -258,8 +278,27 @@ expected<checkpoint_manifest> read_manifest(const std::string& path) {
   if (!parse_field(end_field, want) || crc32(text.data(), end_at + 1) != want)
     return bad("checksum mismatch");
 
+  // Under a cluster secret, the line before it authenticates the rest
+  // (src/formats/manifest_key.hpp).
+  std::string body = text.substr(0, end_at + 1);
+  const auto key = current_manifest_key();
+  const auto mac_at = body.rfind("\nmac ");
+  if (mac_at != std::string::npos && body.find('\n', mac_at + 1) == body.size() - 1) {
+    const std::string got = body.substr(mac_at + 5, body.size() - mac_at - 6);
+    body.resize(mac_at + 1);
+    if (!key)
+      return bad("it is authenticated by a cluster secret; resume it with that cluster's config");
+    const std::string want_mac = manifest_mac(*key, body);
+    if (got.size() != want_mac.size() || CRYPTO_memcmp(got.data(), want_mac.data(), got.size()) != 0)
+      return failure{"checkpoint manifest " + path +
+                     " does not carry this cluster's authentication code (altered, or written by another cluster); "
+                     "refusing it"};
+  } else if (key) {
+    return failure{"checkpoint manifest " + path +
+                   " is not authenticated by this cluster's secret (written without one, or altered); refusing it"};
+  }
   checkpoint_manifest m;
-  std::istringstream lines(text.substr(0, end_at + 1));
+  std::istringstream lines(body);
   std::string line;
   int number = 0;
   std::vector<std::string_view> f;
@@ -323,6 +362,16 @@ expected<checkpoint_manifest> read_manifest(const std::string& path) {
   }
   if (!have_vocab || m.parts.empty() || m.shards.empty())
     return bad("it lacks its vocabulary, parts or shards");
+  // Files inside the checkpoint's directory are named, never reached
+  // through a path.
+  auto plain_name = [](const std::string& n) {
+    return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos;
+  };
+  if (!plain_name(m.vocabulary_file))
+    return bad("its vocabulary file '" + m.vocabulary_file + "' is not a name inside the checkpoint directory");
+  for (const auto& sf : m.shards)
+    if (!plain_name(sf.file))
+      return bad("its shard file '" + sf.file + "' is not a name inside the checkpoint directory");
   for (size_t i = 0; i < m.shards.size(); ++i)
     if (m.shards[i].index != i)
       return bad("shard records are out of order");
@@ -341,18 +390,17 @@ std::string checkpoint_store::partial_dir(uint64_t sequence) const {
 std::string checkpoint_store::final_dir(uint64_t sequence) const { return root_ + "/" + sequence_name(sequence); }
 
 status checkpoint_store::prepare(uint64_t sequence) const {
+  if (auto s = access::make_directories(work_dir(), "the checkpoint directory"); !s)
+    return s;
   std::error_code ec;
-  fs::create_directories(work_dir(), ec);
-  if (ec)
-    return failure{"cannot create checkpoint directory " + work_dir() + ": " + ec.message()};
   fs::remove_all(partial_dir(sequence), ec);
-  fs::create_directories(partial_dir(sequence), ec);
-  if (ec)
-    return failure{"cannot create checkpoint directory " + partial_dir(sequence) + ": " + ec.message()};
-  return {};
+  return access::make_directories(partial_dir(sequence), "the checkpoint directory");
 }
 
 status checkpoint_store::commit(uint64_t sequence, size_t keep) const {
+  // Renamed and removed by name, inside a directory checked here.
+  if (auto s = access::check_write(root_, "the checkpoint directory"); !s)
+    return s;
   std::error_code ec;
   fsync_dir(partial_dir(sequence));
   fs::rename(partial_dir(sequence), final_dir(sequence), ec);

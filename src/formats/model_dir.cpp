@@ -10,6 +10,8 @@
 #include <gridvec/core/vocabulary.hpp>
 #include "src/formats/vectors_file.hpp"
 #include "src/util/atomic_file.hpp"
+#include "src/access/guarded_open.hpp"
+#include "src/access/path_policy.hpp"
 
 namespace gridvec {
 
@@ -19,11 +21,12 @@ std::string partial_model_dir(const std::string& dir) { return dir + ".partial-"
 
 expected<std::string> begin_model_dir(const std::string& dir) {
   const std::string partial = partial_model_dir(dir);
+  if (auto s = access::check_write(dir, "the model directory (--save-model)"); !s)
+    return failure{s.error()};
   std::error_code ec;
   fs::remove_all(partial, ec);
-  if (!fs::create_directory(partial, ec) || ec)
-    return failure{"cannot create the model directory " + partial + ": " +
-                   (ec ? ec.message() : std::string{"it exists"})};
+  if (auto s = access::make_directories(partial, "the model directory (--save-model)"); !s)
+    return failure{s.error()};
   return partial;
 }
 
@@ -49,6 +52,8 @@ status check_model_target(const std::string& dir) {
 }
 
 status commit_model_dir(const std::string& partial, const std::string& dir) {
+  if (auto s = access::check_write(dir, "the model directory (--save-model)"); !s)
+    return s;
   if (auto s = check_model_target(dir); !s)
     return s;
   std::error_code ec;
@@ -77,9 +82,14 @@ void abandon_model_dir(const std::string& partial) {
 }
 
 expected<model_manifest> read_model_manifest(const std::string& dir) {
-  std::ifstream in(model_files::manifest(dir));
-  if (!in)
+  // Outside the allowed directories: the policy's line, whether or not a
+  // model is there.
+  if (auto s = access::process_policy()->may_read(dir, "the model"); !s)
+    return failure{s.error()};
+  auto opened = access::istream_read(model_files::manifest(dir), "the model's MANIFEST");
+  if (!opened)
     return failure{dir + " is not a gridvec model (no " + model_files::manifest(dir) + "; --save-model writes one)"};
+  std::istream& in = **opened;
   std::string magic, key;
   int version = 0;
   model_manifest m;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -46,9 +47,10 @@ status write_vectors(const std::string& path, const embedding_table& table, bool
 }
 
 expected<embedding_table> read_vectors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return failure{"cannot read vectors " + path};
+  auto opened = access::istream_read(path, "vectors");
+  if (!opened)
+    return failure{opened.error()};
+  std::istream& in = **opened;
   std::string header;
   std::getline(in, header);
   std::istringstream hs(header);

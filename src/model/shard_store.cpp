@@ -282,13 +282,19 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
 }
 
 void shard_store::read_input_rows(uint32_t begin, uint32_t end, float* out) const {
+  const size_t rows = rows_held_in(begin, end);
+  if (rows == 0) // an empty range: no row to point at (found by fuzz_node_request)
+    return;
   const uint32_t first = holds_rows() ? rows_.rows_below(begin) : begin;
-  std::memcpy(out, input_row(first), size_t{rows_held_in(begin, end)} * slice_.width * sizeof(float));
+  std::memcpy(out, input_row(first), rows * slice_.width * sizeof(float));
 }
 
 void shard_store::read_output_rows(uint32_t begin, uint32_t end, float* out) const {
+  const size_t rows = rows_held_in(begin, end);
+  if (rows == 0) // an empty range: no row to point at (found by fuzz_node_request)
+    return;
   const uint32_t first = holds_rows() ? rows_.rows_below(begin) : begin;
-  std::memcpy(out, output_row(first), size_t{rows_held_in(begin, end)} * slice_.width * sizeof(float));
+  std::memcpy(out, output_row(first), rows * slice_.width * sizeof(float));
 }
 
 } // namespace gridvec

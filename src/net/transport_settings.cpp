@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <gridvec/core/cluster_config.hpp>
+#include "src/access/private_file.hpp"
 #include "src/net/cluster_secret.hpp"
 
 namespace gridvec::net {
@@ -91,6 +92,9 @@ expected<transport_settings> load_transport_settings(const cluster_config& clust
                               std::pair{"TLS key", &cluster.tls_key}, std::pair{"TLS CA certificate", &cluster.tls_ca}})
       if (auto ok = readable(what, *path); !ok)
         return failure{ok.error()};
+    // The key is private, as the secret is.
+    if (auto ok = access::check_private_file(cluster.tls_key, "the TLS key"); !ok)
+      return failure{ok.error()};
     if (auto ok = loadable_tls(cluster); !ok)
       return failure{ok.error()};
     s.tls_certificate = cluster.tls_certificate;

@@ -56,7 +56,7 @@ std::string table_slice_path(const std::string& dir, const std::string& table, u
 }
 
 expected<file_digest> write_table_slice(const std::string& path, const table_slice& slice) {
-  auto file = atomic_file::create(path);
+  auto file = atomic_file::create_own(path, "the table slice");
   if (!file)
     return failure{file.error()};
   const table_spec& s = slice.spec();

@@ -1,55 +1,88 @@
 #include "src/util/atomic_file.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
 namespace {
-std::string directory_of(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  if (slash == std::string::npos)
-    return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
+
+std::string temp_name(const std::string& name) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::string t = name + ".tmp-";
+  for (int i = 0; i < 8; ++i)
+    t += letters[rng() % (sizeof letters - 1)];
+  return t;
 }
+
 } // namespace
 
-expected<atomic_file> atomic_file::create(const std::string& path) {
+expected<atomic_file> atomic_file::create(const std::string& path, const std::string& what) {
   if (path.empty())
     return failure{"no output path given"};
+  auto parent = access::open_parent_for_write(path, what);
+  if (!parent)
+    return failure{parent.error()};
+  return create_in(path, parent->dir.release(), parent->name);
+}
+
+expected<atomic_file> atomic_file::create_own(const std::string& path, const std::string& what) {
+  if (path.empty())
+    return failure{"no output path given"};
+  auto parent = access::open_parent_of_own_file(path, what);
+  if (!parent)
+    return failure{parent.error()};
+  return create_in(path, parent->dir.release(), parent->name);
+}
+
+// Takes `dir`.
+expected<atomic_file> atomic_file::create_in(const std::string& path, int dir, std::string name) {
+  access::unique_fd owned{dir};
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
     return failure{"cannot write " + path + ": it is a directory"};
-  std::string temp = path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(temp.data());
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    temp = temp_name(name);
+    fd = ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
   if (fd < 0)
     return failure{"cannot write " + path + ": " + std::strerror(errno)};
   ::fchmod(fd, 0644);
   std::FILE* f = ::fdopen(fd, "wb");
   if (!f) {
     ::close(fd);
-    ::unlink(temp.c_str());
+    ::unlinkat(dir, temp.c_str(), 0);
     return failure{"cannot write " + path + ": " + std::strerror(errno)};
   }
   std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  return atomic_file{path, temp, f};
+  return atomic_file{path, owned.release(), std::move(name), temp, f};
 }
 
 atomic_file::atomic_file(atomic_file&& o) noexcept
-  : path_(std::move(o.path_)), temp_(std::move(o.temp_)), file_(o.file_) {
+  : path_(std::move(o.path_)), dir_(o.dir_), name_(std::move(o.name_)), temp_(std::move(o.temp_)), file_(o.file_) {
   o.file_ = nullptr;
+  o.dir_ = -1;
   o.temp_.clear();
 }
 
 atomic_file::~atomic_file() {
   if (file_)
     std::fclose(file_);
-  if (!temp_.empty())
-    ::unlink(temp_.c_str());
+  if (!temp_.empty() && dir_ >= 0)
+    ::unlinkat(dir_, temp_.c_str(), 0);
+  if (dir_ >= 0)
+    ::close(dir_);
 }
 
 status atomic_file::commit() {
@@ -58,7 +91,7 @@ status atomic_file::commit() {
     if (file_)
       std::fclose(file_);
     file_ = nullptr;
-    ::unlink(temp_.c_str());
+    ::unlinkat(dir_, temp_.c_str(), 0);
     temp_.clear();
     return failure{msg};
   };
@@ -71,20 +104,16 @@ status atomic_file::commit() {
     return fail("close");
   }
   file_ = nullptr;
-  if (::rename(temp_.c_str(), path_.c_str()) != 0)
+  if (::renameat(dir_, temp_.c_str(), dir_, name_.c_str()) != 0)
     return fail("rename");
   temp_.clear();
   // Make the rename itself durable.
-  int dir = ::open(directory_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
+  ::fsync(dir_);
   return {};
 }
 
-status atomic_file::check_writable(const std::string& path) {
-  auto probe = create(path);
+status atomic_file::check_writable(const std::string& path, const std::string& what) {
+  auto probe = create(path, what);
   if (!probe)
     return failure{probe.error()};
   return {}; // the probe's temporary file is removed here

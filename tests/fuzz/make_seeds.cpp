@@ -268,6 +268,71 @@ void caf_seeds() {
   put("empty", caf::message{});
 }
 
+// One message for each of a node's internal actors (fuzz_node_request):
+// what a coordinator sends them, with the paths a peer might try.
+void node_request_seeds() {
+  caf::actor_system_config cfg;
+  register_message_types(cfg);
+  cfg.set("scheduler.max-threads", size_t{1});
+  caf::actor_system sys{cfg};
+  auto put = [&](const std::string& name, const caf::message& msg) {
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    std::vector<caf::strong_actor_ptr> stages;
+    if (auto err = sink(stages, msg)) {
+      std::cerr << "cannot serialize " << name << ": " << sys.render(err) << "\n";
+      std::exit(1);
+    }
+    write("node_request", name, std::string(buf.begin(), buf.end()));
+  };
+  shard_spec spec{0, 1, 100, "vocabulary.txt", 1, 2, "", 0};
+  put("newshard", caf::make_message(new_shard_atom::value, spec));
+  spec.dim = 2000000000;
+  put("newshard-huge", caf::make_message(new_shard_atom::value, spec));
+  spec.dim = 8;
+  spec.checkpoint = "../../etc/passwd";
+  put("newshard-checkpoint", caf::make_message(new_shard_atom::value, spec));
+  learner_config lc;
+  put("newlearner", caf::make_message(new_learner_atom::value, lc, std::string{"vocabulary.txt"},
+                                      std::vector<shard_actor>{}, coordinator_actor{}));
+  shard_info si;
+  si.width = 8;
+  put("newexport", caf::make_message(new_export_atom::value, std::string{"vocabulary.txt"}, std::vector<shard_info>{si},
+                                     uint32_t{8}));
+  put("newcounter", caf::make_message(new_counter_atom::value));
+  put("newvocab", caf::make_message(new_vocab_atom::value));
+  put("status", caf::make_message(status_atom::value));
+  put("link", caf::make_message(link_atom::value, std::vector<std::string>{"127.0.0.1"}, std::vector<uint16_t>{22}));
+  put("echo", caf::make_message(echo_atom::value, wire_bytes(64, 'e')));
+  put("controller", caf::make_message(controller_atom::value));
+  put("tables", caf::make_message(tables_atom::value));
+  put("count", caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20));
+  count_table t;
+  t.words = {"the", "cat"};
+  t.counts = {3, 2};
+  t.total = 5;
+  put("merge", caf::make_message(merge_atom::value, t));
+  put("build", caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, std::string{"v.txt"}, std::string{}));
+  put("vocab-load", caf::make_message(load_atom::value, std::string{"w2v-vocab.txt"}));
+  put("save", caf::make_message(save_atom::value, std::string{"shard-0.bin"}, uint64_t{0}));
+  put("load", caf::make_message(load_atom::value, std::string{"shard-0.bin"}, uint64_t{0}));
+  put("rows", caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{4}));
+  put("rows-output", caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{0xFFFFFFFF}, true));
+  put("norms", caf::make_message(norms_atom::value, std::vector<uint32_t>{0, 1, 2}));
+  put("similar", caf::make_message(similar_atom::value, std::vector<uint32_t>{0, 1}, wire_bytes(8, '\0')));
+  put("reset", caf::make_message(reset_atom::value));
+  put("stats", caf::make_message(stats_atom::value));
+  put("sync", caf::make_message(sync_atom::value));
+  put("preprocess", caf::make_message(preprocess_atom::value, std::string{"corpus.txt"}, uint64_t{0}, uint64_t{18},
+                                      std::string{"part-0.ids"}));
+  put("assign",
+      caf::make_message(assign_atom::value, std::vector<part_cursor>{part_cursor{0, "part-0.ids", 0, 0, 0, 0}}));
+  put("pause", caf::make_message(pause_atom::value));
+  put("export", caf::make_message(export_atom::value, std::string{"vectors.txt"}, false, uint32_t{0}));
+  put("savemodel",
+      caf::make_message(save_model_atom::value, std::string{"model"}, uint64_t{0}, std::vector<std::string>{}));
+}
+
 // A BASP header (src/net/frame_guard.hpp): operation, padding, flags,
 // big-endian payload length, operation data, source and destination actor.
 std::string basp_header(uint8_t operation, uint32_t payload, uint64_t dest) {
@@ -331,6 +396,7 @@ int main(int argc, char** argv) {
   table_seeds();
   checkpoint_seeds(tmp);
   caf_seeds();
+  node_request_seeds();
   net_seeds();
   config_seeds(argv[2]);
   fs::remove_all(tmp);
