@@ -206,7 +206,7 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
     .receive([&](count_worker_actor& c) { counter = c; }, [&](caf::error& e) { FAIL(error_text(e)); });
   self->request(node, std::chrono::seconds(10), new_vocab_atom::value)
     .receive([&](vocabulary_actor& v) { vocab_actor = v; }, [&](caf::error& e) { FAIL(error_text(e)); });
-  self->request(counter, std::chrono::seconds(10), count_atom::value, corpus, uint64_t{0}, uint64_t{12})
+  self->request(counter, std::chrono::seconds(10), count_atom::value, corpus, uint64_t{0}, uint64_t{12}, uint8_t{0})
     .receive([&](count_table& t) { counted = t; }, [&](caf::error& e) { FAIL(error_text(e)); });
   auto merge_counts = [&] {
     self->request(vocab_actor, std::chrono::seconds(10), merge_atom::value, counted)
@@ -279,7 +279,7 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
     {"counter count",
      [&](const std::string& p) {
        return error_of<count_table>(self, caf::actor_cast<caf::actor>(counter),
-                                    caf::make_message(count_atom::value, p, uint64_t{0}, uint64_t{12}));
+                                    caf::make_message(count_atom::value, p, uint64_t{0}, uint64_t{12}, uint8_t{0}));
      }},
     {"vocabulary load",
      [&](const std::string& p) {

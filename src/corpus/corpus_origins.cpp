@@ -1,5 +1,7 @@
 #include "src/corpus/corpus_origins.hpp"
 
+#include "src/access/guarded_open.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,9 +48,10 @@ std::string unescape(const std::string& text) {
 // Newlines in [from, to) of the file, read with pread; stops early on a
 // read error (the count is then a lower bound, good enough for a message).
 uint64_t newlines_between(const std::string& path, uint64_t from, uint64_t to) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  auto opened = access::open_read(path, "corpus");
+  if (!opened)
     return 0;
+  const int fd = opened->get();
   std::vector<char> buf(1 << 20);
   uint64_t count = 0;
   while (from < to) {
@@ -61,7 +64,6 @@ uint64_t newlines_between(const std::string& path, uint64_t from, uint64_t to) {
     count += static_cast<uint64_t>(std::count(buf.data(), buf.data() + n, '\n'));
     from += static_cast<uint64_t>(n);
   }
-  ::close(fd);
   return count;
 }
 
@@ -83,9 +85,12 @@ status write_corpus_origins(const std::string& corpus, uint64_t staged_bytes,
 }
 
 std::vector<corpus_origin> read_corpus_origins(const std::string& corpus) {
-  std::ifstream in(origins_path(corpus), std::ios::binary);
+  auto opened = access::istream_read(origins_path(corpus), "corpus origins");
+  if (!opened)
+    return {};
+  std::istream& in = **opened;
   std::string line;
-  if (!in || !std::getline(in, line) || line.rfind(header, 0) != 0)
+  if (!std::getline(in, line) || line.rfind(header, 0) != 0)
     return {};
   struct stat st {};
   if (::stat(corpus.c_str(), &st) != 0 || line.substr(std::strlen(header)) != std::to_string(st.st_size))

@@ -86,7 +86,8 @@ internals& node_internals() {
     x->vocab =
       caf::actor_cast<caf::actor>(ask<vocabulary_actor>(self, x->node, caf::make_message(new_vocab_atom::value)));
     auto counts = ask<count_table>(
-      self, x->counter, caf::make_message(count_atom::value, x->dir + "/corpus.txt", uint64_t{0}, uint64_t{18}));
+      self, x->counter,
+      caf::make_message(count_atom::value, x->dir + "/corpus.txt", uint64_t{0}, uint64_t{18}, uint8_t{0}));
     ask<uint64_t>(self, x->vocab, caf::make_message(merge_atom::value, counts));
     const std::string vocab_file = x->dir + "/vocabulary.txt";
     ask<vocabulary_info>(self, x->vocab,

@@ -306,7 +306,8 @@ void node_request_seeds() {
   put("echo", caf::make_message(echo_atom::value, wire_bytes(64, 'e')));
   put("controller", caf::make_message(controller_atom::value));
   put("tables", caf::make_message(tables_atom::value));
-  put("count", caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20));
+  put("count",
+      caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20, uint8_t{0}));
   count_table t;
   t.words = {"the", "cat"};
   t.counts = {3, 2};
