@@ -14,27 +14,55 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 namespace gridvec {
 
+// Asks the middleman for the peer's address; a peer whose route is not
+// known (an empty answer: a client that has already disconnected) is
+// asked again, up to `tries` times, then logged without its address.
 template <class Self>
-void audit(Self* self, std::string what) {
-  const auto& sender = self->current_sender();
-  if (!sender) {
-    spdlog::info("audit: {} by an anonymous sender", what);
-    return;
-  }
-  const caf::node_id peer = sender->node();
-  if (peer == self->node() || !self->system().has_middleman()) {
-    spdlog::info("audit: {} by this process", what);
-    return;
-  }
+void audit_with_address(Self* self, std::string what, caf::node_id peer, int tries, std::function<void()> then) {
   auto id = to_string(peer);
   self->request(self->system().middleman().actor_handle(), std::chrono::seconds(5), caf::get_atom::value, peer)
-    .then([what, id](const caf::node_id&, const std::string& host,
-                     uint16_t port) { spdlog::info("audit: {} by {}:{} (node {})", what, host, port, id); },
-          [what, id](const caf::error&) { spdlog::info("audit: {} by node {} (address unknown)", what, id); });
+    .then(
+      [self, what, peer, id, tries, then](const caf::node_id&, const std::string& host, uint16_t port) {
+        if (host.empty() || port == 0) {
+          if (tries > 1)
+            return audit_with_address(self, what, peer, tries - 1, then);
+          spdlog::info("audit: {} by node {} (address unknown)", what, id);
+        } else {
+          spdlog::info("audit: {} by {}:{} (node {})", what, host, port, id);
+        }
+        if (then)
+          then();
+      },
+      [what, id, then](const caf::error&) {
+        spdlog::info("audit: {} by node {} (address unknown)", what, id);
+        if (then)
+          then();
+      });
+}
+
+// Writes the line for a command from `sender`; `then` (if any) runs once it
+// is written.
+template <class Self>
+void audit_from(Self* self, const caf::strong_actor_ptr& sender, std::string what, std::function<void()> then) {
+  const bool remote = sender && sender->node() != self->node() && self->system().has_middleman();
+  if (!remote) {
+    spdlog::info("audit: {} by {}", what, sender ? "this process" : "an anonymous sender");
+    if (then)
+      then();
+    return;
+  }
+  audit_with_address(self, std::move(what), sender->node(), 20, std::move(then));
+}
+
+// Writes the line for the command being handled.
+template <class Self>
+void audit(Self* self, std::string what) {
+  audit_from(self, self->current_sender(), std::move(what), {});
 }
 
 } // namespace gridvec

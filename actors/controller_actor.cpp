@@ -402,17 +402,26 @@ std::string job_paths(const train_options& o) {
   return out;
 }
 
-// Checks a job before it starts, and writes its audit line either way.
-caf::error admit_job(controller_ptr self, const train_options& opt) {
+// Checks a job before it starts, and writes its audit line either way. A
+// refused job's error is answered only once its line is written (the
+// promise `refuse` delivers it then): a refused client disconnects at once,
+// and its address is no longer known to the middleman after that.
+template <class T>
+caf::error admit_job(controller_ptr self, const train_options& opt, caf::typed_response_promise<T>& refuse) {
   auto& st = self->state;
   caf::error err = check_can_start(st);
   if (!err)
     err = check_job_outputs(st, opt);
   const char* what = opt.resume.empty() ? "start" : "resume from a checkpoint";
-  if (err)
-    audit(self, std::string("refused to ") + what + " a job (" + job_paths(opt) + "): " + error_text(err));
-  else
+  if (err) {
+    auto sender = self->current_sender(); // before the promise takes the request over
+    refuse = self->template make_response_promise<T>();
+    audit_from(self, sender,
+               std::string("refused to ") + what + " a job (" + job_paths(opt) + "): " + error_text(err),
+               [refuse, err]() mutable { refuse.deliver(err); });
+  } else {
     audit(self, std::string(what) + " job " + std::to_string(st.jobs + 1) + " (" + job_paths(opt) + ")");
+  }
   return err;
 }
 
@@ -443,16 +452,18 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
   return {
     [self](submit_atom, const train_options& opt, const caf::actor& listener) -> caf::result<job_summary> {
       auto& st = self->state;
-      if (auto err = admit_job(self, opt))
-        return err;
+      caf::typed_response_promise<job_summary> refused;
+      if (admit_job(self, opt, refused))
+        return refused;
       auto rp = self->make_response_promise<job_summary>();
       st.waiters.push_back(rp);
       begin_job(self, opt, listener);
       return rp;
     },
     [self](start_atom, const train_options& opt) -> caf::result<uint64_t> {
-      if (auto err = admit_job(self, opt))
-        return err;
+      caf::typed_response_promise<uint64_t> refused;
+      if (admit_job(self, opt, refused))
+        return refused;
       return begin_job(self, opt, nullptr);
     },
     [self](wait_atom) -> caf::result<job_summary> {

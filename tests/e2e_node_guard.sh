@@ -9,6 +9,8 @@
 #   - link reaches only the cluster's nodes: an open and a closed port get
 #     the same answer;
 #   - --save-model and --init outside the lists are refused;
+#   - a checkpoint manifest altered without the secret is refused on
+#     --resume;
 #   - the coordinator's node logs an audit line for every start (refused
 #     or not) and export, with the sender's address and the paths.
 # (The same messages in one process, with every path-opening message of a
@@ -111,6 +113,35 @@ wait_for_line "$work/coord.log" "audit: export of job 1 to $work/out/again.txt b
 grep -qE "audit: refused to start a job \(corpus $work/in/corpus.txt, output $work/out/v.txt, save-model $work/private/model\): .* by 127\.0\.0\.1:[0-9]+" \
   "$work/coord.log" || fail "no audit line for the refused start"
 echo "ok: audit lines for starts (refused too) and exports"
+# A checkpoint's manifest altered by someone without the secret (its paths
+# pointed outside, its CRC-32 recomputed): --resume refuses it in one line
+# and writes nothing.
+# (A job that ends removes its checkpoints: this one is cancelled after its first.)
+"$gridvec" submit --config "$conf" -train "$work/in/corpus.txt" -output "$work/out/long.txt" "${small[@]}" -iter 100 \
+  --checkpoint-dir "$work/out/ck" --checkpoint-every 50000w > "$work/long.log" 2>&1 &
+long=$!
+wait_for_line "$work/coord.log" "checkpoint [0-9]+ written to $work/out/ck" 120 || fail "no checkpoint was written"
+timeout 30 "$gridvec" shell --config "$conf" -c cancel > /dev/null 2>&1 || fail "the long job could not be cancelled"
+wait $long 2> /dev/null || true
+newest=$( (ls -d "$work"/out/ck/ckpt-?????? 2> /dev/null || true) | sort | tail -1)
+[ -n "$newest" ] || fail "the job left no checkpoint: $(ls -R "$work/out" | head -20)"
+/usr/bin/python3 - "$newest/MANIFEST" "$work/out" "$work/private" <<'PY' || fail "could not tamper with the manifest"
+import sys, zlib
+path, inside, outside = sys.argv[1:]
+text = open(path).read()
+body = text[: text.rindex("end ")]
+changed = body.replace(inside, outside)
+if changed == body:
+    sys.exit("the manifest names no path under " + inside)
+open(path, "w").write(changed + "end " + str(zlib.crc32(changed.encode())) + "\n")
+PY
+if timeout 60 "$gridvec" submit --config "$conf" --keep-running --resume "$work/out/ck" 2> "$work/resume.err"; then
+  fail "a tampered manifest was resumed"
+fi
+grep -q "does not carry this cluster's authentication code" "$work/resume.err" ||
+  fail "--resume of a tampered manifest: $(cat "$work/resume.err")"
+[ -z "$(ls -A "$work/private" | grep -v '^secret.txt$')" ] || fail "the tampered resume wrote into $work/private"
+echo "ok: a tampered checkpoint manifest is refused on --resume: $(grep -o "does not carry.*" "$work/resume.err" | head -1)"
 timeout 30 "$gridvec" shell --config "$conf" -c shutdown > /dev/null 2>&1 || true
 cluster_wait_exit 30 || fail "a node did not stop cleanly"
 echo "ok: every node guards its own files and sizes"
