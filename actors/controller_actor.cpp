@@ -416,8 +416,7 @@ caf::error admit_job(controller_ptr self, const train_options& opt, caf::typed_r
   if (err) {
     auto sender = self->current_sender(); // before the promise takes the request over
     refuse = self->template make_response_promise<T>();
-    audit_from(self, sender,
-               std::string("refused to ") + what + " a job (" + job_paths(opt) + "): " + error_text(err),
+    audit_from(self, sender, std::string("refused to ") + what + " a job (" + job_paths(opt) + "): " + error_text(err),
                [refuse, err]() mutable { refuse.deliver(err); });
   } else {
     audit(self, std::string(what) + " job " + std::to_string(st.jobs + 1) + " (" + job_paths(opt) + ")");
