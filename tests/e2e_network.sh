@@ -86,7 +86,7 @@ grep -q "is a client key: a node needs the cluster secret" "$work/ghost.err" || 
 
 # Through all that, the cluster trains (every byte sealed after the handshake).
 timeout 300 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/vectors.txt" \
-  -size 32 -window 3 -negative 3 -min-count 5 -iter 1 --fused 0 > "$work/submit.log" 2>&1 ||
+  -size 32 -window 3 -negative 3 -min-count 5 -iter 1 --fused 0 --shutdown > "$work/submit.log" 2>&1 ||
   { cat "$work/submit.log" >&2; fail "the job failed"; }
 [ -s "$work/vectors.txt" ] || fail "no vectors"
 cluster_wait_exit 30 coord shard learn
