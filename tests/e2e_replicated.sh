@@ -119,11 +119,15 @@ PY
 
 echo "== gridvec export of a checkpoint"
 newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
-"$gridvec" export "$newest" -output "$work/ck.txt" || fail "cannot export $newest"
+# The cluster has a secret: its manifests are signed, and reading one
+# needs the cluster's config.
+if "$gridvec" export "$newest" -output "$work/ck.txt" 2> "$work/err"; then fail "exported a signed checkpoint without the secret"; fi
+grep -q "authenticated by a cluster secret" "$work/err" || fail "export without --config: $(cat "$work/err")"
+"$gridvec" export "$newest" -output "$work/ck.txt" --config "$work/cluster.conf" || fail "cannot export $newest"
 [ "$(head -n 1 "$work/ck.txt")" = "14620 100" ] || fail "the export's header is '$(head -n 1 "$work/ck.txt")'"
 [ "$(wc -l < "$work/ck.txt")" -eq 14621 ] || fail "the export lacks rows"
 echo "extra 1" >> "$work/ck/vocabulary.txt"
-if "$gridvec" export "$newest" -output "$work/ck2.txt" 2> "$work/err"; then fail "exported with another vocabulary"; fi
+if "$gridvec" export "$newest" -output "$work/ck2.txt" --config "$work/cluster.conf" 2> "$work/err"; then fail "exported with another vocabulary"; fi
 grep -q "is not the vocabulary of" "$work/err" || fail "no clear line for another vocabulary: $(cat "$work/err")"
 [ ! -e "$work/ck2.txt" ] || fail "a refused export wrote a file"
 cluster_wait_exit 30 coord shard-a learn-a learn-b || fail "some node did not stop"

@@ -121,7 +121,11 @@ assert r["recoveries"] == 1, r["recoveries"]
 assert r["processed_words"] == 5 * 950052, r["processed_words"]
 PY
 newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
-"$gridvec" export "$newest" -output "$work/ck.txt" || fail "cannot export $newest"
+# The cluster has a secret: its manifests are signed, and reading one
+# needs the cluster's config.
+if "$gridvec" export "$newest" -output "$work/ck.txt" 2> "$work/err"; then fail "exported a signed checkpoint without the secret"; fi
+grep -q "authenticated by a cluster secret" "$work/err" || fail "export without --config: $(cat "$work/err")"
+"$gridvec" export "$newest" -output "$work/ck.txt" --config "$work/cluster.conf" || fail "cannot export $newest"
 [ "$(head -n 1 "$work/ck.txt")" = "14620 100" ] || fail "the export's header is '$(head -n 1 "$work/ck.txt")'"
 floor "$work/ck.txt"
 echo "word split passed"

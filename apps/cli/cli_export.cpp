@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <gridvec/core/cluster_config.hpp>
+
 #include "apps/cli/cli.hpp"
 #include "src/formats/checkpoint_vectors.hpp"
+#include "src/formats/manifest_key.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/vectors_file.hpp"
 
@@ -15,13 +18,17 @@ namespace gridvec {
 namespace {
 
 const char* usage = "usage: gridvec export MODEL_DIR|CHECKPOINT -output FILE [-binary 0|1] [--vectors input|output]\n"
+                    "                      [--config CLUSTER_CONFIG]\n"
                     "Writes the vectors of a model saved with --save-model, or of one checkpoint\n"
                     "of a run (CHECKPOINT_DIR/ckpt-000007, --checkpoint-dir):\n"
                     "  -output FILE          where to write them\n"
                     "  -binary 0|1           word2vec binary format; 0: text, which is also\n"
                     "                        fastText's .vec format [0]\n"
                     "  --vectors input|output  the input vectors (what -output of train holds)\n"
-                    "                        or the output (context) vectors [input]\n";
+                    "                        or the output (context) vectors [input]\n"
+                    "  --config FILE         the cluster config of the run, for a checkpoint a\n"
+                    "                        cluster with a secret wrote: its manifest is checked\n"
+                    "                        against the secret's authentication code\n";
 
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "gridvec export: %s (gridvec export --help)\n", why.c_str());
@@ -31,7 +38,7 @@ int usage_error(const std::string& why) {
 } // namespace
 
 int cli_export(const std::vector<std::string>& args) {
-  std::string dir, output, which = "input";
+  std::string dir, output, which = "input", config;
   bool binary = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -41,7 +48,7 @@ int cli_export(const std::vector<std::string>& args) {
     }
     if (a.rfind("--", 0) == 0)
       a = a.substr(1);
-    const bool takes_value = a == "-output" || a == "-binary" || a == "-vectors";
+    const bool takes_value = a == "-output" || a == "-binary" || a == "-vectors" || a == "-config";
     if (takes_value && i + 1 >= args.size())
       return usage_error(a + " needs a value");
     if (a == "-output") {
@@ -55,6 +62,8 @@ int cli_export(const std::vector<std::string>& args) {
       which = args[++i];
       if (which != "input" && which != "output")
         return usage_error("--vectors expects input or output, got '" + which + "'");
+    } else if (a == "-config") {
+      config = args[++i];
     } else if (!a.empty() && a[0] == '-') {
       return usage_error("unknown option " + args[i]);
     } else if (dir.empty()) {
@@ -67,6 +76,21 @@ int cli_export(const std::vector<std::string>& args) {
     return usage_error("which model directory?");
   if (output.empty())
     return usage_error("missing -output FILE");
+  if (!config.empty()) {
+    // A cluster with a secret signs its checkpoint manifests; reading one
+    // back checks the signature under the key derived from that secret.
+    auto cluster = load_cluster_config(config);
+    if (!cluster) {
+      std::fprintf(stderr, "gridvec export: %s\n", cluster.error().c_str());
+      return 2;
+    }
+    auto key = manifest_key_of(*cluster);
+    if (!key) {
+      std::fprintf(stderr, "gridvec export: %s\n", key.error().c_str());
+      return 2;
+    }
+    set_manifest_key(*key);
+  }
   expected<embedding_table> table = failure{""};
   if (std::filesystem::exists(dir + "/MANIFEST")) {
     auto model = read_checkpoint_model(dir);
