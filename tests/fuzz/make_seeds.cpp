@@ -218,21 +218,27 @@ void checkpoint_seeds(const fs::path& tmp) {
   write("manifest", "wildcard-crc", text + "end *\n");
 }
 
+// A message as a remote peer's CAF sends it (no forwarding stages).
+std::string serialized(caf::actor_system& sys, const std::string& name, const caf::message& msg) {
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  std::vector<caf::strong_actor_ptr> stages;
+  if (auto err = sink(stages, msg)) {
+    std::cerr << "cannot serialize " << name << ": " << sys.render(err) << "\n";
+    std::exit(1);
+  }
+  return std::string(buf.begin(), buf.end());
+}
+
 void caf_seeds() {
   caf::actor_system_config cfg;
   register_message_types(cfg);
   cfg.set("scheduler.max-threads", size_t{1});
   caf::actor_system sys{cfg};
   auto put = [&](const std::string& name, const caf::message& msg) {
-    std::vector<char> buf;
-    caf::binary_serializer sink{sys, buf};
-    std::vector<caf::strong_actor_ptr> stages;
-    if (auto err = sink(stages, msg)) {
-      std::cerr << "cannot serialize " << name << ": " << sys.render(err) << "\n";
-      std::exit(1);
-    }
-    write("caf_message", name, std::string(buf.begin(), buf.end()));
-    caf_payloads.emplace_back(buf.begin(), buf.end());
+    const std::string bytes = serialized(sys, name, msg);
+    write("caf_message", name, bytes);
+    caf_payloads.push_back(bytes);
   };
   minibatch mb = skipgram();
   put("dotprod", caf::make_message(dotprod_atom::value, encode_dotprod_request(mb)));
@@ -276,14 +282,7 @@ void node_request_seeds() {
   cfg.set("scheduler.max-threads", size_t{1});
   caf::actor_system sys{cfg};
   auto put = [&](const std::string& name, const caf::message& msg) {
-    std::vector<char> buf;
-    caf::binary_serializer sink{sys, buf};
-    std::vector<caf::strong_actor_ptr> stages;
-    if (auto err = sink(stages, msg)) {
-      std::cerr << "cannot serialize " << name << ": " << sys.render(err) << "\n";
-      std::exit(1);
-    }
-    write("node_request", name, std::string(buf.begin(), buf.end()));
+    write("node_request", name, serialized(sys, name, msg));
   };
   shard_spec spec{0, 1, 100, "vocabulary.txt", 1, 2, "", 0};
   put("newshard", caf::make_message(new_shard_atom::value, spec));
