@@ -19,22 +19,18 @@
 
 namespace gridvec {
 
-// Asks the middleman for the peer's address; a peer whose route is not
-// known (an empty answer: a client that has already disconnected) is
-// asked again, up to `tries` times, then logged without its address.
+// Asks the middleman for the peer's address; a peer it no longer knows (one
+// that has disconnected) is logged without it.
 template <class Self>
-void audit_with_address(Self* self, std::string what, caf::node_id peer, int tries, std::function<void()> then) {
+void audit_with_address(Self* self, std::string what, caf::node_id peer, std::function<void()> then) {
   auto id = to_string(peer);
   self->request(self->system().middleman().actor_handle(), std::chrono::seconds(5), caf::get_atom::value, peer)
     .then(
-      [self, what, peer, id, tries, then](const caf::node_id&, const std::string& host, uint16_t port) {
-        if (host.empty() || port == 0) {
-          if (tries > 1)
-            return audit_with_address(self, what, peer, tries - 1, then);
+      [what, id, then](const caf::node_id&, const std::string& host, uint16_t port) {
+        if (host.empty() || port == 0)
           spdlog::info("audit: {} by node {} (address unknown)", what, id);
-        } else {
+        else
           spdlog::info("audit: {} by {}:{} (node {})", what, host, port, id);
-        }
         if (then)
           then();
       },
@@ -56,7 +52,7 @@ void audit_from(Self* self, const caf::strong_actor_ptr& sender, std::string wha
       then();
     return;
   }
-  audit_with_address(self, std::move(what), sender->node(), 20, std::move(then));
+  audit_with_address(self, std::move(what), sender->node(), std::move(then));
 }
 
 // Writes the line for the command being handled.
