@@ -23,14 +23,26 @@ done
 export GRIDVEC_STRICT_TESTS=1
 scripts/install-deps.sh
 scripts/build.sh
+# The checked build (scripts/checked-build: clang with ASan and UBSan, for
+# the fuzz targets and the sanitized unit tests) compiles while ctest runs,
+# at the lowest priority: it takes the CPU the tests leave idle while they
+# wait on processes and sockets, and next to nothing when they train.
+checked_log=build/checked-build.log
+fuzz_targets=$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
+# shellcheck disable=SC2086
+nice -n 19 scripts/checked-build gridvec_tests $fuzz_targets >"$checked_log" 2>&1 &
+checked_pid=$!
+kill_tree() { local child; for child in $(pgrep -P "$1"); do kill_tree "$child"; done; kill "$1" 2>/dev/null || true; }
+trap 'kill_tree $checked_pid' EXIT
 labels=(-LE long)
 [ $full = 0 ] || labels=()
 (cd build && ctest --output-on-failure -j2 --timeout 600 "${labels[@]}")
 # The repository alone: a clone with nothing beside it runs a few e2e tests.
 scripts/fresh-clone-check
-# The libFuzzer targets (docs/fuzzing.md): a clang build, each target 5 s on
-# its seed corpus (2 to 3 minutes on 2 cores, the build included).
+wait $checked_pid || { tail -n 40 "$checked_log"; echo "scripts/test.sh: the checked build failed ($checked_log)" >&2; exit 1; }
+trap - EXIT
+# The libFuzzer targets (docs/fuzzing.md), each 5 s on its seed corpus, two
+# at a time.
 if [ $full = 1 ]; then scripts/fuzz --seconds 60; else scripts/fuzz --seconds 5; fi
-# The unit and actor tests again, built with ASan and UBSan (about 4 minutes
-# on 2 cores, most of it the build).
+# The unit and actor tests again, under ASan and UBSan.
 scripts/sanitize
