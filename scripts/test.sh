@@ -6,8 +6,7 @@
 #              a fresh clone's tests, the fuzz targets 5 s each, and the unit
 #              and actor tests under ASan and UBSan.
 #   --full     adds the long sweeps (ctest label `long`: every path against
-#              word2vec.c on several flag sets, the recovery scenarios beyond
-#              the first, the network lab) and fuzzes 60 s a target.
+#              word2vec.c on several flag sets) and fuzzes 60 s a target.
 # A test that cannot run for a missing tool or permission fails here
 # (GRIDVEC_STRICT_TESTS, tests/strict.sh) instead of being skipped.
 set -euo pipefail
