@@ -360,3 +360,53 @@ TEST_CASE("sparse fetch and increment on a map in the rows layout", "[tables][ac
   }
   stop(shards);
 }
+
+TEST_CASE("asynchronous calls return futures and do what the blocking calls do", "[tables][actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto shards = spawn_table_shards(sys, 2);
+  {
+    auto spec = spec_of("a", table_layout::rows, table_optimizer::sgd);
+    auto lanes = async_table::open(sys, shards, spec, 3);
+    REQUIRE(lanes);
+    CHECK((*lanes)->lanes() == 3);
+    // Many calls in flight at once on three lanes; each key is written by one call.
+    std::vector<std::future<status>> puts;
+    for (uint64_t k = 0; k < 60; ++k)
+      puts.push_back((*lanes)->put({k}, std::vector<float>(6, static_cast<float>(k))));
+    for (auto& f : puts)
+      CHECK(f.get());
+    std::vector<uint64_t> keys(60);
+    for (uint64_t k = 0; k < 60; ++k)
+      keys[k] = k;
+    auto got = (*lanes)->get(keys).get();
+    REQUIRE(got);
+    for (uint64_t k = 0; k < 60; ++k)
+      CHECK((*got)[k * 6 + 5] == static_cast<float>(k));
+    // The same through a blocking client.
+    table_client client{sys, shards};
+    auto t = client.open(spec);
+    REQUIRE(t);
+    CHECK(*t->get(keys) == *got);
+    // Pushes from several lanes all land (SGD: w -= lr g, lr 0.2).
+    std::vector<std::future<status>> pushes;
+    for (int i = 0; i < 10; ++i)
+      pushes.push_back((*lanes)->push({7}, std::vector<float>(6, 1.0f)));
+    for (auto& f : pushes)
+      CHECK(f.get());
+    CHECK((*t->get(std::vector<uint64_t>{7}))[0] == Approx(7.0f - 10 * 0.2f));
+    // Any call through submit; an error comes back through its future.
+    auto info = (*lanes)->submit([](table& tbl) { return tbl.info(); }).get();
+    REQUIRE(info);
+    CHECK(info->size() == 2);
+    auto bad = (*lanes)->put({1}, std::vector<float>(5)).get();
+    CHECK(test::contains(bad.error(), "5 floats for 1 keys of 6"));
+    // A spec the shards refuse: open says so.
+    auto other = spec;
+    other.dim = 7;
+    auto refused = async_table::open(sys, shards, other, 2);
+    REQUIRE_FALSE(refused);
+    CHECK(test::contains(refused.error(), "exists as"));
+  }
+  stop(shards);
+}
