@@ -23,7 +23,7 @@ struct TableSpec {
   name @0 :Text;             # [A-Za-z0-9_.-], at most 64 characters
   kind @1 :TableKind;
   rows @2 :UInt64;           # matrix only
-  dim @3 :UInt32;            # floats per row, 1..65536
+  dim @3 :UInt32;            # floats per row, 1..65536 (a dense matrix in the columns layout: 1..2^30)
   layout @4 :TableLayout;
   init @5 :TableInit;
   initScale @6 :Float32;
@@ -68,6 +68,8 @@ struct TableRequest {
     drop @17 :Void;          # -> done
     save @18 :Void;          # -> done: written to the shard's table directory
     scan @19 :Scan;          # -> floats and keys: a page of this shard's rows, and next
+    sparseGet @20 :SparseRows;  # -> floats: rows x indices, row after row
+    sparseAdd @21 :SparseAdd;   # -> done: row[indices[j]] += values[j]
   }
 }
 
@@ -78,6 +80,22 @@ struct TableRequest {
 struct Scan {
   cursor @0 :UInt64;
   limit @1 :UInt32;
+}
+
+# Columns of whole rows by their (global) column numbers, as many as a
+# shard holds of them: in the columns layout the client sends each shard
+# the indices inside its column range. Duplicates are allowed.
+struct SparseRows {
+  rows @0 :List(UInt64);
+  indices @1 :List(UInt32);
+}
+
+# A sparse increment of one row: values[j] is added to column indices[j]
+# (repeated indices add up).
+struct SparseAdd {
+  row @0 :UInt64;
+  indices @1 :List(UInt32);
+  values @2 :Data;           # indices x float32
 }
 
 struct Axpy {

@@ -19,6 +19,9 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libcapnp-dev libboost-dev
           libspdlog-dev zlib1g-dev libedit-dev catch2 python3 python3-gensim python3-cryptography curl time tmux
           clang libclang-rt-dev clang-format chromium pybind11-dev python3-dev python3-numpy)
+# python3-sklearn: tests/e2e_lbfgs.sh and scripts/lbfgs-vs-sklearn check gridvec's
+# L-BFGS against scikit-learn's LogisticRegression(solver="lbfgs") on the same data.
+packages+=(python3-sklearn)
 # systemd: tests/e2e_deploy.sh checks deploy/systemd's unit with systemd-analyze verify.
 packages+=(systemd)
 missing=()

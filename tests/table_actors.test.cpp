@@ -6,6 +6,8 @@
 #include <caf/all.hpp>
 
 #include <atomic>
+#include <cmath>
+#include <random>
 #include <map>
 #include <thread>
 
@@ -251,6 +253,160 @@ TEST_CASE("a user operation registered in the shards' process runs on each shard
       total += n;
     }
     CHECK(total == 100);
+  }
+  stop(shards);
+}
+
+TEST_CASE("a vector row longer than 65,536 floats, split over shards, read and written by column", "[tables][actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto shards = spawn_table_shards(sys, 3);
+  {
+    table_client client{sys, shards};
+    table_spec spec;
+    spec.name = "vectors";
+    spec.kind = table_kind::matrix;
+    spec.rows = 3;
+    spec.dim = 200003; // not a multiple of the shards
+    spec.layout = table_layout::columns;
+    spec.dense = true;
+    auto t = client.open(spec);
+    REQUIRE(t);
+    // A dense reference of the same three rows.
+    std::vector<std::vector<double>> ref(3, std::vector<double>(spec.dim, 0.0));
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<uint32_t> column(0, spec.dim - 1);
+    std::normal_distribution<float> value(0.0f, 1.0f);
+    for (uint64_t row : {0, 1}) {
+      std::vector<uint32_t> idx;
+      std::vector<float> vals;
+      for (int i = 0; i < 5000; ++i) {
+        idx.push_back(column(rng));
+        vals.push_back(value(rng));
+        ref[row][idx.back()] += vals.back();
+      }
+      idx.push_back(0); // both ends of the row
+      vals.push_back(1.0f);
+      ref[row][0] += 1.0;
+      idx.push_back(spec.dim - 1);
+      vals.push_back(-1.0f);
+      ref[row][spec.dim - 1] -= 1.0;
+      REQUIRE(t->increment(row, idx, vals));
+    }
+    std::vector<uint32_t> all(spec.dim);
+    for (uint32_t c = 0; c < spec.dim; ++c)
+      all[c] = c;
+    auto check_row = [&](uint64_t row) {
+      auto got = t->fetch(row, all);
+      REQUIRE(got);
+      double worst = 0;
+      for (uint32_t c = 0; c < spec.dim; ++c)
+        worst = std::max(worst, std::abs((*got)[c] - ref[row][c]));
+      CHECK(worst < 1e-5);
+    };
+    check_row(0);
+    check_row(1);
+    // The vector math runs on the shards: only scalars come back.
+    const std::vector<uint64_t> r0{0}, r1{1}, r2{2};
+    auto d = t->dot(r0, r1);
+    REQUIRE(d);
+    double expect = 0;
+    for (uint32_t c = 0; c < spec.dim; ++c)
+      expect += ref[0][c] * ref[1][c];
+    CHECK((*d)[0] == Approx(expect).epsilon(1e-5));
+    REQUIRE(t->copy(r1, r2));
+    REQUIRE(t->axpy(-0.5f, r0, r2)); // r2 = r1 - 0.5 r0
+    REQUIRE(t->scal(2.0f, r2));      // r2 = 2 r1 - r0
+    for (uint32_t c = 0; c < spec.dim; ++c)
+      ref[2][c] = 2 * ref[1][c] - ref[0][c];
+    check_row(2);
+    // Several rows at a few columns at once, in the caller's order.
+    std::vector<uint32_t> some{spec.dim - 1, 7, 133334, 7};
+    const std::vector<uint64_t> rows{2, 0};
+    auto both = t->fetch_rows(rows, some);
+    REQUIRE(both);
+    REQUIRE(both->size() == 8);
+    for (size_t i = 0; i < 2; ++i)
+      for (size_t j = 0; j < some.size(); ++j)
+        CHECK((*both)[i * 4 + j] == Approx(ref[rows[i]][some[j]]).margin(1e-5));
+    // Out of range columns are refused before anything is sent.
+    CHECK(test::contains(t->fetch(0, std::vector<uint32_t>{spec.dim}).error(), "outside its 200003 columns"));
+    CHECK(test::contains(t->increment(0, std::vector<uint32_t>{1, 2}, std::vector<float>{1}).error(),
+                         "1 values for 2 columns"));
+  }
+  stop(shards);
+}
+
+TEST_CASE("sparse fetch and increment on a map in the rows layout", "[tables][actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto shards = spawn_table_shards(sys, 2);
+  {
+    table_client client{sys, shards};
+    auto t = client.open(spec_of("m", table_layout::rows, table_optimizer::sgd));
+    REQUIRE(t);
+    std::vector<uint64_t> keys{11, 12, 13, 14};
+    auto before = t->get(keys);
+    REQUIRE(before);
+    for (uint64_t k : keys)
+      REQUIRE(t->increment(k, std::vector<uint32_t>{1, 5, 1}, std::vector<float>{1.0f, 2.0f, 3.0f}));
+    auto after = t->fetch_rows(keys, std::vector<uint32_t>{5, 1, 0});
+    REQUIRE(after);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      CHECK((*after)[i * 3 + 0] == Approx((*before)[i * 6 + 5] + 2.0f));
+      CHECK((*after)[i * 3 + 1] == Approx((*before)[i * 6 + 1] + 4.0f));
+      CHECK((*after)[i * 3 + 2] == Approx((*before)[i * 6 + 0]));
+    }
+  }
+  stop(shards);
+}
+
+TEST_CASE("asynchronous calls return futures and do what the blocking calls do", "[tables][actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto shards = spawn_table_shards(sys, 2);
+  {
+    auto spec = spec_of("a", table_layout::rows, table_optimizer::sgd);
+    auto lanes = async_table::open(sys, shards, spec, 3);
+    REQUIRE(lanes);
+    CHECK((*lanes)->lanes() == 3);
+    // Many calls in flight at once on three lanes; each key is written by one call.
+    std::vector<std::future<status>> puts;
+    for (uint64_t k = 0; k < 60; ++k)
+      puts.push_back((*lanes)->put({k}, std::vector<float>(6, static_cast<float>(k))));
+    for (auto& f : puts)
+      CHECK(f.get());
+    std::vector<uint64_t> keys(60);
+    for (uint64_t k = 0; k < 60; ++k)
+      keys[k] = k;
+    auto got = (*lanes)->get(keys).get();
+    REQUIRE(got);
+    for (uint64_t k = 0; k < 60; ++k)
+      CHECK((*got)[k * 6 + 5] == static_cast<float>(k));
+    // The same through a blocking client.
+    table_client client{sys, shards};
+    auto t = client.open(spec);
+    REQUIRE(t);
+    CHECK(*t->get(keys) == *got);
+    // Pushes from several lanes all land (SGD: w -= lr g, lr 0.2).
+    std::vector<std::future<status>> pushes;
+    for (int i = 0; i < 10; ++i)
+      pushes.push_back((*lanes)->push({7}, std::vector<float>(6, 1.0f)));
+    for (auto& f : pushes)
+      CHECK(f.get());
+    CHECK((*t->get(std::vector<uint64_t>{7}))[0] == Approx(7.0f - 10 * 0.2f));
+    // Any call through submit; an error comes back through its future.
+    auto info = (*lanes)->submit([](table& tbl) { return tbl.info(); }).get();
+    REQUIRE(info);
+    CHECK(info->size() == 2);
+    auto bad = (*lanes)->put({1}, std::vector<float>(5)).get();
+    CHECK(test::contains(bad.error(), "5 floats for 1 keys of 6"));
+    // A spec the shards refuse: open says so.
+    auto other = spec;
+    other.dim = 7;
+    auto refused = async_table::open(sys, shards, other, 2);
+    REQUIRE_FALSE(refused);
+    CHECK(test::contains(refused.error(), "exists as"));
   }
   stop(shards);
 }

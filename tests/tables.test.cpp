@@ -565,3 +565,48 @@ TEST_CASE("dense tables are only matrices, and bounded by the shard's memory", "
   REQUIRE(info.size() == 1);
   CHECK(info[0].rows == 100);
 }
+
+TEST_CASE("sparse fetch and increment by column, checked against the shard's columns", "[tables]") {
+  // Shard 1 of 2 of a vector table of 100,000 columns (longer than any row
+  // of an ordinary table): it holds columns 50,000..99,999.
+  table_service service{1, 2, ""};
+  table_spec spec;
+  spec.name = "vec";
+  spec.kind = table_kind::matrix;
+  spec.rows = 3;
+  spec.dim = 100000;
+  spec.layout = table_layout::columns;
+  spec.dense = true;
+  REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
+  std::vector<uint32_t> cols{50000, 99999, 50000, 70000};
+  std::vector<float> deltas{1.0f, 2.0f, 0.5f, -3.0f};
+  CHECK(ask(service, encode_table_sparse_add("vec", 2, cols, deltas)).what == table_reply::kind::done);
+  std::vector<uint64_t> rows{2, 0};
+  std::vector<uint32_t> read{50000, 70000, 99999, 60000};
+  auto got = ask(service, encode_table_sparse_get("vec", rows, read));
+  REQUIRE(got.what == table_reply::kind::floats);
+  CHECK(got.floats == std::vector<float>{1.5f, -3.0f, 2.0f, 0.0f, 0, 0, 0, 0});
+
+  CHECK(test::contains(error_of(service, encode_table_sparse_get("vec", rows, std::vector<uint32_t>{49999})),
+                       "column 49999 is not on shard 1 (it holds columns 50000 to 99999 of 100000)"));
+  CHECK(test::contains(error_of(service, encode_table_sparse_add("vec", 0, cols, std::vector<float>(3))),
+                       "12 bytes of values for 4 columns"));
+  CHECK(test::contains(error_of(service, encode_table_sparse_add("vec", 3, cols, deltas)), "outside its 3 rows"));
+  // rows x columns is bounded before the reply is made.
+  std::vector<uint64_t> many_rows(64, 1);
+  std::vector<uint32_t> many_cols(max_request_floats / 64 + 1, 50000);
+  CHECK(test::contains(error_of(service, encode_table_sparse_get("vec", many_rows, many_cols)), "split it"));
+  std::vector<uint32_t> too_many(max_request_keys + 1, 50000);
+  CHECK(test::contains(
+    error_of(service, encode_table_sparse_add("vec", 0, too_many, std::vector<float>(too_many.size()))), "more than"));
+
+  // Long rows only for dense matrices in the columns layout.
+  auto lazy = spec;
+  lazy.name = "lazy";
+  lazy.dense = false;
+  CHECK(test::contains(error_of(service, encode_table_create(lazy)), "dim must be between 1 and 65536"));
+  auto huge = spec;
+  huge.name = "huge";
+  huge.dim = max_vector_dim + 1;
+  CHECK(test::contains(error_of(service, encode_table_create(huge)), "dim must be between 1 and 1073741824"));
+}

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "actors/connect.hpp"
+#include "src/table/table_service.hpp"
 
 namespace gridvec {
 
@@ -480,6 +481,132 @@ status table::scal(float alpha, std::span<const uint64_t> keys) {
   for (auto& k : r.keys)
     requests.push_back(encode_table_scal(spec_.name, alpha, k));
   return as_status(core_->ask(r.targets, std::move(requests), table_reply::kind::done));
+}
+
+namespace {
+
+// The shard that holds column c of rows of `dim` floats split over `shards`.
+uint32_t shard_of_column(uint32_t dim, uint32_t c, uint32_t shards) {
+  uint32_t s = static_cast<uint32_t>(std::min<uint64_t>(shards - 1, uint64_t{c} * shards / dim));
+  while (s > 0 && columns_of_shard(dim, s, shards).first > c)
+    --s;
+  while (s + 1 < shards && columns_of_shard(dim, s + 1, shards).first <= c)
+    ++s;
+  return s;
+}
+
+// One sparse request: to `target`, rows `rows` (their places in the
+// caller's list) and the columns at `at` of the caller's indices.
+struct sparse_part {
+  uint32_t target = 0;
+  std::vector<uint64_t> rows;
+  std::vector<size_t> row_at;
+  std::vector<uint32_t> indices;
+  std::vector<size_t> at;
+};
+
+status check_indices(const table_spec& spec, std::span<const uint32_t> indices) {
+  for (uint32_t c : indices)
+    if (c >= spec.dim)
+      return failure{"table " + spec.name + ": column " + std::to_string(c) + " is outside its " +
+                     std::to_string(spec.dim) + " columns"};
+  return {};
+}
+
+// The parts of a sparse call: rows grouped by the shard that holds them
+// (every shard, in the columns layout, for its own columns), the columns
+// cut into pieces that each fit a request's bounds.
+std::vector<sparse_part> sparse_parts(const table_spec& spec, uint32_t shards, std::span<const uint64_t> rows,
+                                      std::span<const uint32_t> indices) {
+  const bool columns = spec.layout == table_layout::columns && shards > 1;
+  std::vector<std::vector<size_t>> rows_of(shards), cols_of(shards);
+  for (size_t i = 0; i < rows.size(); ++i)
+    rows_of[columns || shards == 1 ? 0 : shard_of_key(rows[i], shards)].push_back(i);
+  for (size_t j = 0; j < indices.size(); ++j)
+    cols_of[columns ? shard_of_column(spec.dim, indices[j], shards) : 0].push_back(j);
+  std::vector<sparse_part> parts;
+  for (uint32_t s = 0; s < shards; ++s) {
+    const auto& my_rows = rows_of[columns ? 0 : s];
+    const auto& my_cols = cols_of[columns ? s : 0];
+    if (my_rows.empty() || my_cols.empty())
+      continue;
+    const size_t piece =
+      std::max<size_t>(1, std::min(max_request_keys, max_request_floats / std::max<size_t>(1, my_rows.size())));
+    for (size_t from = 0; from < my_cols.size(); from += piece) {
+      sparse_part p;
+      p.target = s;
+      for (size_t i : my_rows) {
+        p.rows.push_back(rows[i]);
+        p.row_at.push_back(i);
+      }
+      for (size_t j = from; j < std::min(my_cols.size(), from + piece); ++j) {
+        p.indices.push_back(indices[my_cols[j]]);
+        p.at.push_back(my_cols[j]);
+      }
+      parts.push_back(std::move(p));
+    }
+  }
+  return parts;
+}
+
+} // namespace
+
+expected<std::vector<float>> table::fetch(uint64_t row, std::span<const uint32_t> indices) {
+  return fetch_rows(std::span<const uint64_t>(&row, 1), indices);
+}
+
+expected<std::vector<float>> table::fetch_rows(std::span<const uint64_t> rows, std::span<const uint32_t> indices) {
+  if (auto ok = check_indices(spec_, indices); !ok)
+    return failure{ok.error()};
+  if (rows.size() > max_request_floats)
+    return failure{"table " + spec_.name + ": " + std::to_string(rows.size()) + " rows in one sparse fetch"};
+  auto parts = sparse_parts(spec_, core_->count(), rows, indices);
+  std::vector<uint32_t> targets;
+  std::vector<wire_bytes> requests;
+  for (auto& p : parts) {
+    targets.push_back(p.target);
+    requests.push_back(encode_table_sparse_get(spec_.name, p.rows, p.indices));
+  }
+  auto replies = core_->ask_raw(targets, std::move(requests));
+  if (!replies)
+    return failure{replies.error()};
+  const size_t n = indices.size();
+  std::vector<float> out(rows.size() * n);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const sparse_part& p = parts[k];
+    auto read = read_table_floats((*replies)[k], [&](const float* floats, size_t count) -> status {
+      if (count != p.rows.size() * p.indices.size())
+        return failure{"table shard " + std::to_string(p.target) + " sent " + std::to_string(count) + " floats for " +
+                       std::to_string(p.rows.size()) + " rows x " + std::to_string(p.indices.size()) + " columns"};
+      for (size_t i = 0; i < p.rows.size(); ++i)
+        for (size_t j = 0; j < p.indices.size(); ++j)
+          out[p.row_at[i] * n + p.at[j]] = floats[i * p.indices.size() + j];
+      return {};
+    });
+    if (!read)
+      return failure{read.error()};
+  }
+  return out;
+}
+
+status table::increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values) {
+  if (values.size() != indices.size())
+    return failure{"table " + spec_.name + ": " + std::to_string(values.size()) + " values for " +
+                   std::to_string(indices.size()) + " columns"};
+  if (auto ok = check_indices(spec_, indices); !ok)
+    return ok;
+  auto parts = sparse_parts(spec_, core_->count(), std::span<const uint64_t>(&row, 1), indices);
+  std::vector<uint32_t> targets;
+  std::vector<wire_bytes> requests;
+  std::vector<float> part_values;
+  for (auto& p : parts) {
+    part_values.resize(p.at.size());
+    for (size_t j = 0; j < p.at.size(); ++j)
+      part_values[j] = values[p.at[j]];
+    targets.push_back(p.target);
+    requests.push_back(encode_table_sparse_add(spec_.name, row, p.indices, part_values));
+  }
+  return as_status(core_->ask(targets, std::move(requests), table_reply::kind::done));
 }
 
 expected<std::vector<double>> table::reduce(const std::string& what) {

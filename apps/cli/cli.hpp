@@ -16,6 +16,7 @@ int cli_keygen(const std::vector<std::string>& args);
 int cli_eval(const std::vector<std::string>& args);
 int cli_export(const std::vector<std::string>& args);
 int cli_table(const std::vector<std::string>& args);
+int cli_lbfgs(const std::vector<std::string>& args);
 int cli_stop(const std::vector<std::string>& args);
 int cli_config(const std::vector<std::string>& args);
 

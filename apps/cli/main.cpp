@@ -24,6 +24,7 @@ const char* usage = "usage: gridvec COMMAND [options]\n\n"
                     "  config    write a cluster config from a host list (gridvec config from-hosts ...)\n"
                     "  shell     control a cluster and its job interactively (--config FILE)\n"
                     "  table     the parameter server's tables on a cluster (gridvec table --config FILE list)\n"
+                    "  lbfgs     logistic regression by L-BFGS on the table shards (gridvec lbfgs --train DATA.svm)\n"
                     "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
                     "`gridvec COMMAND --help` describes a command's options.\n";
 
@@ -61,6 +62,8 @@ int main(int argc, char** argv) {
     return gridvec::cli_shell(args);
   if (command == "table")
     return gridvec::cli_table(args);
+  if (command == "lbfgs")
+    return gridvec::cli_lbfgs(args);
   if (command == "export")
     return gridvec::cli_export(args);
   if (command == "eval")

@@ -5,7 +5,7 @@
 // created on first read (zeros) with Adagrad's G kept beside each row;
 // the program only sends feature keys and gradients, and reads weights.
 //
-//   sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats]
+//   sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats] [--sync]
 //   sparse-logreg --config CLUSTER.conf --node NAME
 //
 // --config: the tables of a running cluster (its shard nodes); --local: that
@@ -18,6 +18,10 @@
 // features; its label is drawn from the hidden model), trains on 50,000
 // examples, and prints the held-out accuracy next to the hidden model's own
 // (the best any learner can do). Exits 0 when done, 1 with one error line.
+// Its calls are asynchronous (gridvec/tables/async.hpp): the next batch's
+// weights are on their way while this one is computed, and gradients are
+// pushed without waiting; --sync waits for each call instead, and each
+// epoch's line says how many examples a second either way.
 #include <caf/all.hpp>
 
 #include <gridvec/cluster.hpp>
@@ -25,6 +29,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
 #include <csignal>
 #include <cstring>
 #include <cmath>
@@ -150,8 +157,9 @@ gridvec::expected<std::pair<double, double>> evaluate(gridvec::table& weights, c
                         loss / static_cast<double>(xs.size()));
 }
 
-int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards, int epochs, bool save, bool stats) {
-  gridvec::table_client client{sys, std::move(shards)};
+int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards, int epochs, bool save, bool stats,
+          bool sync) {
+  gridvec::table_client client{sys, shards};
   gridvec::table_spec spec;
   spec.name = "logreg-weights";
   spec.dim = 1; // one weight per feature
@@ -163,11 +171,35 @@ int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards
   const data_set d = make_data(42);
   std::printf("data: %zu training and %zu held-out examples over %d hashed features; %u shards\n", d.train.size(),
               d.test.size(), features, client.shards());
+  // --sync: every call waits for its answer. Otherwise (the default) the
+  // calls are asynchronous, on two lanes: the next batch's weights are
+  // fetched while this one is computed, and gradients are pushed without
+  // waiting (each batch reads weights at most one push behind, as a
+  // parameter server's bounded delay allows).
+  std::unique_ptr<gridvec::async_table> lanes;
+  if (!sync) {
+    auto opened = gridvec::async_table::open(sys, shards, spec, 2);
+    if (!opened)
+      return fail(opened.error());
+    lanes = std::move(*opened);
+  }
   for (int epoch = 1; epoch <= epochs; ++epoch) {
+    const auto started = std::chrono::steady_clock::now();
+    std::future<gridvec::expected<std::vector<float>>> next;
+    std::future<gridvec::status> pushed;
+    if (lanes)
+      next = lanes->get(collect(d.train, 0, std::min<size_t>(batch, d.train.size())).keys);
     for (size_t begin = 0; begin < d.train.size(); begin += batch) {
       const size_t end = std::min(d.train.size(), begin + batch);
       auto b = collect(d.train, begin, end);
-      auto w = weights->get(b.keys); // rows never seen are created, as zeros
+      gridvec::expected<std::vector<float>> w = gridvec::failure{""};
+      if (lanes) {
+        w = next.get();
+        if (end < d.train.size()) // the next batch's rows, while this one is computed
+          next = lanes->get(collect(d.train, end, std::min(d.train.size(), end + batch)).keys);
+      } else {
+        w = weights->get(b.keys); // rows never seen are created, as zeros
+      }
       if (!w)
         return fail(w.error());
       // d loss / d w_f = (p - y) for each example that has feature f.
@@ -180,15 +212,26 @@ int train(caf::actor_system& sys, std::vector<gridvec::table_shard_actor> shards
         for (size_t at : b.at[i - begin])
           grad[at] += g;
       }
-      if (auto pushed = weights->push(b.keys, grad); !pushed) // Adagrad, on the shards
-        return fail(pushed.error());
+      if (lanes) {
+        if (pushed.valid())
+          if (auto ok = pushed.get(); !ok)
+            return fail(ok.error());
+        pushed = lanes->push(std::move(b.keys), std::move(grad)); // Adagrad, on the shards
+      } else if (auto ok = weights->push(b.keys, grad); !ok) {
+        return fail(ok.error());
+      }
     }
+    if (pushed.valid())
+      if (auto ok = pushed.get(); !ok)
+        return fail(ok.error());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     auto train_score = evaluate(*weights, d.train);
     auto test_score = evaluate(*weights, d.test);
     if (!train_score || !test_score)
       return fail(!train_score ? train_score.error() : test_score.error());
-    std::printf("epoch %d: training log-loss %.4f, held-out accuracy %.4f\n", epoch, train_score->second,
-                test_score->first);
+    std::printf("epoch %d: training log-loss %.4f, held-out accuracy %.4f, %.0f examples/s (%s)\n", epoch,
+                train_score->second, test_score->first, double(d.train.size()) / seconds,
+                lanes ? "asynchronous" : "synchronous");
   }
   auto count = weights->reduce("count");
   auto infos = weights->info();
@@ -263,7 +306,7 @@ int run_node(const std::string& config, const std::string& name) {
 int main(int argc, char** argv) {
   std::string config, node;
   int local = 0, epochs = 3;
-  bool save = false, stats = false;
+  bool save = false, stats = false, sync = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--config" && i + 1 < argc)
@@ -276,11 +319,14 @@ int main(int argc, char** argv) {
       save = true;
     else if (a == "--stats")
       stats = true;
+    else if (a == "--sync")
+      sync = true;
     else if (a == "--node" && i + 1 < argc)
       node = argv[++i];
     else
-      return fail("usage: sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats]\n"
-                  "       sparse-logreg --config CLUSTER.conf --node NAME");
+      return fail(
+        "usage: sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats] [--sync]\n"
+        "       sparse-logreg --config CLUSTER.conf --node NAME");
   }
   // Registered before any shard serves: in-process shards and --node's.
   gridvec::register_table_operation("logreg.stats", logreg_stats);
@@ -292,7 +338,7 @@ int main(int argc, char** argv) {
   if (local > 0) {
     caf::actor_system sys{cfg};
     auto shards = gridvec::spawn_table_shards(sys, static_cast<uint32_t>(local));
-    int code = train(sys, shards, epochs, save, stats);
+    int code = train(sys, shards, epochs, save, stats, sync);
     for (auto& s : shards)
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
     return code;
@@ -306,5 +352,5 @@ int main(int argc, char** argv) {
   auto shards = gridvec::connect_table_shards(sys, *cluster);
   if (!shards)
     return fail(shards.error());
-  return train(sys, *shards, epochs, save, stats);
+  return train(sys, *shards, epochs, save, stats, sync);
 }

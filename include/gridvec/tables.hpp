@@ -26,6 +26,7 @@
 // A user operation runs on each shard's slice (gridvec/table_operations.hpp):
 //   gridvec::register_table_operation("norms", ...);   // in the shard's process
 //   auto parts = t->call("norms", args);     // one result per shard
+#include <gridvec/tables/async.hpp>
 #include <gridvec/tables/client.hpp>
 #include <gridvec/tables/shard.hpp>
 #include <gridvec/core/table_operations.hpp>

@@ -256,6 +256,18 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         return failure{b.error()};
       return std::make_pair(std::move(*a), std::move(*b));
     };
+    // Column numbers of a sparse request: each one this shard's.
+    auto columns_of = [&](capnp::List<uint32_t>::Reader list) -> expected<std::vector<uint32_t>> {
+      std::vector<uint32_t> indices;
+      get_list(list, indices);
+      const uint64_t first = slice.first_column(), end = first + width;
+      for (uint32_t c : indices)
+        if (c < first || c >= end)
+          return failure{"table " + name + ": column " + std::to_string(c) + " is not on shard " +
+                         std::to_string(shard_) + " (it holds columns " + std::to_string(first) + " to " +
+                         std::to_string(end - 1) + " of " + std::to_string(slice.spec().dim) + ")"};
+      return indices;
+    };
     switch (r.which()) {
       case R::GET: {
         auto keys = checked(keys_of(r.getGet()), slice.stride());
@@ -375,6 +387,9 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         // At most as many rows as a request may carry.
         const uint64_t limit = std::min<uint64_t>(
           {r.getScan().getLimit(), max_request_keys, max_request_floats / std::max<uint32_t>(width, 1)});
+        if (limit == 0 && r.getScan().getLimit() > 0)
+          return failure{"table " + name + ": rows of " + std::to_string(width) +
+                         " floats on a shard are too long to scan whole; read them by columns (sparse fetch)"};
         std::vector<uint64_t> keys;
         std::vector<float> values;
         const uint64_t next = slice.scan(r.getScan().getCursor(), static_cast<uint32_t>(limit), keys, values);
@@ -384,6 +399,45 @@ wire_bytes table_service::handle(const wire_bytes& request) {
             set_list(r.initKeys(static_cast<unsigned>(keys.size())), keys);
             r.setNext(next);
           });
+        return {};
+      }
+      case R::SPARSE_GET: {
+        auto sparse = r.getSparseGet();
+        auto rows = checked(keys_of(sparse.getRows()), 0);
+        if (!rows)
+          return failure{rows.error()};
+        const size_t n = sparse.getIndices().size();
+        // rows x indices floats come back: bounded before anything is made.
+        if (n > max_request_keys || rows->size() * uint64_t{n} > max_request_floats)
+          return failure{"table " + name + ": " + std::to_string(rows->size()) + " rows x " + std::to_string(n) +
+                         " columns is more than one request may read (" + std::to_string(max_request_floats) +
+                         " floats); split it"};
+        auto indices = columns_of(sparse.getIndices());
+        if (!indices)
+          return failure{indices.error()};
+        reply = floats_reply(
+          rows->size() * n, 0, [&](float* out) { slice.get_columns(*rows, *indices, out); },
+          [](wire::TableReply::Builder) {});
+        return {};
+      }
+      case R::SPARSE_ADD: {
+        auto sparse = r.getSparseAdd();
+        const uint64_t row = sparse.getRow();
+        auto keys = checked(std::vector<uint64_t>{row}, 0);
+        if (!keys)
+          return failure{keys.error()};
+        const size_t n = sparse.getIndices().size();
+        if (n > max_request_keys)
+          return failure{"table " + name + ": " + std::to_string(n) + " columns in one increment, more than " +
+                         std::to_string(max_request_keys)};
+        if (sparse.getValues().size() != n * sizeof(float))
+          return failure{"table " + name + ": " + std::to_string(sparse.getValues().size()) + " bytes of values for " +
+                         std::to_string(n) + " columns (expected " + std::to_string(n * sizeof(float)) + ")"};
+        auto indices = columns_of(sparse.getIndices());
+        if (!indices)
+          return failure{indices.error()};
+        slice.add_columns(row, *indices, reinterpret_cast<const float*>(sparse.getValues().begin()));
+        reply = done_reply();
         return {};
       }
       case R::INFO: reply = tables_reply({info_of(slice)}); return {};

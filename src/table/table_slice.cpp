@@ -209,6 +209,21 @@ void table_slice::copy(std::span<const uint64_t> from, std::span<const uint64_t>
   }
 }
 
+void table_slice::get_columns(std::span<const uint64_t> rows, std::span<const uint32_t> indices, float* out) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const float* r = row(rows[i]);
+    float* o = out + i * indices.size();
+    for (size_t j = 0; j < indices.size(); ++j)
+      o[j] = r[indices[j] - first_];
+  }
+}
+
+void table_slice::add_columns(uint64_t key, std::span<const uint32_t> indices, const float* values) {
+  float* r = row(key);
+  for (size_t j = 0; j < indices.size(); ++j)
+    r[indices[j] - first_] += values[j];
+}
+
 bool table_slice::reduce(std::string_view what, std::vector<double>& out) const {
   if (what == "count") {
     out.assign(1, static_cast<double>(rows()));

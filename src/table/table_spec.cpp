@@ -33,9 +33,11 @@ status validate_table_spec(const table_spec& spec) {
   if (spec.name[0] == '.')
     return failure{"table name '" + spec.name + "' must not start with '.'"};
   const std::string t = "table " + spec.name + ": ";
-  if (spec.dim == 0 || spec.dim > max_table_dim)
-    return failure{t + "dim must be between 1 and " + std::to_string(max_table_dim) + ", not " +
-                   std::to_string(spec.dim)};
+  const bool vectors = spec.dense && spec.layout == table_layout::columns && spec.kind == table_kind::matrix;
+  const uint32_t most = vectors ? max_vector_dim : max_table_dim;
+  if (spec.dim == 0 || spec.dim > most)
+    return failure{t + "dim must be between 1 and " + std::to_string(most) + ", not " + std::to_string(spec.dim) +
+                   (vectors ? "" : " (a dense matrix in the columns layout may have longer rows)")};
   if (spec.kind == table_kind::matrix && spec.rows == 0)
     return failure{t + "a matrix needs rows > 0"};
   if (spec.kind == table_kind::map && spec.rows != 0)

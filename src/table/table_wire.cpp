@@ -116,6 +116,29 @@ wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t
   return to_bytes(builder);
 }
 
+wire_bytes encode_table_sparse_get(const std::string& table, std::span<const uint64_t> rows,
+                                   std::span<const uint32_t> indices) {
+  capnp::MallocMessageBuilder builder(words_for(rows.size() + indices.size() / 2, 0));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto sparse = root.initSparseGet();
+  set_list(sparse.initRows(static_cast<unsigned>(rows.size())), rows);
+  set_list(sparse.initIndices(static_cast<unsigned>(indices.size())), indices);
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::span<const uint32_t> indices,
+                                   std::span<const float> values) {
+  capnp::MallocMessageBuilder builder(words_for(indices.size() / 2, values.size()));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto sparse = root.initSparseAdd();
+  sparse.setRow(row);
+  set_list(sparse.initIndices(static_cast<unsigned>(indices.size())), indices);
+  copy_into(sparse.initValues(static_cast<unsigned>(values.size_bytes())), values.data(), values.size_bytes());
+  return to_bytes(builder);
+}
+
 status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use) {
   return with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
     if (r.which() == wire::TableReply::ERROR)

@@ -2,7 +2,8 @@
 // the parameter server, docs/tables.md): a TableRequest is decoded and run
 // by the shard's table_service (src/table/table_service.hpp), which must
 // answer anything (malformed bytes, unknown tables or operations, wrong
-// value sizes, keys outside a matrix or of another shard, huge batches)
+// value sizes, keys outside a matrix or of another shard, columns of
+// another shard in a sparse request, huge batches)
 // with a reply and never write outside a row. The service keeps its tables
 // across inputs, as a shard does across requests; it has no directory, so
 // save writes nothing, and its dense tables may take 64 MiB (a node's
@@ -29,8 +30,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     columns.optimizer = table_optimizer::adagrad;
     columns.init = table_init::normal;
     columns.init_scale = 0.1f;
+    // A vector table: rows longer than an ordinary table's, split by
+    // columns, read and written by column (sparseGet, sparseAdd).
+    table_spec vectors = columns;
+    vectors.name = "vectors";
+    vectors.rows = 4;
+    vectors.dim = 100000;
+    vectors.dense = true;
+    vectors.optimizer = table_optimizer::sgd;
+    vectors.init = table_init::zeros;
     (void)s.handle(encode_table_create(rows));
     (void)s.handle(encode_table_create(columns));
+    (void)s.handle(encode_table_create(vectors));
     return s;
   }();
   const wire_bytes bytes(data, data + size);

@@ -162,6 +162,12 @@ void table_seeds() {
   write("table_request", "list", encode_table_simple(table_op::list, ""));
   write("table_request", "save", encode_table_simple(table_op::save, "rows"));
   write("table_request", "scan", encode_table_scan("rows", 0, 10));
+  const std::vector<uint64_t> vector_rows{0, 3};
+  const std::vector<uint32_t> columns{50000, 99999, 50000};
+  const std::vector<float> deltas{1.0f, -2.0f, 0.5f};
+  write("table_request", "sparse-get", encode_table_sparse_get("vectors", vector_rows, columns));
+  write("table_request", "sparse-add", encode_table_sparse_add("vectors", 3, columns, deltas));
+  write("table_request", "sparse-get-columns", encode_table_sparse_get("columns", keys, std::vector<uint32_t>{1, 2}));
 }
 
 void checkpoint_seeds(const fs::path& tmp) {

@@ -65,6 +65,13 @@ public:
   void scal(float alpha, std::span<const uint64_t> keys);                           // v *= alpha
   void copy(std::span<const uint64_t> from, std::span<const uint64_t> to);          // to = from
 
+  // Sparse access by global column number; every index must lie in
+  // [first_column(), first_column() + width()) (the service checks).
+  /// out[i * indices.size() + j] = row rows[i], column indices[j].
+  void get_columns(std::span<const uint64_t> rows, std::span<const uint32_t> indices, float* out);
+  /// row[indices[j]] += values[j]; a repeated index adds each value.
+  void add_columns(uint64_t row, std::span<const uint32_t> indices, const float* values);
+
   /// Over the rows that exist: "sum" (width doubles: column sums), "sumsq"
   /// (one: the sum of squares), "count" (one: the rows). False if `what`
   /// is none of them.

@@ -56,10 +56,17 @@ struct table_spec {
 
 /// Bounds on what a table may be (a peer chooses them).
 constexpr uint32_t max_table_dim = 65536;
+/// A dense matrix in the columns layout may have rows this long: each is
+/// one distributed vector split over the shards by columns (a model of 10^8
+/// features), read and written by column (fetch/increment) and combined
+/// on the shards (dot, axpy, scal, copy). Its memory is bounded by the
+/// shard's dense limit.
+constexpr uint32_t max_vector_dim = uint32_t{1} << 30;
 constexpr size_t max_table_name = 64;
 
 /// Checks a spec: a name of [A-Za-z0-9_.-] not starting with '.', at most
-/// 64 characters (it names files); 1 <= dim <= 65536; a matrix has rows;
+/// 64 characters (it names files); 1 <= dim <= 65536 (max_vector_dim for a
+/// dense matrix in the columns layout); a matrix has rows;
 /// a scale for a random initializer; a positive learning rate. One line.
 status validate_table_spec(const table_spec& spec);
 

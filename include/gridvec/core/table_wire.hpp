@@ -42,7 +42,9 @@ enum class table_op {
   info,
   list,
   drop,
-  save
+  save,
+  sparse_get,
+  sparse_add
 };
 
 wire_bytes encode_table_create(const table_spec& spec);
@@ -61,6 +63,14 @@ wire_bytes encode_table_call(const std::string& table, const std::string& operat
 wire_bytes encode_table_simple(table_op op, const std::string& table);
 /// A page of a shard's rows (schema/table.capnp, Scan).
 wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t limit);
+
+/// Columns `indices` (global numbers) of each of `rows`: the reply holds
+/// rows.size() x indices.size() floats.
+wire_bytes encode_table_sparse_get(const std::string& table, std::span<const uint64_t> rows,
+                                   std::span<const uint32_t> indices);
+/// row[indices[j]] += values[j] (as many values as indices).
+wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::span<const uint32_t> indices,
+                                   std::span<const float> values);
 
 /// A decoded TableReply.
 struct table_reply {

@@ -103,6 +103,18 @@ public:
   status copy(std::span<const uint64_t> from, std::span<const uint64_t> to);
   status add(std::span<const uint64_t> keys, std::span<const float> deltas); // increment
 
+  // --- sparse access by column (any layout) ---------------------------------
+  // Column numbers are global (0..dim-1); the client sends each shard the
+  // ones it holds. A dense matrix in the columns layout may have rows of up
+  // to max_vector_dim floats: one distributed vector per row, read and
+  // written this way and combined on the shards with dot/axpy/scal/copy.
+  /// Columns `indices` of row `row`: one float per index, in order.
+  expected<std::vector<float>> fetch(uint64_t row, std::span<const uint32_t> indices);
+  /// Columns `indices` of each of `rows`: rows.size() x indices.size() floats.
+  expected<std::vector<float>> fetch_rows(std::span<const uint64_t> rows, std::span<const uint32_t> indices);
+  /// Sparse increment: row[indices[j]] += values[j] (repeats add up).
+  status increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values);
+
   // --- over the whole table -------------------------------------------------
   /// "sum" (dim column sums), "sumsq" (1), "count" (rows; 1).
   expected<std::vector<double>> reduce(const std::string& what);

@@ -1,0 +1,450 @@
+// `gridvec lbfgs`: L2-regularised logistic regression over hashed sparse
+// features (LIBSVM text), trained by L-BFGS whose vectors live on the
+// parameter server's shards (docs/lbfgs.md). The model, its gradient, the
+// search direction and the m history pairs are the rows of one dense
+// table in the columns layout, each row one vector split over the shards;
+// the two-loop recursion and the model update are dot/axpy/scal/copy on
+// the shards, and only scalars come back. The data passes are spread over
+// learner threads, each reading the model only at the columns its examples
+// touch (a sparse fetch) and sending its gradient back the same way (a
+// sparse increment).
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <gridvec/cluster.hpp>
+#include <gridvec/tables.hpp>
+
+#include "apps/cli/cli.hpp"
+#include "src/lbfgs/lbfgs.hpp"
+#include "src/lbfgs/logistic.hpp"
+#include "src/lbfgs/svm_data.hpp"
+#include "src/util/atomic_file.hpp"
+
+namespace gridvec {
+
+namespace {
+
+const char* const usage =
+  "usage: gridvec lbfgs --train DATA.svm [--config CLUSTER.conf | --shards S] [options]\n\n"
+  "L2-regularised logistic regression over hashed sparse features, by L-BFGS on the\n"
+  "parameter server's shards (docs/lbfgs.md). Minimises\n"
+  "  sum_i log(1 + exp(-y_i w.x_i)) + l2/2 |w|^2   (scikit-learn's C = 1/l2, no intercept)\n\n"
+  "  --train FILE       LIBSVM text: LABEL FEATURE:VALUE ... (label > 0 positive); a feature\n"
+  "                     of digits below --features is that column, any other is hashed\n"
+  "  --config FILE      the cluster whose table shards hold the vectors; without it,\n"
+  "  --shards S         table shards in this process (default 2)\n"
+  "  --features N       columns of the model: a number or 2^K (default 2^24)\n"
+  "  --l2 X             regularisation strength (default 1)\n"
+  "  --memory M         history pairs kept (default 10)\n"
+  "  --max-iter N       iterations at most (default 200)\n"
+  "  --tol X            stop when |gradient| <= X * examples (default 1e-6)\n"
+  "  --ftol X           stop when the objective's relative decrease is below X (default 1e-10)\n"
+  "  --steps K          step sizes tried in one pass over the data (default 6)\n"
+  "  --threads T        learner threads over the examples (default 2)\n"
+  "  --table NAME       the model table (default lbfgs; its row 0 is the model)\n"
+  "  --output FILE      the weights file: COLUMN WEIGHT per non-zero weight\n"
+  "  --timeout SECONDS  the most a shard may take to answer (default 600)\n";
+
+// The vectors as rows of the model table: the math runs on the shards.
+class table_store : public vector_store {
+public:
+  explicit table_store(table& t) : t_(t) {}
+  expected<std::vector<double>> dot(std::span<const uint64_t> a, std::span<const uint64_t> b) override {
+    return t_.dot(a, b);
+  }
+  status axpy(double alpha, uint64_t x, uint64_t y) override {
+    return t_.axpy(static_cast<float>(alpha), std::span<const uint64_t>(&x, 1), std::span<const uint64_t>(&y, 1));
+  }
+  status scal(double alpha, uint64_t x) override {
+    return t_.scal(static_cast<float>(alpha), std::span<const uint64_t>(&x, 1));
+  }
+  status copy(uint64_t from, uint64_t to) override {
+    return t_.copy(std::span<const uint64_t>(&from, 1), std::span<const uint64_t>(&to, 1));
+  }
+  status zero(uint64_t x) override { // a dense row removed is back to its initial zeros
+    auto r = t_.remove(std::span<const uint64_t>(&x, 1));
+    return r ? status{} : status{failure{r.error()}};
+  }
+
+private:
+  table& t_;
+};
+
+// Learner threads, each with its own client of the table shards (a client
+// belongs to one thread) and its share of the examples. run() gives every
+// learner the same job and waits for all of them.
+class learners {
+public:
+  using job = std::function<status(size_t learner, table& t, const logistic_part& part)>;
+
+  learners(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, const table_spec& spec,
+           std::vector<logistic_part> parts, std::chrono::milliseconds timeout)
+    : parts_(std::move(parts)), results_(parts_.size()) {
+    for (size_t i = 0; i < parts_.size(); ++i)
+      threads_.emplace_back([this, i, &sys, shards, spec, timeout] { loop(i, sys, shards, spec, timeout); });
+  }
+  ~learners() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_)
+      t.join();
+  }
+
+  status run(const job& j) {
+    {
+      std::unique_lock lock(mutex_);
+      job_ = &j;
+      ++round_;
+      pending_ = parts_.size();
+    }
+    wake_.notify_all();
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    for (auto& r : results_)
+      if (!r)
+        return r;
+    return {};
+  }
+  size_t size() const { return parts_.size(); }
+
+private:
+  void loop(size_t i, caf::actor_system& sys, std::vector<table_shard_actor> shards, table_spec spec,
+            std::chrono::milliseconds timeout) {
+    table_client client{sys, std::move(shards), timeout};
+    auto t = client.open(spec);
+    uint64_t seen = 0;
+    for (;;) {
+      const job* j = nullptr;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || round_ != seen; });
+        if (stopping_)
+          return;
+        seen = round_;
+        j = job_;
+      }
+      status r = t ? (*j)(i, *t, parts_[i]) : status{failure{t.error()}};
+      std::lock_guard lock(mutex_);
+      results_[i] = r;
+      if (--pending_ == 0)
+        done_.notify_all();
+    }
+  }
+
+  std::vector<logistic_part> parts_;
+  std::vector<status> results_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const job* job_ = nullptr;
+  uint64_t round_ = 0;
+  size_t pending_ = 0;
+  bool stopping_ = false;
+};
+
+// The data term over the learners.
+class learner_pass : public data_pass {
+public:
+  explicit learner_pass(learners& l) : l_(l) {}
+
+  expected<line_values> evaluate(std::span<const double> steps) override {
+    std::vector<line_values> parts(l_.size());
+    auto ok = l_.run([&](size_t i, table& t, const logistic_part& part) -> status {
+      parts[i].loss.assign(steps.size(), 0.0);
+      parts[i].slope.assign(steps.size(), 0.0);
+      const uint64_t rows[] = {lbfgs_rows::w, lbfgs_rows::d};
+      auto wd = t.fetch_rows(rows, part.columns);
+      if (!wd)
+        return failure{wd.error()};
+      const size_t k = part.columns.size();
+      logistic_line(part, wd->data(), wd->data() + k, steps, parts[i].loss.data(), parts[i].slope.data());
+      return {};
+    });
+    if (!ok)
+      return failure{ok.error()};
+    line_values sum{std::vector<double>(steps.size(), 0.0), std::vector<double>(steps.size(), 0.0)};
+    for (auto& p : parts)
+      for (size_t j = 0; j < steps.size(); ++j) {
+        sum.loss[j] += p.loss[j];
+        sum.slope[j] += p.slope[j];
+      }
+    return sum;
+  }
+
+  expected<double> gradient() override {
+    std::vector<double> losses(l_.size(), 0.0);
+    auto ok = l_.run([&](size_t i, table& t, const logistic_part& part) -> status {
+      auto w = t.fetch(lbfgs_rows::w, part.columns);
+      if (!w)
+        return failure{w.error()};
+      std::vector<double> g(part.columns.size(), 0.0);
+      losses[i] = logistic_gradient(part, w->data(), g.data());
+      std::vector<float> gf(g.begin(), g.end());
+      return t.increment(lbfgs_rows::g_new, part.columns, gf);
+    });
+    if (!ok)
+      return failure{ok.error()};
+    double sum = 0;
+    for (double l : losses)
+      sum += l;
+    return sum;
+  }
+
+  /// Examples whose sign of w.x is their label's (a zero margin counts as wrong).
+  expected<uint64_t> correct() {
+    std::vector<uint64_t> counts(l_.size(), 0);
+    auto ok = l_.run([&](size_t i, table& t, const logistic_part& part) -> status {
+      auto w = t.fetch(lbfgs_rows::w, part.columns);
+      if (!w)
+        return failure{w.error()};
+      for (size_t e = 0; e < part.labels.size(); ++e) {
+        double a = 0;
+        for (uint64_t k = part.offsets[e]; k < part.offsets[e + 1]; ++k)
+          a += double{part.values[k]} * (*w)[part.local[k]];
+        counts[i] += a * part.labels[e] > 0;
+      }
+      return {};
+    });
+    if (!ok)
+      return failure{ok.error()};
+    uint64_t sum = 0;
+    for (auto c : counts)
+      sum += c;
+    return sum;
+  }
+
+private:
+  learners& l_;
+};
+
+// The weights file: a header line, then COLUMN WEIGHT per non-zero weight,
+// read from the shards a block of columns at a time.
+status write_weights(table& t, const std::string& path, uint32_t features, double l2, double objective) {
+  auto file = atomic_file::create(path, "the weights file");
+  if (!file)
+    return failure{file.error()};
+  std::fprintf(file->stream(), "# gridvec lbfgs weights: features %u l2 %.17g objective %.17g\n", features, l2,
+               objective);
+  const uint32_t block = 1u << 20;
+  std::vector<uint32_t> cols;
+  for (uint64_t from = 0; from < features; from += block) {
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(block, features - from));
+    cols.resize(n);
+    for (uint32_t j = 0; j < n; ++j)
+      cols[j] = static_cast<uint32_t>(from + j);
+    auto w = t.fetch(lbfgs_rows::w, cols);
+    if (!w)
+      return failure{w.error()};
+    for (uint32_t j = 0; j < n; ++j)
+      if ((*w)[j] != 0.0f)
+        std::fprintf(file->stream(), "%u %.9g\n", cols[j], double{(*w)[j]});
+  }
+  return file->commit();
+}
+
+template <class T>
+bool parse_number(const std::string& flag, const std::string& text, T& out) {
+  try {
+    size_t used = 0;
+    if constexpr (std::is_floating_point_v<T>)
+      out = static_cast<T>(std::stod(text, &used));
+    else {
+      if (text.empty() || text[0] == '-')
+        throw std::invalid_argument("negative");
+      out = static_cast<T>(std::stoull(text, &used));
+    }
+    if (used != text.size())
+      throw std::invalid_argument("trailing");
+  } catch (const std::exception&) {
+    std::fprintf(stderr, "error: %s expects a number, not '%s'\n", flag.c_str(), text.c_str());
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int cli_lbfgs(const std::vector<std::string>& args) {
+  std::string config, train, output, table_name = "lbfgs", features_text = "2^24";
+  uint32_t shards = 2, threads = 2;
+  double timeout_seconds = 600;
+  lbfgs_options o;
+  o.gtol = 1e-6;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    if (i + 1 >= args.size()) {
+      std::fprintf(stderr, "error: %s\n",
+                   (a.rfind("-", 0) == 0 ? a + " needs a value" : "unexpected '" + a + "'").c_str());
+      return 2;
+    }
+    const std::string& v = args[++i];
+    bool ok = true;
+    if (a == "--config")
+      config = v;
+    else if (a == "--train")
+      train = v;
+    else if (a == "--output")
+      output = v;
+    else if (a == "--table")
+      table_name = v;
+    else if (a == "--features")
+      features_text = v;
+    else if (a == "--shards")
+      ok = parse_number(a, v, shards);
+    else if (a == "--threads")
+      ok = parse_number(a, v, threads);
+    else if (a == "--l2")
+      ok = parse_number(a, v, o.l2);
+    else if (a == "--memory")
+      ok = parse_number(a, v, o.memory);
+    else if (a == "--max-iter")
+      ok = parse_number(a, v, o.max_iterations);
+    else if (a == "--tol")
+      ok = parse_number(a, v, o.gtol);
+    else if (a == "--ftol")
+      ok = parse_number(a, v, o.ftol);
+    else if (a == "--steps")
+      ok = parse_number(a, v, o.steps_per_pass);
+    else if (a == "--timeout")
+      ok = parse_number(a, v, timeout_seconds);
+    else {
+      std::fprintf(stderr, "error: unknown option '%s' (gridvec lbfgs --help)\n", a.c_str());
+      return 2;
+    }
+    if (!ok)
+      return 2;
+  }
+  auto fail = [](const std::string& line, int code = 2) {
+    std::fprintf(stderr, "error: %s\n", line.c_str());
+    return code;
+  };
+  if (train.empty())
+    return fail("--train DATA.svm is required (gridvec lbfgs --help)");
+  auto features = parse_feature_count(features_text);
+  if (!features)
+    return fail(features.error());
+  if (!(o.l2 > 0 && std::isfinite(o.l2)))
+    return fail("--l2 must be a number above 0");
+  if (o.memory < 1 || o.memory > 100)
+    return fail("--memory must be from 1 to 100");
+  if (o.steps_per_pass < 1 || o.steps_per_pass > 32)
+    return fail("--steps must be from 1 to 32");
+  if (threads < 1 || threads > 256)
+    return fail("--threads must be from 1 to 256");
+  if (config.empty() && (shards < 1 || shards > 64))
+    return fail("--shards must be from 1 to 64");
+  if (!(timeout_seconds > 0 && timeout_seconds <= 86400))
+    return fail("--timeout must be a number of seconds from 0 to 86400");
+  if (!output.empty())
+    if (auto ok = atomic_file::check_writable(output, "the weights file"); !ok)
+      return fail(ok.error());
+  setup_logging();
+  const auto started = std::chrono::steady_clock::now();
+  auto data = read_svm_file(train, *features);
+  if (!data)
+    return fail(data.error());
+  spdlog::info("{}: {} examples, {} non-zeros, {} features", train, data->examples(), data->values.size(), *features);
+
+  std::optional<cluster_config> cluster;
+  caf::actor_system_config cfg;
+  if (!config.empty()) {
+    auto loaded = load_cluster_config(config);
+    if (!loaded)
+      return fail(loaded.error());
+    cluster = std::move(*loaded);
+    if (auto ok = configure_cluster_system(cfg, *cluster); !ok)
+      return fail(ok.error());
+  }
+  caf::actor_system sys{cfg};
+  std::vector<table_shard_actor> table_shards;
+  if (cluster) {
+    auto connected = connect_table_shards(sys, *cluster);
+    if (!connected)
+      return fail(connected.error(), 1);
+    table_shards = std::move(*connected);
+  } else {
+    table_shards = spawn_table_shards(sys, shards);
+  }
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
+  int code = 0;
+  {
+    table_client client{sys, table_shards, timeout};
+    table_spec spec;
+    spec.name = table_name;
+    spec.kind = table_kind::matrix;
+    spec.rows = lbfgs_rows::count(o.memory);
+    spec.dim = *features;
+    spec.layout = table_layout::columns;
+    spec.dense = true;
+    auto t = client.open(spec);
+    if (!t) {
+      code = fail(t.error(), 1);
+    } else {
+      // Contiguous shares of the examples, one per learner thread.
+      const size_t n = data->examples();
+      const size_t count = std::min<size_t>(threads, n);
+      std::vector<logistic_part> parts;
+      for (size_t k = 0; k < count; ++k)
+        parts.push_back(make_logistic_part(*data, n * k / count, n * (k + 1) / count));
+      learners pool(sys, table_shards, spec, std::move(parts), timeout);
+      learner_pass pass(pool);
+      table_store store(*t);
+      o.examples = static_cast<double>(n);
+      spdlog::info("L-BFGS: {} table shards, {} learner threads, m = {}, l2 = {}", client.shards(), pool.size(),
+                   o.memory, o.l2);
+      auto result = run_lbfgs(store, pass, o, [](const lbfgs_iteration& it) {
+        spdlog::info("iteration {}: objective {:.10g}, |gradient| {:.4g}, step {:.4g}, {} line-search pass{}",
+                     it.iteration, it.objective, it.gradient_norm, it.step, it.passes, it.passes == 1 ? "" : "es");
+      });
+      if (!result) {
+        code = fail(result.error(), 1);
+      } else {
+        auto counted = pass.correct();
+        const uint64_t correct = counted ? *counted : 0;
+        if (!counted)
+          code = fail(counted.error(), 1);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (!output.empty())
+          if (auto ok = write_weights(*t, output, *features, o.l2, result->objective); !ok)
+            code = fail(ok.error(), 1);
+        if (cluster) {
+          // The model table is kept on the shards; with a table-dir it is saved too.
+          if (auto saved = t->save(); !saved)
+            spdlog::info("the model table {} was not saved: {}", table_name, saved.error());
+          else
+            spdlog::info("the model table {} is saved in the cluster's table-dir", table_name);
+        }
+        if (code == 0)
+          std::printf(
+            "lbfgs: objective %.10g accuracy %.6f iterations %u data-passes %u seconds %.3f (stopped by %s)\n",
+            result->objective, double(correct) / double(n), result->iterations, result->data_passes, seconds,
+            result->stopped.c_str());
+      }
+    }
+  }
+  if (!cluster)
+    for (auto& s : table_shards)
+      caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
+  return code;
+}
+
+} // namespace gridvec

@@ -1,0 +1,354 @@
+// L-BFGS's pieces against dense references: the two-loop recursion
+// against the inverse-Hessian matrix it stands for, the line search on a
+// quadratic, a whole run on a quadratic and on logistic regression, and
+// the LIBSVM reader's errors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "src/lbfgs/lbfgs.hpp"
+#include "src/lbfgs/logistic.hpp"
+#include "src/lbfgs/svm_data.hpp"
+#include "tests/test_util.hpp"
+#include <gridvec/core/table_spec.hpp>
+
+using namespace gridvec;
+
+namespace {
+
+using vec = std::vector<double>;
+
+// The vectors in memory, as doubles.
+class memory_store : public vector_store {
+public:
+  memory_store(size_t rows, size_t n) : rows_(rows, vec(n, 0.0)) {}
+  expected<std::vector<double>> dot(std::span<const uint64_t> a, std::span<const uint64_t> b) override {
+    std::vector<double> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+      double s = 0;
+      for (size_t c = 0; c < rows_[0].size(); ++c)
+        s += rows_[a[i]][c] * rows_[b[i]][c];
+      out.push_back(s);
+    }
+    ++dots;
+    return out;
+  }
+  status axpy(double alpha, uint64_t x, uint64_t y) override {
+    for (size_t c = 0; c < rows_[0].size(); ++c)
+      rows_[y][c] += alpha * rows_[x][c];
+    return {};
+  }
+  status scal(double alpha, uint64_t x) override {
+    for (double& v : rows_[x])
+      v *= alpha;
+    return {};
+  }
+  status copy(uint64_t from, uint64_t to) override {
+    rows_[to] = rows_[from];
+    return {};
+  }
+  status zero(uint64_t x) override {
+    std::fill(rows_[x].begin(), rows_[x].end(), 0.0);
+    return {};
+  }
+  vec& row(uint64_t r) { return rows_[r]; }
+  size_t dots = 0;
+
+private:
+  std::vector<vec> rows_;
+};
+
+using matrix = std::vector<vec>;
+
+matrix identity(size_t n, double scale) {
+  matrix m(n, vec(n, 0.0));
+  for (size_t i = 0; i < n; ++i)
+    m[i][i] = scale;
+  return m;
+}
+
+matrix multiply(const matrix& a, const matrix& b) {
+  const size_t n = a.size();
+  matrix c(n, vec(n, 0.0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < n; ++k)
+      for (size_t j = 0; j < n; ++j)
+        c[i][j] += a[i][k] * b[k][j];
+  return c;
+}
+
+// f(w) = 1/2 w'Aw - b'w as a data pass (the store adds l2 = 0).
+class quadratic : public data_pass {
+public:
+  quadratic(memory_store& store, matrix a, vec b) : store_(store), a_(std::move(a)), b_(std::move(b)) {}
+  double f(const vec& w) const {
+    double s = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      for (size_t j = 0; j < w.size(); ++j)
+        s += 0.5 * w[i] * a_[i][j] * w[j];
+      s -= b_[i] * w[i];
+    }
+    return s;
+  }
+  vec grad(const vec& w) const {
+    vec g(w.size(), 0.0);
+    for (size_t i = 0; i < w.size(); ++i) {
+      for (size_t j = 0; j < w.size(); ++j)
+        g[i] += a_[i][j] * w[j];
+      g[i] -= b_[i];
+    }
+    return g;
+  }
+  expected<line_values> evaluate(std::span<const double> steps) override {
+    ++passes;
+    line_values v;
+    const vec &w = store_.row(lbfgs_rows::w), &d = store_.row(lbfgs_rows::d);
+    for (double t : steps) {
+      vec x(w.size());
+      for (size_t i = 0; i < w.size(); ++i)
+        x[i] = w[i] + t * d[i];
+      v.loss.push_back(f(x));
+      vec g = grad(x);
+      double s = 0;
+      for (size_t i = 0; i < w.size(); ++i)
+        s += g[i] * d[i];
+      v.slope.push_back(s);
+    }
+    return v;
+  }
+  expected<double> gradient() override {
+    ++passes;
+    const vec& w = store_.row(lbfgs_rows::w);
+    vec g = grad(w);
+    for (size_t i = 0; i < w.size(); ++i)
+      store_.row(lbfgs_rows::g_new)[i] += g[i];
+    return f(w);
+  }
+  size_t passes = 0;
+
+private:
+  memory_store& store_;
+  matrix a_;
+  vec b_;
+};
+
+matrix random_spd(size_t n, std::mt19937& rng) {
+  std::normal_distribution<double> z(0, 1);
+  matrix m(n, vec(n));
+  for (auto& r : m)
+    for (auto& v : r)
+      v = z(rng);
+  matrix a(n, vec(n, 0.0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t k = 0; k < n; ++k)
+        a[i][j] += m[k][i] * m[k][j];
+      if (i == j)
+        a[i][j] += 1.0;
+    }
+  return a;
+}
+
+} // namespace
+
+TEST_CASE("the two-loop recursion gives -H g of the dense L-BFGS inverse Hessian", "[lbfgs]") {
+  const size_t n = 7, m = 4;
+  std::mt19937 rng(11);
+  std::normal_distribution<double> z(0, 1);
+  memory_store store(lbfgs_rows::count(m), n);
+  matrix a = random_spd(n, rng);
+  std::vector<lbfgs_pair> history;
+  // Pairs of a convex quadratic (y = A s), in slots out of order as a ring leaves them.
+  const uint32_t slots[] = {2, 3, 0, 1};
+  for (uint32_t slot : slots) {
+    vec s(n), y(n, 0.0);
+    for (auto& v : s)
+      v = z(rng);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        y[i] += a[i][j] * s[j];
+    store.row(lbfgs_rows::s(slot)) = s;
+    store.row(lbfgs_rows::y(slot)) = y;
+    double sy = 0;
+    for (size_t i = 0; i < n; ++i)
+      sy += s[i] * y[i];
+    history.push_back({slot, 1.0 / sy});
+  }
+  vec g(n);
+  for (auto& v : g)
+    v = z(rng);
+  store.row(lbfgs_rows::g) = g;
+  const double gamma = 0.37;
+  REQUIRE(lbfgs_direction(store, history, gamma));
+  // H = V' H V + rho s s', oldest pair first, from H0 = gamma I.
+  matrix h = identity(n, gamma);
+  for (auto& p : history) {
+    const vec &s = store.row(lbfgs_rows::s(p.slot)), &y = store.row(lbfgs_rows::y(p.slot));
+    matrix v = identity(n, 1.0), vt = identity(n, 1.0);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        v[i][j] -= p.rho * y[i] * s[j];  // I - rho y s'
+        vt[i][j] -= p.rho * s[i] * y[j]; // I - rho s y'
+      }
+    h = multiply(multiply(vt, h), v);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        h[i][j] += p.rho * s[i] * s[j];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double expect = 0;
+    for (size_t j = 0; j < n; ++j)
+      expect -= h[i][j] * g[j];
+    CHECK(store.row(lbfgs_rows::d)[i] == Approx(expect).epsilon(1e-9).margin(1e-12));
+  }
+  // Only dot products came back: two per pair.
+  CHECK(store.dots == 2 * m);
+}
+
+TEST_CASE("the line search keeps the lowest step meeting Armijo and Wolfe, and backtracks", "[lbfgs]") {
+  // phi(t) = (t - 0.7)^2: phi(0) = 0.49, phi'(0) = -1.4.
+  auto phi = [](double t) { return (t - 0.7) * (t - 0.7); };
+  auto dphi = [](double t) { return 2 * (t - 0.7); };
+  std::vector<double> steps{2, 1, 0.5, 0.25, 0.125};
+  std::vector<double> f, s;
+  for (double t : steps) {
+    f.push_back(phi(t));
+    s.push_back(dphi(t));
+  }
+  // 2 fails Armijo; 1, 0.5, 0.25 meet both; 0.5 has the lowest value.
+  CHECK(choose_step(phi(0), dphi(0), steps, f, s) == 2);
+  // With a tight curvature condition only steps near 0.7 pass it: none of
+  // these does, and the Armijo step with the lowest value is kept.
+  line_search_options tight;
+  tight.c2 = 0.1;
+  CHECK(choose_step(phi(0), dphi(0), steps, f, s, tight) == 2);
+  std::vector<double> far{8, 4, 3};
+  std::vector<double> ff, fs;
+  for (double t : far) {
+    ff.push_back(phi(t));
+    fs.push_back(dphi(t));
+  }
+  CHECK(choose_step(phi(0), dphi(0), far, ff, fs) == -1); // none lowers it: backtrack
+
+  // A whole run on a quadratic in 6 dimensions finds A^-1 b.
+  std::mt19937 rng(3);
+  const size_t n = 6;
+  matrix a = random_spd(n, rng);
+  vec b{1, -2, 0.5, 3, 0, -1};
+  memory_store store(lbfgs_rows::count(3), n);
+  quadratic q(store, a, b);
+  lbfgs_options o;
+  o.memory = 3;
+  o.l2 = 0;
+  o.gtol = 1e-10;
+  o.ftol = 0;
+  auto r = run_lbfgs(store, q, o);
+  REQUIRE(r);
+  vec ax(n, 0.0);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      ax[i] += a[i][j] * store.row(lbfgs_rows::w)[j];
+  for (size_t i = 0; i < n; ++i)
+    CHECK(ax[i] == Approx(b[i]).margin(1e-8));
+  CHECK(r->iterations < 40);
+  // Every iteration is one line-search pass and one gradient pass when step 1 or 2 is taken.
+  CHECK(r->data_passes <= 2 * r->iterations + 1 + r->iterations);
+}
+
+TEST_CASE("L-BFGS on logistic regression reaches the optimum's gradient", "[lbfgs]") {
+  // 300 examples of 10 features from a planted model.
+  std::mt19937 rng(9);
+  std::normal_distribution<float> z(0, 1);
+  std::string text;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<float> x(10);
+    double m = 0;
+    for (int c = 0; c < 10; ++c) {
+      x[c] = z(rng);
+      m += (c - 4.5) * 0.3 * x[c];
+    }
+    text += (m + 0.5 * z(rng) > 0 ? "+1" : "-1");
+    for (int c = 0; c < 10; ++c)
+      text += " " + std::to_string(c + 1) + ":" + std::to_string(x[c]);
+    text += "\n";
+  }
+  auto data = parse_svm_text(text, 16, "planted");
+  REQUIRE(data);
+  auto part = make_logistic_part(*data, 0, data->examples());
+  memory_store store(lbfgs_rows::count(10), 16);
+  struct pass : data_pass {
+    memory_store& store;
+    logistic_part& part;
+    pass(memory_store& s, logistic_part& p) : store(s), part(p) {}
+    std::vector<float> at(uint64_t row) {
+      std::vector<float> v;
+      for (uint32_t c : part.columns)
+        v.push_back(static_cast<float>(store.row(row)[c]));
+      return v;
+    }
+    expected<line_values> evaluate(std::span<const double> steps) override {
+      line_values v{std::vector<double>(steps.size()), std::vector<double>(steps.size())};
+      auto w = at(lbfgs_rows::w), d = at(lbfgs_rows::d);
+      logistic_line(part, w.data(), d.data(), steps, v.loss.data(), v.slope.data());
+      return v;
+    }
+    expected<double> gradient() override {
+      auto w = at(lbfgs_rows::w);
+      std::vector<double> g(part.columns.size(), 0.0);
+      const double loss = logistic_gradient(part, w.data(), g.data());
+      for (size_t k = 0; k < g.size(); ++k)
+        store.row(lbfgs_rows::g_new)[part.columns[k]] += g[k];
+      return loss;
+    }
+  } p(store, part);
+  lbfgs_options o;
+  o.l2 = 1.0;
+  o.gtol = 1e-7;
+  o.ftol = 0;
+  o.examples = 300;
+  auto r = run_lbfgs(store, p, o);
+  REQUIRE(r);
+  // The data pass reads the model as float32 (as the shards hold it): near
+  // the optimum rounding, not the gradient, may end the run.
+  CHECK((r->stopped == "the gradient's norm" || r->stopped == "the objective's relative decrease"));
+  CHECK(r->iterations < 60);
+  // The gradient there, recomputed directly in doubles, is ~0.
+  const vec& w = store.row(lbfgs_rows::w);
+  vec g(16, 0.0);
+  for (size_t c = 0; c < 16; ++c)
+    g[c] = o.l2 * w[c];
+  for (size_t i = 0; i < data->examples(); ++i) {
+    double a = 0;
+    for (uint64_t k = data->offsets[i]; k < data->offsets[i + 1]; ++k)
+      a += data->values[k] * w[data->columns[k]];
+    const double y = data->labels[i], c = -y / (1 + std::exp(y * a));
+    for (uint64_t k = data->offsets[i]; k < data->offsets[i + 1]; ++k)
+      g[data->columns[k]] += c * data->values[k];
+  }
+  double norm = 0;
+  for (double v : g)
+    norm += v * v;
+  CHECK(std::sqrt(norm) < 1e-3);
+  // Each later objective is lower (to float32's rounding).
+  for (size_t i = 1; i < r->trace.size(); ++i)
+    CHECK(r->trace[i].objective <= r->trace[i - 1].objective * (1 + 1e-7));
+}
+
+TEST_CASE("LIBSVM lines: labels, hashed feature names, and one error line for a bad one", "[lbfgs]") {
+  auto d = parse_svm_text("+1 3:1.5 7:2 # comment\n\n0 word:1 3:0\n-1 99:1\n", 16, "x.svm");
+  REQUIRE(d);
+  CHECK(d->labels == std::vector<float>{1, -1, -1});
+  CHECK(d->offsets == std::vector<uint64_t>{0, 2, 3, 4});
+  CHECK(d->columns[0] == 3);
+  CHECK(d->columns[2] == table_key("word") % 16);
+  CHECK(d->columns[3] == table_key("99") % 16); // a number past the features is hashed too
+  CHECK(parse_svm_text("1 2:x\n", 8, "x.svm").error() == "x.svm:1: the value of '2:x' is not a finite number");
+  CHECK(parse_svm_text("1 2:1\nyes 3:1\n", 8, "x.svm").error() == "x.svm:2: the label 'yes' is not a number");
+  CHECK(parse_svm_text("1 2:1 3\n", 8, "x.svm").error() == "x.svm:1: '3' is not FEATURE:VALUE");
+  CHECK(parse_svm_text("# nothing\n", 8, "x.svm").error() == "x.svm: no examples");
+  CHECK(*parse_feature_count("2^24") == 16777216u);
+  CHECK(*parse_feature_count("1000") == 1000u);
+  CHECK(test::contains(parse_feature_count("2^31").error(), "K at most 30"));
+  CHECK(test::contains(parse_feature_count("0").error(), "between 1 and 2^30"));
+}
