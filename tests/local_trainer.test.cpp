@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -56,33 +57,11 @@ model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
   return m;
 }
 
-// The noise words of shared negatives: n per example, drawn in example order
-// from the seed, repeated for each of the example's pairs.
-std::vector<uint32_t> shared_targets(const shard_store& any, const minibatch& mb) {
-  std::vector<uint32_t> targets;
-  rng r(mb.seed);
-  size_t out = 0;
-  for (size_t e = 0; e < mb.examples(); ++e) {
-    std::vector<uint32_t> negs;
-    for (uint32_t i = 0; i < mb.negatives; ++i)
-      negs.push_back(any.draw_negative(r, mb.outputs[out]));
-    for (uint32_t o = 0; o < mb.output_counts[e]; ++o) {
-      targets.push_back(mb.outputs[out + o]);
-      targets.insert(targets.end(), negs.begin(), negs.end());
-    }
-    out += mb.output_counts[e];
-  }
-  return targets;
-}
-
 // Plain pair-by-pair SGNS in double, with the weights of compute_weights
-// and the noise words of the shards (draw_targets), or shared ones.
-double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha, bool shared = false) {
+// and the noise words of the shards (draw_targets).
+double reference_train(model& m, const shard_store& any, const minibatch& mb, float alpha) {
   std::vector<uint32_t> targets;
-  if (shared)
-    targets = shared_targets(any, mb);
-  else
-    any.draw_targets(mb, targets);
+  any.draw_targets(mb, targets);
   const size_t per_pair = mb.negatives + 1;
   double loss = 0;
   size_t in = 0, k = 0;
@@ -102,9 +81,6 @@ double reference_train(model& m, const shard_store& any, const minibatch& mb, fl
         dots[t] = static_cast<float>(f);
       }
       loss += compute_weights(dots.data(), 1, mb.negatives, alpha, weights.data()).loss;
-      for (size_t t = 1; shared && t < per_pair; ++t)
-        if (targets[k + t] == targets[k])
-          weights[t] = 0;
       for (size_t t = 0; t < per_pair; ++t) {
         double* v = m.vrow(targets[k + t]);
         for (uint32_t j = 0; j < m.dim; ++j) {
@@ -117,6 +93,59 @@ double reference_train(model& m, const shard_store& any, const minibatch& mb, fl
           m.urow(mb.inputs[in + i])[j] += err[j];
     }
     in += n_in;
+  }
+  return loss;
+}
+
+// HogBatch written out, in double: per skip-gram example (centre c,
+// contexts x_1..x_m) the targets are c (label 1) and the distinct noise
+// words of n draws from one generator seeded with the minibatch's seed
+// (label 0, weighted by how often each was drawn; one equal to c dropped);
+// every dot product and update is from the rows as the window found them:
+//   F[t][j] = v_t . u_xj,  G[t][j] = count_t * alpha * (label_t - sigmoid(F)),
+//   u_xj += sum_t G[t][j] v_t,  v_t += sum_j G[t][j] u_xj.
+double reference_windows(model& m, const shard_store& any, const minibatch& mb, float alpha) {
+  rng r(mb.seed);
+  double loss = 0;
+  size_t out = 0;
+  for (size_t e = 0; e < mb.examples(); ++e) {
+    const uint32_t centre = mb.inputs[e];
+    std::vector<uint32_t> ctx(mb.outputs.begin() + static_cast<std::ptrdiff_t>(out),
+                              mb.outputs.begin() + static_cast<std::ptrdiff_t>(out + mb.output_counts[e]));
+    out += ctx.size();
+    std::vector<uint32_t> targets{centre};
+    std::vector<double> counts{1};
+    for (uint32_t i = 0; i < mb.negatives; ++i) {
+      const uint32_t w = any.draw_negative(r, centre);
+      if (w == centre)
+        continue;
+      auto it = std::find(targets.begin() + 1, targets.end(), w);
+      if (it != targets.end())
+        counts[static_cast<size_t>(it - targets.begin())] += 1;
+      else {
+        targets.push_back(w);
+        counts.push_back(1);
+      }
+    }
+    std::vector<std::vector<double>> g(targets.size(), std::vector<double>(ctx.size()));
+    for (size_t t = 0; t < targets.size(); ++t)
+      for (size_t j = 0; j < ctx.size(); ++j) {
+        double f = 0;
+        for (uint32_t k = 0; k < m.dim; ++k)
+          f += m.vrow(targets[t])[k] * m.urow(ctx[j])[k];
+        const float dot = static_cast<float>(f);
+        float weight = 0;
+        const uint8_t label = t == 0 ? target_label::positive : target_label::noise;
+        loss += counts[t] * target_weights(&dot, &label, 1, alpha, &weight).loss;
+        g[t][j] = counts[t] * weight;
+      }
+    const model before = m;
+    for (size_t t = 0; t < targets.size(); ++t)
+      for (size_t j = 0; j < ctx.size(); ++j)
+        for (uint32_t k = 0; k < m.dim; ++k) {
+          m.urow(ctx[j])[k] += g[t][j] * before.v[size_t{targets[t]} * m.dim + k];
+          m.vrow(targets[t])[k] += g[t][j] * before.u[size_t{ctx[j]} * m.dim + k];
+        }
   }
   return loss;
 }
@@ -161,31 +190,37 @@ TEST_CASE("local_trainer: matches pair-by-pair SGNS for any sharding", "[local_t
     }
 }
 
-TEST_CASE("local_trainer: shared negatives are one draw per example", "[local_trainer]") {
-  const uint32_t vocab = 12, dim = 20; // a small vocabulary: positives get drawn as noise
+TEST_CASE("local_trainer: shared negatives train each window as matrix products (HogBatch)", "[local_trainer]") {
+  const uint32_t vocab = 12, dim = 37; // a small vocabulary: noise words repeat and hit the centre word
   auto noise = zipf_noise(vocab);
   for (uint32_t shards : {1u, 3u}) {
+    INFO(shards << " shards");
     auto stores = make_stores(shards, dim, vocab, noise);
     model expect = gather(stores, dim, vocab);
     local_trainer trainer(stores, true);
-    size_t collisions = 0;
     for (uint64_t round = 1; round <= 20; ++round) {
       auto mb = make_batch(round, vocab, false);
-      auto targets = shared_targets(*stores[0], mb);
-      for (size_t k = 0; k < targets.size(); ++k)
-        collisions += k % (mb.negatives + 1) != 0 && targets[k] == targets[k - k % (mb.negatives + 1)];
-      double ref_loss = reference_train(expect, *stores[0], mb, 0.05f, true);
+      double ref_loss = reference_windows(expect, *stores[0], mb, 0.05f);
       auto got = trainer.train(mb, 0.05f);
+      CHECK(got.pairs == mb.pairs());
       CHECK(got.loss == Approx(ref_loss).epsilon(1e-3));
+      // The rows it reports touched: the contexts as inputs, the targets as outputs.
+      CHECK(trainer.last_inputs(mb) == mb.outputs);
     }
-    CHECK(collisions > 0u);
-    // 12 words updated ~100 times each: sigmoid-table steps crossed by float
-    // rounding add up to ~1e-4; a lost or doubled update would be ~1e-2.
+    // Float against double; a lost, doubled or early-applied update would
+    // be ~1e-2.
     auto after = gather(stores, dim, vocab);
-    INFO(shards << " shards");
     CHECK(max_abs_diff(after.u, expect.u) < 5e-4);
     CHECK(max_abs_diff(after.v, expect.v) < 5e-4);
   }
+  // CBOW has one pair per example: the option leaves it as it was.
+  auto a = make_stores(2, dim, vocab, noise), b = make_stores(2, dim, vocab, noise);
+  local_trainer exact(a), shared(b, true);
+  for (uint64_t round = 1; round <= 5; ++round) {
+    auto mb = make_batch(round, vocab, true);
+    CHECK(exact.train(mb, 0.05f).loss == shared.train(mb, 0.05f).loss);
+  }
+  CHECK(max_abs_diff(gather(a, dim, vocab).u, gather(b, dim, vocab).u) == 0.0);
 }
 
 TEST_CASE("local_trainer: the noise words are those the shards draw", "[local_trainer]") {

@@ -71,3 +71,38 @@ TEST_CASE("vector_math: update_row uses v from before the update", "[vector_math
   CHECK(e2 == e);
   CHECK(v2 == v);
 }
+
+// The window kernels of HogBatch: several rows against one, at every
+// length and row count around the vector width and the four-row blocks.
+TEST_CASE("vector_math: dots and axpy_many match the scalar reference", "[vector_math]") {
+  rng r(17);
+  for (size_t n : {1u, 15u, 16u, 17u, 37u, 100u}) {
+    for (size_t count : {1u, 3u, 4u, 5u, 9u}) {
+      INFO("n " << n << " rows " << count);
+      std::vector<std::vector<float>> rows;
+      std::vector<const float*> ptrs;
+      for (size_t j = 0; j < count; ++j)
+        rows.push_back(random_row(r, n, 8));
+      for (const auto& row : rows)
+        ptrs.push_back(row.data());
+      const auto a = random_row(r, n, 8);
+      std::vector<float> got(count), want(count);
+      dots(a.data(), ptrs.data(), count, got.data(), n);
+      scalar::dots(a.data(), ptrs.data(), count, want.data(), n);
+      for (size_t j = 0; j < count; ++j)
+        CHECK(got[j] == Approx(want[j]).margin(1e-5));
+
+      // Coefficients with a stride (a column of a row-major matrix).
+      std::vector<float> coeffs(count * 3);
+      for (auto& c : coeffs)
+        c = r.uniform() - 0.5f;
+      auto y1 = random_row(r, n, 8), y2 = y1;
+      axpy_many(coeffs.data() + 1, 3, ptrs.data(), count, y1.data(), n);
+      scalar::axpy_many(coeffs.data() + 1, 3, ptrs.data(), count, y2.data(), n);
+      for (size_t i = 0; i < n; ++i)
+        CHECK(y1[i] == Approx(y2[i]).margin(1e-5));
+      for (size_t i = n; i < n + 8; ++i)
+        CHECK(y1[i] == y2[i]); // nothing past n is written
+    }
+  }
+}

@@ -303,7 +303,7 @@ void replicated_pump(learner_ptr self) {
       return;
     if (!trained)
       continue;
-    r.model->mark(st.fused_batch.mb.inputs, r.trainer->last_targets());
+    r.model->mark(r.trainer->last_inputs(st.fused_batch.mb), r.trainer->last_targets());
     if (slice_over(self, until))
       return;
   }

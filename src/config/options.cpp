@@ -296,7 +296,8 @@ const std::vector<option_spec>& specs() {
      "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster",
      flag(&train_options::fused, "fused")},
     {"shared-negatives", "0|1", "0",
-     "fused path: draw an example's noise words once for all its pairs (pWord2Vec; docs/quality.md)",
+     "fused path, skip-gram: train each window as small matrix products with one draw of noise words (HogBatch, as "
+     "pWord2Vec; docs/performance.md)",
      flag(&train_options::shared_negatives, "shared-negatives")},
     {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)",
      number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},

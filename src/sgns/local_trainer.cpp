@@ -31,35 +31,11 @@ void local_trainer::prefetch_targets(size_t first, size_t count) {
       prefetch_row(s->output_row(targets_[k]), s->slice().width);
 }
 
-// Targets in the usual layout (per pair: Huffman nodes, positive, noise
-// words), with the same noise words for every pair of an example, drawn
-// from the seed.
-void local_trainer::draw_shared_targets(const minibatch& mb) {
-  const shard_store& store = *stores_.front();
-  rng r(mb.seed);
-  size_t out = 0;
-  uint32_t shared[1000];
-  const uint32_t n = mb.sampled_targets() > 0 ? std::min<uint32_t>(mb.negatives, 1000) : 0;
-  for (size_t e = 0; e < mb.examples(); ++e) {
-    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    for (uint32_t i = 0; i < n; ++i)
-      shared[i] = store.draw_negative(r, mb.outputs[out]);
-    for (uint32_t o = 0; o < n_out; ++o) {
-      const uint32_t output = mb.outputs[out + o];
-      if (mb.hierarchical)
-        store.append_path(output, targets_);
-      if (mb.sampled_targets() == 0)
-        continue;
-      targets_.push_back(output);
-      targets_.insert(targets_.end(), shared, shared + n);
-    }
-    out += n_out;
-  }
-}
-
 weight_result local_trainer::train(const minibatch& mb, float alpha) {
   // Two copies of the loop: without -hs 1 every pair has the same targets,
   // and the compiler keeps that loop as tight as before -hs 1 existed.
+  if (window_mode(mb))
+    return train_windows(mb, alpha);
   return mb.hierarchical ? train_as<true>(mb, alpha) : train_as<false>(mb, alpha);
 }
 
@@ -68,10 +44,7 @@ weight_result local_trainer::train_as(const minibatch& mb, float alpha) {
   double loss = 0;
   bool diverged = false;
   targets_.clear();
-  if (shared_negatives_)
-    draw_shared_targets(mb);
-  else
-    stores_.front()->draw_targets(mb, targets_); // the shards' noise words
+  stores_.front()->draw_targets(mb, targets_); // the shards' noise words
   // Labels: every target's with -hs 1; else the one layout every pair shares.
   const size_t per_pair = mb.sampled_targets(); // without -hs 1
   if constexpr (Hierarchical) {
@@ -116,12 +89,6 @@ weight_result local_trainer::train_as(const minibatch& mb, float alpha) {
       auto w = target_weights(dots_.data(), labels, pair_targets, alpha, weights_.data());
       loss += w.loss;
       diverged |= w.diverged;
-      if (shared_negatives_ && mb.sampled_targets() > 0) {
-        const size_t positive = pair_targets - mb.sampled_targets();
-        for (size_t t = positive + 1; t < pair_targets; ++t)
-          if (pair[t] == pair[positive])
-            weights_[t] = 0; // the positive drawn as noise: skipped
-      }
       for (size_t s = 0; s < stores_.size(); ++s) {
         auto& st = *stores_[s];
         const uint32_t width = st.slice().width;

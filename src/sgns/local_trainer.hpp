@@ -15,12 +15,23 @@
 // own schedule, so the vectors are at least as good (scripts/bench measures
 // it), and each v row is read once per dot product instead of three times.
 //
-// With shared negatives (an option, off by default) the n noise words are
-// drawn once per example and used by all its pairs, as Intel's pWord2Vec
-// (HogBatch) shares them across a window: an example's pairs then touch
-// n + pairs rows instead of pairs * (n + 1), which is what bounds speed when
-// the vocabulary is too large for the caches. A shared noise word equal to
-// a pair's positive is skipped for that pair, as word2vec.c skips it.
+// With shared negatives (an option, off by default) skip-gram trains as
+// Intel's pWord2Vec (HogBatch) does: per example, in word2vec.c's
+// orientation -- the context words are the inputs, the centre word the
+// positive output -- n noise words are drawn once for the whole window,
+// and the window is trained as small dense matrix products,
+//   F = Out In^T   (targets x contexts dot products)
+//   G = alpha (label - sigmoid(F)) * count   (a noise word drawn twice
+//                                             counts twice; one equal to
+//                                             the centre word is dropped)
+//   In += G^T Out;  Out += G In   (both from the rows as the window found
+//                                  them, applied after the window)
+// so an example touches contexts + n + 1 rows instead of contexts * (n + 2),
+// and each row is read from memory once per window. The contexts are
+// contrasted with the same noise words, but each input row still meets n
+// noise words per pair, as in word2vec.c; the noise rows get the window's
+// summed update. With -hs 1 the centre word's Huffman nodes are targets
+// too; CBOW (one pair per example) trains as without the option.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -45,12 +56,23 @@ public:
   /// The targets of the last minibatch trained (dotprod layout): the
   /// output rows it touched (the replicated mode tracks them).
   const std::vector<uint32_t>& last_targets() const { return targets_; }
+  /// The input rows the last minibatch updated: its inputs, or with shared
+  /// negatives on skip-gram (word2vec.c's orientation) its context words.
+  const std::vector<uint32_t>& last_inputs(const minibatch& mb) const {
+    return window_mode(mb) ? mb.outputs : mb.inputs;
+  }
 
 private:
   template <bool Hierarchical>
   weight_result train_as(const minibatch& mb, float alpha);
   void prefetch_targets(size_t first, size_t count);
-  void draw_shared_targets(const minibatch& mb);
+  bool window_mode(const minibatch& mb) const { return shared_negatives_ && !mb.mean_inputs; }
+  weight_result train_windows(const minibatch& mb, float alpha); // local_trainer_windows.cpp
+  // One window: the targets of `centre` (Huffman nodes, itself, noise
+  // words) into win_targets_, win_labels_ and win_counts_.
+  void window_targets(const minibatch& mb, uint32_t centre, rng& r);
+  // The window's context (input) and target (output) rows in slice `s`.
+  void slice_rows(shard_store& s, const uint32_t* contexts, uint32_t m);
 
   std::vector<std::shared_ptr<shard_store>> stores_;
   uint32_t dim_ = 0;
@@ -62,6 +84,12 @@ private:
   std::vector<float> error_;  // e, all columns (shard s at its slice offset)
   std::vector<float> hidden_; // CBOW: the mean input row
   std::vector<const float*> h_;
+  // Shared negatives: one window's targets, their labels and counts, its
+  // dot products and weights (targets x contexts) and the contexts' updates.
+  std::vector<uint32_t> win_targets_;
+  std::vector<uint8_t> win_labels_, win_row_labels_;
+  std::vector<float> win_counts_, win_dots_, win_weights_, win_delta_, win_scratch_;
+  std::vector<float*> in_rows_, out_rows_;
 };
 
 } // namespace gridvec

@@ -43,6 +43,20 @@ inline void update_row(float g, const float* h, float* v, float* e, size_t n) {
   }
 }
 
+/// out[j] = a . rows[j] for j < count (a window's dot products with one
+/// target row).
+inline void dots(const float* a, const float* const* rows, size_t count, float* out, size_t n) {
+  for (size_t j = 0; j < count; ++j)
+    out[j] = dot(a, rows[j], n);
+}
+
+/// y += sum over j < count of coeffs[j * stride] * xs[j] (a window's rows
+/// summed into one, each with its weight).
+inline void axpy_many(const float* coeffs, size_t stride, const float* const* xs, size_t count, float* y, size_t n) {
+  for (size_t j = 0; j < count; ++j)
+    axpy(coeffs[j * stride], xs[j], y, n);
+}
+
 } // namespace scalar
 
 #if defined(__AVX512F__)
@@ -90,6 +104,56 @@ inline void update_row(float g, const float* h, float* v, float* e, size_t n) {
     const __m512 vi = _mm512_maskz_loadu_ps(m, v + i);
     _mm512_mask_storeu_ps(e + i, m, _mm512_fmadd_ps(gv, vi, _mm512_maskz_loadu_ps(m, e + i)));
     _mm512_mask_storeu_ps(v + i, m, _mm512_fmadd_ps(gv, _mm512_maskz_loadu_ps(m, h + i), vi));
+  }
+}
+
+inline void dots(const float* a, const float* const* rows, size_t count, float* out, size_t n) {
+  // Four rows at a time: each 16 floats of `a` are loaded once for four
+  // products, and four independent accumulators hide the FMA latency.
+  size_t j = 0;
+  const size_t body = n & ~size_t{15};
+  const __mmask16 tail = static_cast<__mmask16>((1u << (n - body)) - 1);
+  for (; j + 4 <= count; j += 4) {
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+    const float *r0 = rows[j], *r1 = rows[j + 1], *r2 = rows[j + 2], *r3 = rows[j + 3];
+    for (size_t i = 0; i < body; i += 16) {
+      const __m512 x = _mm512_loadu_ps(a + i);
+      s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(r0 + i), s0);
+      s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(r1 + i), s1);
+      s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(r2 + i), s2);
+      s3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(r3 + i), s3);
+    }
+    if (tail) {
+      const __m512 x = _mm512_maskz_loadu_ps(tail, a + body);
+      s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, r0 + body), s0);
+      s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, r1 + body), s1);
+      s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, r2 + body), s2);
+      s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(tail, r3 + body), s3);
+    }
+    out[j] = _mm512_reduce_add_ps(s0);
+    out[j + 1] = _mm512_reduce_add_ps(s1);
+    out[j + 2] = _mm512_reduce_add_ps(s2);
+    out[j + 3] = _mm512_reduce_add_ps(s3);
+  }
+  for (; j < count; ++j)
+    out[j] = dot(a, rows[j], n);
+}
+
+inline void axpy_many(const float* coeffs, size_t stride, const float* const* xs, size_t count, float* y, size_t n) {
+  // Each 16 floats of y are loaded and stored once for all the rows.
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 acc = _mm512_loadu_ps(y + i);
+    for (size_t j = 0; j < count; ++j)
+      acc = _mm512_fmadd_ps(_mm512_set1_ps(coeffs[j * stride]), _mm512_loadu_ps(xs[j] + i), acc);
+    _mm512_storeu_ps(y + i, acc);
+  }
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    __m512 acc = _mm512_maskz_loadu_ps(m, y + i);
+    for (size_t j = 0; j < count; ++j)
+      acc = _mm512_fmadd_ps(_mm512_set1_ps(coeffs[j * stride]), _mm512_maskz_loadu_ps(m, xs[j] + i), acc);
+    _mm512_mask_storeu_ps(y + i, m, acc);
   }
 }
 
@@ -142,6 +206,17 @@ inline float dot(const float* a, const float* b, size_t n) { return scalar::dot(
 inline void axpy(float alpha, const float* x, float* y, size_t n) { scalar::axpy(alpha, x, y, n); }
 inline void update_row(float g, const float* h, float* v, float* e, size_t n) { scalar::update_row(g, h, v, e, n); }
 
+#endif
+
+#if !defined(__AVX512F__)
+inline void dots(const float* a, const float* const* rows, size_t count, float* out, size_t n) {
+  for (size_t j = 0; j < count; ++j)
+    out[j] = dot(a, rows[j], n);
+}
+inline void axpy_many(const float* coeffs, size_t stride, const float* const* xs, size_t count, float* y, size_t n) {
+  for (size_t j = 0; j < count; ++j)
+    axpy(coeffs[j * stride], xs[j], y, n);
+}
 #endif
 
 /// Asks the cache for the `n` floats at p (one prefetch per 64-byte line):
