@@ -1,9 +1,6 @@
 #include "src/model/sgns_operations.hpp"
 
-#include <mutex>
-
 #include "src/formats/wire.hpp"
-#include <gridvec/core/table_operations.hpp>
 
 namespace gridvec {
 
@@ -42,45 +39,6 @@ void apply_sgns_adjust(shard_store& store, const minibatch& mb, const float* wei
 wire_bytes run_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b) {
   apply_sgns_adjust(store, mb, weights, b);
   return encode_adjust_reply(store.model()->shard(), static_cast<uint32_t>(mb.pairs()));
-}
-
-namespace {
-
-// The store of a table slice an operation was called on, or why not.
-expected<shard_store*> store_of(table_slice& slice) {
-  if (auto* store = shard_store::of(slice))
-    return store;
-  return failure{"table " + slice.spec().name + " is not an SGNS model (sgns.* operations run on one)"};
-}
-
-expected<wire_bytes> dotprod_operation(table_slice& slice, const wire_bytes& args) {
-  auto store = store_of(slice);
-  if (!store)
-    return failure{store.error()};
-  sgns_buffers b{(*store)->slice().width};
-  if (auto s = decode_sgns_dotprod(**store, args, b.batch); !s)
-    return failure{s.error()};
-  return run_sgns_dotprod(**store, b.batch, b);
-}
-
-expected<wire_bytes> adjust_operation(table_slice& slice, const wire_bytes& args) {
-  auto store = store_of(slice);
-  if (!store)
-    return failure{store.error()};
-  sgns_buffers b{(*store)->slice().width};
-  if (auto s = decode_sgns_adjust(**store, args, b.batch, b.floats); !s)
-    return failure{s.error()};
-  return run_sgns_adjust(**store, b.batch, b.floats.data(), b);
-}
-
-} // namespace
-
-void register_sgns_operations() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_table_operation("sgns.dotprod", dotprod_operation);
-    register_table_operation("sgns.adjust", adjust_operation);
-  });
 }
 
 } // namespace gridvec

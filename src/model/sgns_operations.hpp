@@ -1,17 +1,16 @@
 #pragma once
-// gridvec's SGNS training as operations of its model table (seed 004's
-// user-defined shard operations; the table is shard_store::model(), a
-// dense columns-layout matrix):
+// A shard's two SGNS training calls on its shard_store, from the bytes a
+// learner sent to the bytes it gets back:
 //
-//   sgns.dotprod  args: a DotprodRequest   result: a DotprodReply
-//   sgns.adjust   args: an AdjustRequest   result: an AdjustReply
+//   dotprod  a DotprodRequest -> a DotprodReply
+//   adjust   an AdjustRequest -> an AdjustReply
 //
-// (schema/minibatch.capnp). A shard lane (actors/shard_actor.cpp) runs
-// these same functions on every training message, with buffers of its own
-// and several lanes at once (Hogwild); registered by name, they also run
-// through any table request (table::call) on a table_service that serves
-// the model (table_service::adopt). There is one shard mechanism: tables,
-// and the operations that run on their slices.
+// (schema/minibatch.capnp). A shard lane (actors/shard_actor.cpp) calls
+// these functions directly on every training message, with buffers of its
+// own and several lanes at once on the same store (Hogwild). They are not
+// table operations: the table service (src/table/) never serves an SGNS
+// model, because a general table request's envelope, lookup and per-call
+// buffers would cost the training loop its speed.
 #include <memory>
 #include <vector>
 
@@ -47,9 +46,5 @@ wire_bytes run_sgns_dotprod(shard_store& store, const minibatch& mb, sgns_buffer
 void apply_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b);
 /// ... and returns an AdjustReply.
 wire_bytes run_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b);
-
-/// Registers "sgns.dotprod" and "sgns.adjust" (table_operations.hpp) in
-/// this process; every shard_store does so when it is made. Idempotent.
-void register_sgns_operations();
 
 } // namespace gridvec

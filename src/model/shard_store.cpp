@@ -5,16 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "src/model/sgns_operations.hpp"
 #include "src/sgns/sgns_update.hpp"
 #include "src/sgns/vector_math.hpp"
 
 namespace gridvec {
-
-namespace {
-// Marks a table slice whose owner is a shard_store.
-constexpr char owner_tag = 0;
-} // namespace
 
 table_spec sgns_model_spec(uint32_t dim, uint32_t vocab_size, uint32_t node_rows) {
   table_spec spec;
@@ -33,8 +27,6 @@ shard_store::shard_store(uint32_t shard, uint32_t shards, uint32_t dim, uint32_t
     tree_(std::move(tree)),
     model_(std::make_shared<table_slice>(sgns_model_spec(dim, vocab_size, node_rows()), shard, shards)),
     u_(model_->dense_rows()), v_(u_ + size_t{vocab_size} * slice_.width) {
-  model_->set_owner(&owner_tag, this);
-  register_sgns_operations();
   reset(init_seed);
 }
 
@@ -42,14 +34,8 @@ shard_store::shard_store(word_rows rows, uint32_t dim, uint32_t vocab_size, uint
   : slice_{0, dim}, rows_(rows), dim_(dim), vocab_size_(vocab_size),
     model_(std::make_shared<table_slice>(sgns_model_spec(dim, rows.rows_below(vocab_size), 0), 0, 1)),
     u_(model_->dense_rows()), v_(u_ + size_t{rows.rows_below(vocab_size)} * dim) {
-  model_->set_owner(&owner_tag, this);
-  register_sgns_operations();
   reset(init_seed);
 }
-
-shard_store::~shard_store() { model_->set_owner(nullptr, nullptr); }
-
-shard_store* shard_store::of(const table_slice& slice) { return static_cast<shard_store*>(slice.owner(&owner_tag)); }
 
 void shard_store::reset(uint64_t init_seed) {
   for (uint32_t r = 0; r < held_rows(); ++r) {

@@ -1,13 +1,11 @@
 #pragma once
 // One shard's part of the model: columns [first, first + width) of the input
 // vectors u and output vectors v of every vocabulary word (seed 000,
-// section 5). They are the rows of a dense, columns-layout table of the
-// parameter server (src/table/, seed 004): rows 0..V-1 are u, rows V.. are
-// v, so the model is one table like any other, and its shard is a
-// table_slice (model()). This class is that table's SGNS kernel: it
-// computes the shard's side of the two training RPCs (seed 000, Figures 5
-// and 6), which src/model/sgns_operations.hpp serves as the table's
-// operations "sgns.dotprod" and "sgns.adjust":
+// section 5). Their memory is one dense, columns-layout table_slice
+// (model(): rows 0..V-1 are u, rows V.. are v), the storage a columns
+// table of src/table/ has; the table service does not serve it. This class computes the shard's side of the two
+// training RPCs (seed 000, Figures 5 and 6), which a shard lane calls
+// through src/model/sgns_operations.hpp:
 //   dotprod: partial dot products u_s . v_s for every positive pair and
 //            every noise word, noise words drawn from the request's seed;
 //   adjust:  regenerates the same noise words and adds the weighted partial
@@ -89,15 +87,11 @@ public:
   /// and column). It draws no noise words (its partition's sampler lives
   /// beside it, src/model/word_split.hpp) and has no Huffman tree.
   shard_store(word_rows rows, uint32_t dim, uint32_t vocab_size, uint64_t init_seed);
-  ~shard_store();
-  // The model's slice points back here (table_slice::owner).
   shard_store(const shard_store&) = delete;
   shard_store& operator=(const shard_store&) = delete;
 
   /// The model's table slice: its rows are this store's u and v.
   const std::shared_ptr<table_slice>& model() const { return model_; }
-  /// The store whose model `slice` is, or nullptr (another table).
-  static shard_store* of(const table_slice& slice);
 
   column_slice slice() const { return slice_; }
   uint32_t vocab_size() const { return vocab_size_; }

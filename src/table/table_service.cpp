@@ -178,18 +178,6 @@ status dense_slice_fits(const table_spec& spec, uint32_t shards, uint64_t limit)
   return {};
 }
 
-status table_service::adopt(std::shared_ptr<table_slice> slice) {
-  const std::string& name = slice->spec().name;
-  if (slice->shard() != shard_ || slice->shards() != shards_)
-    return failure{"table " + name + " is shard " + std::to_string(slice->shard()) + " of " +
-                   std::to_string(slice->shards()) + ", this service shard " + std::to_string(shard_) + " of " +
-                   std::to_string(shards_)};
-  if (tables_.count(name))
-    return failure{"table " + name + " exists on shard " + std::to_string(shard_)};
-  tables_[name] = std::move(slice);
-  return {};
-}
-
 wire_bytes table_service::handle(const wire_bytes& request) {
   ++requests_;
   wire_bytes reply;

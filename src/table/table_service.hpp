@@ -45,10 +45,6 @@ public:
   /// and per file that could not be (which is left as it is).
   std::vector<std::string> restore();
 
-  /// Serves a slice made elsewhere (it must be this shard's): gridvec's SGNS
-  /// shard serves its model this way (src/model/sgns_operations.hpp).
-  status adopt(std::shared_ptr<table_slice> slice);
-
   /// Answers one TableRequest with one TableReply (an error reply for a
   /// malformed or refused request).
   wire_bytes handle(const wire_bytes& request);

@@ -1,6 +1,7 @@
 // Reached by: any peer that can send to a shard lane, with a (dotprod, bytes)
 // message or inside a (step, adjusts, dotprods) message (actors/shard_actor.cpp),
-// and the model table's operation sgns.dotprod (src/model/sgns_operations.cpp).
+// which runs it with decode_sgns_dotprod and run_sgns_dotprod
+// (src/model/sgns_operations.cpp).
 // The lane decodes the DotprodRequest, validates the minibatch against its
 // store and computes the partial dot products with those functions: so does
 // this target, on a small shard.

@@ -38,8 +38,8 @@ private:
 };
 
 /// A small shard (all 4 columns of a 64-word vocabulary) to run decoded
-/// requests against with the model's operations (sgns_operations.hpp), as a
-/// shard lane does.
+/// requests against with a lane's dotprod and adjust (sgns_operations.hpp),
+/// as a shard lane does.
 struct small_shard {
   static constexpr uint32_t vocab = 64;
   static constexpr uint32_t dim = 4;

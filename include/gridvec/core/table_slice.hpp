@@ -102,16 +102,6 @@ public:
   float* dense_rows() { return dense_; }
   const float* dense_rows() const { return dense_; }
 
-  /// What a specialised table's operations need besides its rows, set by
-  /// the code that made the table: gridvec's SGNS model points to its
-  /// shard_store (the noise sampler, the Huffman tree). Not owned.
-  void set_owner(const void* tag, void* owner) {
-    owner_tag_ = tag;
-    owner_ = owner;
-  }
-  /// The owner set with `tag`, or nullptr.
-  void* owner(const void* tag) const { return tag == owner_tag_ ? owner_ : nullptr; }
-
 private:
   uint32_t slot_of(uint64_t key); // creates the row if absent
   float* at(uint32_t slot) {
@@ -140,8 +130,6 @@ private:
   struct dense_buffer;
   std::unique_ptr<dense_buffer> dense_storage_; // a dense matrix's rows: slot = key, no index
   float* dense_ = nullptr;                      // ... their start
-  const void* owner_tag_ = nullptr;
-  void* owner_ = nullptr;
 };
 
 } // namespace gridvec

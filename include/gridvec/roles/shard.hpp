@@ -1,10 +1,9 @@
 #pragma once
 // (Public header of actors/shard_actor.cpp.)
-// Shard actors: a shard of an SGNS job is one slice of the job's model
-// table (shard_store::model()), served by several lanes (actors) at once.
-// A training message is run as the table's operation sgns.dotprod or
-// sgns.adjust (src/model/sgns_operations.hpp); checkpoints and queries go
-// to any lane.
+// Shard actors: a shard of an SGNS job is one shard_store (a column or
+// word slice of the model), served by several lanes (actors) at once. A
+// lane runs a training message with the store's dotprod or adjust
+// (src/model/sgns_operations.hpp); checkpoints and queries go to any lane.
 #include <memory>
 
 #include <gridvec/protocol.hpp>
