@@ -70,6 +70,7 @@ struct TableRequest {
     scan @19 :Scan;          # -> floats and keys: a page of this shard's rows, and next
     sparseGet @20 :SparseRows;  # -> floats: rows x indices, row after row
     sparseAdd @21 :SparseAdd;   # -> done: row[indices[j]] += values[j]
+    lookup @22 :Lookup;         # -> floats: examples x width, each example's rows combined
   }
 }
 
@@ -96,6 +97,22 @@ struct SparseAdd {
   row @0 :UInt64;
   indices @1 :List(UInt32);
   values @2 :Data;           # indices x float32
+}
+
+enum Combiner { sum @0; mean @1; sqrtn @2; }
+
+# An embedding layer's lookup: example e holds the rows keys[positions[j]]
+# for j in [offsets[e], offsets[e+1]); each distinct key is sent (and read)
+# once. The shard returns, per example, the sum of the rows it holds times
+# the combiner's scale: 1 (sum), 1/counts[e] (mean) or 1/sqrt(counts[e])
+# (sqrtn), counts[e] being the example's ids on all shards, so that the
+# shards' parts add up (rows layout) or sit side by side (columns layout).
+struct Lookup {
+  combiner @0 :Combiner;
+  keys @1 :List(UInt64);
+  offsets @2 :List(UInt32);   # examples + 1, from 0 to positions' length
+  positions @3 :List(UInt32); # indices into keys
+  counts @4 :List(UInt32);    # one per example
 }
 
 struct Axpy {

@@ -410,3 +410,47 @@ TEST_CASE("asynchronous calls return futures and do what the blocking calls do",
   }
   stop(shards);
 }
+
+TEST_CASE("an embedding lookup combines each example's rows on the shards as a direct computation does",
+          "[tables][actors]") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto shards = spawn_table_shards(sys, 3);
+  const auto layout = GENERATE(table_layout::rows, table_layout::columns);
+  CAPTURE(to_string(layout));
+  {
+    table_client client{sys, shards};
+    auto spec = spec_of("emb", layout);
+    spec.init = table_init::normal;
+    auto t = client.open(spec);
+    REQUIRE(t);
+    // Examples with repeated ids, ids shared between examples, and an empty one.
+    const std::vector<std::vector<uint64_t>> examples{{1, 2, 3}, {2, 2, 9}, {}, {40}, {3, 1, 77, 78, 79, 80}};
+    std::vector<uint64_t> all;
+    for (auto& e : examples)
+      all.insert(all.end(), e.begin(), e.end());
+    auto rows = t->get(all);
+    REQUIRE(rows);
+    for (auto combiner : {table_combiner::sum, table_combiner::mean, table_combiner::sqrtn}) {
+      auto got = t->lookup(examples, combiner);
+      REQUIRE(got);
+      REQUIRE(got->size() == examples.size() * 6);
+      size_t next = 0;
+      for (size_t e = 0; e < examples.size(); ++e) {
+        const double n = static_cast<double>(examples[e].size());
+        const double scale = n == 0                             ? 0
+                             : combiner == table_combiner::sum  ? 1
+                             : combiner == table_combiner::mean ? 1 / n
+                                                                : 1 / std::sqrt(n);
+        for (size_t c = 0; c < 6; ++c) {
+          double sum = 0;
+          for (size_t j = 0; j < examples[e].size(); ++j)
+            sum += (*rows)[(next + j) * 6 + c];
+          CHECK((*got)[e * 6 + c] == Approx(sum * scale).margin(1e-6));
+        }
+        next += examples[e].size();
+      }
+    }
+  }
+  stop(shards);
+}

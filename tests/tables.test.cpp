@@ -610,3 +610,30 @@ TEST_CASE("sparse fetch and increment by column, checked against the shard's col
   huge.dim = max_vector_dim + 1;
   CHECK(test::contains(error_of(service, encode_table_create(huge)), "dim must be between 1 and 1073741824"));
 }
+
+TEST_CASE("a lookup request is checked before its reply is made", "[tables]") {
+  table_service service{0, 1, ""};
+  REQUIRE(ask(service, encode_table_create(map_spec("emb", 4))).what == table_reply::kind::done);
+  const std::vector<uint64_t> keys{5, 6};
+  const std::vector<uint32_t> offsets{0, 2, 3}, positions{0, 1, 1}, counts{2, 1};
+  auto ok = ask(service, encode_table_lookup("emb", table_combiner::mean, keys, offsets, positions, counts));
+  REQUIRE(ok.what == table_reply::kind::floats);
+  CHECK(ok.floats.size() == 8);
+  CHECK(test::contains(error_of(service, encode_table_lookup("emb", table_combiner::sum, keys,
+                                                             std::vector<uint32_t>{0, 2}, positions, counts)),
+                       "needs 3 offsets"));
+  CHECK(test::contains(error_of(service, encode_table_lookup("emb", table_combiner::sum, keys,
+                                                             std::vector<uint32_t>{0, 2, 2}, positions, counts)),
+                       "offsets must run from 0 to 3"));
+  CHECK(test::contains(error_of(service, encode_table_lookup("emb", table_combiner::sum, keys,
+                                                             std::vector<uint32_t>{0, 4, 3}, positions, counts)),
+                       "offsets go down at example 1"));
+  CHECK(test::contains(error_of(service, encode_table_lookup("emb", table_combiner::sum, keys, offsets,
+                                                             std::vector<uint32_t>{0, 1, 2}, counts)),
+                       "position 2 is past its 2 keys"));
+  std::vector<uint32_t> many_counts(max_request_floats / 4 + 1, 1);
+  std::vector<uint32_t> many_offsets(many_counts.size() + 1, 0);
+  CHECK(test::contains(error_of(service, encode_table_lookup("emb", table_combiner::sum, keys, many_offsets,
+                                                             std::vector<uint32_t>{}, many_counts)),
+                       "split it"));
+}

@@ -1,6 +1,7 @@
 #include <gridvec/tables/client.hpp>
 
 #include <optional>
+#include <unordered_map>
 
 #include "actors/connect.hpp"
 #include "src/table/table_service.hpp"
@@ -607,6 +608,60 @@ status table::increment(uint64_t row, std::span<const uint32_t> indices, std::sp
     requests.push_back(encode_table_sparse_add(spec_.name, row, p.indices, part_values));
   }
   return as_status(core_->ask(targets, std::move(requests), table_reply::kind::done));
+}
+
+expected<std::vector<float>> table::lookup(const std::vector<std::vector<uint64_t>>& examples,
+                                           table_combiner combiner) {
+  // The distinct ids, and each example's as positions among them.
+  std::vector<uint64_t> unique;
+  std::unordered_map<uint64_t, uint32_t> index;
+  std::vector<std::vector<uint32_t>> at(examples.size());
+  for (size_t e = 0; e < examples.size(); ++e)
+    for (uint64_t k : examples[e]) {
+      auto [it, added] = index.try_emplace(k, static_cast<uint32_t>(unique.size()));
+      if (added)
+        unique.push_back(k);
+      at[e].push_back(it->second);
+    }
+  const uint32_t shards = core_->count();
+  routing r = route(spec_, shards, unique);
+  std::vector<uint32_t> counts(examples.size());
+  for (size_t e = 0; e < examples.size(); ++e)
+    counts[e] = static_cast<uint32_t>(examples[e].size());
+  std::vector<wire_bytes> requests;
+  for (size_t i = 0; i < r.targets.size(); ++i) {
+    // Positions among this shard's keys (rows layout: only the ids it holds).
+    std::vector<uint32_t> local(unique.size(), UINT32_MAX);
+    for (size_t j = 0; j < r.keys[i].size(); ++j)
+      local[position(r, i, j)] = static_cast<uint32_t>(j);
+    std::vector<uint32_t> offsets{0}, positions;
+    for (size_t e = 0; e < examples.size(); ++e) {
+      for (uint32_t p : at[e])
+        if (local[p] != UINT32_MAX)
+          positions.push_back(local[p]);
+      offsets.push_back(static_cast<uint32_t>(positions.size()));
+    }
+    requests.push_back(encode_table_lookup(spec_.name, combiner, r.keys[i], offsets, positions, counts));
+  }
+  auto replies = core_->ask_raw(r.targets, std::move(requests));
+  if (!replies)
+    return failure{replies.error()};
+  std::vector<float> out(examples.size() * spec_.dim, 0.0f);
+  for (size_t i = 0; i < r.targets.size(); ++i) {
+    const auto cols = held_columns(spec_, r.targets[i], shards);
+    auto read = read_table_floats((*replies)[i], [&](const float* floats, size_t count) -> status {
+      if (count != examples.size() * cols.width)
+        return failure{"table shard " + std::to_string(r.targets[i]) + " sent " + std::to_string(count) +
+                       " floats for a lookup of " + std::to_string(examples.size()) + " examples"};
+      for (size_t e = 0; e < examples.size(); ++e)
+        for (uint32_t c = 0; c < cols.width; ++c)
+          out[e * spec_.dim + cols.first + c] += floats[e * cols.width + c];
+      return {};
+    });
+    if (!read)
+      return failure{read.error()};
+  }
+  return out;
 }
 
 expected<std::vector<double>> table::reduce(const std::string& what) {

@@ -1,6 +1,7 @@
 #include "src/table/table_service.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <unistd.h>
@@ -426,6 +427,61 @@ wire_bytes table_service::handle(const wire_bytes& request) {
           return failure{indices.error()};
         slice.add_columns(row, *indices, reinterpret_cast<const float*>(sparse.getValues().begin()));
         reply = done_reply();
+        return {};
+      }
+      case R::LOOKUP: {
+        auto lookup = r.getLookup();
+        auto keys = checked(keys_of(lookup.getKeys()), slice.stride());
+        if (!keys)
+          return failure{keys.error()};
+        // Every size is checked before the reply (examples x width) is made.
+        const size_t examples = lookup.getCounts().size();
+        const size_t n_positions = lookup.getPositions().size();
+        if (lookup.getOffsets().size() != examples + 1)
+          return failure{"table " + name + ": a lookup of " + std::to_string(examples) + " examples needs " +
+                         std::to_string(examples + 1) + " offsets, not " + std::to_string(lookup.getOffsets().size())};
+        if (n_positions > max_request_keys || examples * uint64_t{width} > max_request_floats)
+          return failure{"table " + name + ": a lookup of " + std::to_string(examples) + " examples and " +
+                         std::to_string(n_positions) + " ids is more than one request may hold; split it"};
+        std::vector<uint32_t> offsets, positions, counts;
+        get_list(lookup.getOffsets(), offsets);
+        get_list(lookup.getPositions(), positions);
+        get_list(lookup.getCounts(), counts);
+        if (offsets[0] != 0 || offsets.back() != n_positions)
+          return failure{"table " + name + ": lookup offsets must run from 0 to " + std::to_string(n_positions)};
+        for (size_t e = 0; e < examples; ++e)
+          if (offsets[e + 1] < offsets[e])
+            return failure{"table " + name + ": lookup offsets go down at example " + std::to_string(e)};
+        for (uint32_t p : positions)
+          if (p >= keys->size())
+            return failure{"table " + name + ": lookup position " + std::to_string(p) + " is past its " +
+                           std::to_string(keys->size()) + " keys"};
+        const auto combiner = lookup.getCombiner();
+        if (combiner != wire::Combiner::SUM && combiner != wire::Combiner::MEAN && combiner != wire::Combiner::SQRTN)
+          return failure{"table " + name + ": unknown combiner"};
+        // Each distinct row is read once, then combined per example.
+        std::vector<float> rows(keys->size() * width);
+        slice.get(*keys, rows.data());
+        reply = floats_reply(
+          examples * width, 0,
+          [&](float* out) {
+            for (size_t e = 0; e < examples; ++e) {
+              float* o = out + e * width;
+              std::fill(o, o + width, 0.0f);
+              for (uint32_t j = offsets[e]; j < offsets[e + 1]; ++j) {
+                const float* row = rows.data() + size_t{positions[j]} * width;
+                for (uint32_t c = 0; c < width; ++c)
+                  o[c] += row[c];
+              }
+              const double scale = counts[e] == 0                     ? 0.0
+                                   : combiner == wire::Combiner::SUM  ? 1.0
+                                   : combiner == wire::Combiner::MEAN ? 1.0 / counts[e]
+                                                                      : 1.0 / std::sqrt(double(counts[e]));
+              for (uint32_t c = 0; c < width; ++c)
+                o[c] = static_cast<float>(o[c] * scale);
+            }
+          },
+          [](wire::TableReply::Builder) {});
         return {};
       }
       case R::INFO: reply = tables_reply({info_of(slice)}); return {};

@@ -139,6 +139,24 @@ wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::
   return to_bytes(builder);
 }
 
+wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner, std::span<const uint64_t> keys,
+                               std::span<const uint32_t> offsets, std::span<const uint32_t> positions,
+                               std::span<const uint32_t> counts) {
+  capnp::MallocMessageBuilder builder(
+    words_for(keys.size() + (offsets.size() + positions.size() + counts.size()) / 2, 0));
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  auto lookup = root.initLookup();
+  lookup.setCombiner(combiner == table_combiner::sum    ? wire::Combiner::SUM
+                     : combiner == table_combiner::mean ? wire::Combiner::MEAN
+                                                        : wire::Combiner::SQRTN);
+  set_list(lookup.initKeys(static_cast<unsigned>(keys.size())), keys);
+  set_list(lookup.initOffsets(static_cast<unsigned>(offsets.size())), offsets);
+  set_list(lookup.initPositions(static_cast<unsigned>(positions.size())), positions);
+  set_list(lookup.initCounts(static_cast<unsigned>(counts.size())), counts);
+  return to_bytes(builder);
+}
+
 status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use) {
   return with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
     if (r.which() == wire::TableReply::ERROR)

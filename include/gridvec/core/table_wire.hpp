@@ -44,8 +44,12 @@ enum class table_op {
   drop,
   save,
   sparse_get,
-  sparse_add
+  sparse_add,
+  lookup
 };
+
+/// How an embedding lookup combines each example's rows.
+enum class table_combiner { sum, mean, sqrtn };
 
 wire_bytes encode_table_create(const table_spec& spec);
 /// get, remove, fetch
@@ -71,6 +75,11 @@ wire_bytes encode_table_sparse_get(const std::string& table, std::span<const uin
 /// row[indices[j]] += values[j] (as many values as indices).
 wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::span<const uint32_t> indices,
                                    std::span<const float> values);
+
+/// An embedding lookup (schema/table.capnp, Lookup).
+wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner, std::span<const uint64_t> keys,
+                               std::span<const uint32_t> offsets, std::span<const uint32_t> positions,
+                               std::span<const uint32_t> counts);
 
 /// A decoded TableReply.
 struct table_reply {

@@ -115,6 +115,13 @@ public:
   /// Sparse increment: row[indices[j]] += values[j] (repeats add up).
   status increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values);
 
+  // --- an embedding layer's lookup ------------------------------------------
+  /// Row e of the result (dim floats) combines the rows of examples[e]'s
+  /// ids: their sum, mean or sum / sqrt(count) (TensorFlow's and
+  /// ElasticDL's combiners; an empty example gives zeros). Each distinct id
+  /// is sent, and read on its shard, once; the combining runs on the shards.
+  expected<std::vector<float>> lookup(const std::vector<std::vector<uint64_t>>& examples, table_combiner combiner);
+
   // --- over the whole table -------------------------------------------------
   /// "sum" (dim column sums), "sumsq" (1), "count" (rows; 1).
   expected<std::vector<double>> reduce(const std::string& what);
