@@ -3,6 +3,7 @@
 // (src/sgns/drawn_targets.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -92,6 +93,39 @@ TEST_CASE("refreshed_weight: the weight of f + drift, read back from the weight 
   // A huge drift saturates instead of overflowing.
   CHECK(std::isfinite(refreshed_weight(alpha / 2, alpha, target_label::positive, 500.0f)));
   CHECK(refreshed_weight(alpha / 2, alpha, target_label::positive, 500.0f) == Approx(0.0f).margin(1e-6));
+}
+
+TEST_CASE("exp_approx: within 2 ulp of expf over the refresh's range", "[refresh]") {
+  float worst = 0;
+  for (float x = -30.0f; x <= 30.0f; x += 0.00731f) {
+    const float want = std::exp(x), got = exp_approx(x);
+    worst = std::max(worst, std::fabs(got - want) / want);
+  }
+  CHECK(worst < 2.5e-7f); // 2 ulp of a float is 2.4e-7 relative
+  CHECK(exp_approx(0.0f) == 1.0f);
+}
+
+TEST_CASE("refresh_weights: the weights refreshed_weight gives, for a whole pair at once", "[refresh]") {
+  // Counts around the vector width, so the vector loop and its tail are both run.
+  for (size_t count : {1, 6, 16, 23}) {
+    std::vector<float> weights(count), partials(count), now(count), out(count);
+    std::vector<uint8_t> labels(count);
+    for (size_t k = 0; k < count; ++k) {
+      labels[k] = k % 3 == 0 ? target_label::positive : target_label::noise;
+      const double f = -3.0 + 0.37 * static_cast<double>(k);
+      weights[k] = static_cast<float>(alpha * (target_label::value(labels[k]) - sigmoid(f)));
+      partials[k] = 0.1f * static_cast<float>(k);
+      now[k] = partials[k] + 0.05f * static_cast<float>(k % 5) - 0.1f;
+    }
+    weights[0] = -alpha; // clipped: stays
+    refresh_weights(weights.data(), partials.data(), now.data(), labels.data(), alpha, 2.0f, count, out.data());
+    for (size_t k = 0; k < count; ++k) {
+      CAPTURE(count, k);
+      CHECK(out[k] ==
+            Approx(refreshed_weight(weights[k], alpha, labels[k], 2.0f * (now[k] - partials[k]))).epsilon(1e-6));
+    }
+    CHECK(out[0] == -alpha);
+  }
 }
 
 namespace {

@@ -153,10 +153,16 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
   };
   const uint64_t generation = next->generation;
   auto on_error = [self, generation](caf::error& err) { on_shard_error(self, generation, err); };
-  for (auto& shard : st.shards) {
+  for (size_t s = 0; s < st.shards.size(); ++s) {
     st.unreported.wire.add(message_kind::dotprod_request, dotprod_bytes);
     st.unreported.wire.add_part(message_kind::adjust_request, adjust_bytes);
-    self->request(shard, caf::infinite, step_atom::value, adjusts, dotprods).then(on_reply, on_error);
+    // Each request copies its arguments into a message: the last one takes
+    // the buffers instead (a copy of every byte of the step saved).
+    if (s + 1 < st.shards.size())
+      self->request(st.shards[s], caf::infinite, step_atom::value, adjusts, dotprods).then(on_reply, on_error);
+    else
+      self->request(st.shards[s], caf::infinite, step_atom::value, std::move(adjusts), std::move(dotprods))
+        .then(on_reply, on_error);
   }
 }
 

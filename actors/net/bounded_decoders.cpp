@@ -108,6 +108,13 @@ caf::error load_bounded_bytes(caf::deserializer& source, std::vector<char>& byte
     warn_limited("dropped a message from a peer: a byte buffer claims " + std::to_string(n) + " bytes, " +
                  std::to_string(buffer->remaining()) + " follow");
     return caf::sec::end_of_stream;
+  } else if (buffer) {
+    // Copied straight from the buffer: no zero-fill first (training
+    // messages carry megabytes a second).
+    const auto* first = reinterpret_cast<const char*>(buffer->remainder().data());
+    bytes.assign(first, first + n);
+    buffer->skip(n);
+    return source.end_sequence();
   }
   bytes.clear();
   while (bytes.size() < n) {

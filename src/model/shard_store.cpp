@@ -185,14 +185,18 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
 }
 
 // Seed 000 applies the updates of one call at its end: every read sees the
-// vectors as they were when the call began. Three passes give that without
-// a table of delta rows:
-//   1. the input side: e_x = sum over the example's dot products of
-//      g * v_t, reading v only (u and v are unchanged so far);
-//   2. the output side: v_t += g * h_x, reading u only (still unchanged),
-//      writing each v row in place; a word that is the target of several
-//      dot products gets the sum of their updates, as if deferred;
+// vectors as they were when the call began. Without a table of delta rows:
+//   1. per dot product, the input side e_x += g * v_t, and the output side
+//      v_t += g * h_x in the same visit of the row if this is the call's
+//      last dot product with v_t (nothing reads v_t after it); a row that
+//      comes again later in the call has its update deferred;
+//   2. the deferred updates, v_t += g * h_x (u is still unchanged, so h_x
+//      is as the call found it);
 //   3. u_in += e_x for every input word of every example.
+// A word that is the target of several dot products gets the sum of their
+// updates, as if deferred. Most rows of a call are visited once, so this
+// reads most rows once where the call used to read every row twice (a pass
+// for the errors, then one for the updates).
 void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scratch& s,
                          const std::vector<uint32_t>* drawn, const float* partials) {
   const uint32_t width = slice_.width;
@@ -215,50 +219,61 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
   s.errors.assign(examples * width, 0.0f);
   if (mb.mean_inputs)
     s.inputs.resize(examples * width);
+  // The last dot product of every row in this call. Entries of rows this
+  // call does not touch are stale and never read: nothing to clear.
+  if (s.last.size() < output_rows())
+    s.last.resize(output_rows());
+  for (size_t k = 0; k < targets.size(); ++k)
+    s.last[targets[k]] = static_cast<uint32_t>(k);
+  s.deferred.clear();
 
-  // Pass 1. For CBOW the mean input row of each example is kept for pass 2.
+  // Pass 1. For CBOW the mean input row of each example is kept for the
+  // output side.
   const size_t ahead = std::max<size_t>(1, targets.size() / std::max<size_t>(1, mb.pairs())); // about a pair
   size_t k = 0;
-  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t, uint32_t, uint32_t output) {
+  for_each_pair(mb, s.hidden, [&](const float* h, size_t e, size_t in, uint32_t, uint32_t output) {
     if (mb.mean_inputs)
       std::copy(h, h + width, s.inputs.data() + e * width);
+    // The output side's input row, as the end-of-call update always took it.
+    const float* h_out = mb.mean_inputs ? s.inputs.data() + e * width : input_row(mb.inputs[in]);
     float* err = s.errors.data() + e * width;
     const size_t pair_targets = mb.targets_of(output);
     // Fetch the next pair's rows while this one is summed.
     for (size_t i = k + pair_targets; i < std::min(k + pair_targets + ahead, targets.size()); ++i)
       prefetch_row(output_row(targets[i]), width);
-    for (size_t i = 0; i < pair_targets; ++i, ++k) {
-      const float* v = output_row(targets[k]);
-      float g = weights[k];
-      if (refresh)
-        g = s.fresh[k] = refreshed_weight(g, mb.alpha, s.labels[k], widen * (dot(h, v, width) - partials[k]));
-      sgns::pair_error(g, v, err, width);
+    const uint32_t* t = targets.data() + k;
+    const float* g = weights + k;
+    if (refresh) {
+      // The pair's dot products as the rows are now, then its weights
+      // refreshed at once (one vectorized loop); the rows stay in L1 for
+      // the updates below.
+      float* fresh = s.fresh.data() + k;
+      for (size_t i = 0; i < pair_targets; ++i)
+        fresh[i] = dot(h, output_row(t[i]), width);
+      refresh_weights(g, partials + k, fresh, s.labels.data() + k, mb.alpha, widen, pair_targets, fresh);
+      g = fresh;
     }
+    for (size_t i = 0; i < pair_targets; ++i) {
+      float* v = output_row(t[i]);
+      if (s.last[t[i]] == k + i) {
+        sgns::pair_step(g[i], h_out, v, err, width); // e += g v, then v += g h
+      } else {
+        sgns::pair_error(g[i], v, err, width);
+        s.deferred.push_back({static_cast<uint32_t>(k + i), h_out});
+      }
+    }
+    k += pair_targets;
   });
   if (refresh)
     weights = s.fresh.data();
 
-  // Pass 2: the pairs again, in the same order. The rows left the L1 cache
-  // during pass 1 (a minibatch touches about 2,000): fetching them a few
-  // pairs ahead took a tenth off adjust in build/gridvec_shard_kernel.
-  k = 0;
-  size_t in = 0, out = 0;
-  for (size_t e = 0; e < examples; ++e) {
-    const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
-    const uint32_t n_out = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    const float* h = mb.mean_inputs ? s.inputs.data() + e * width : input_row(mb.inputs[in]);
-    const size_t example_targets = mb.targets_of_outputs(out, n_out);
-    for (size_t j = 0; j < example_targets; ++j, ++k) {
-      if (k + 2 * ahead < targets.size())
-        prefetch_row(output_row(targets[k + 2 * ahead]), width);
-      sgns::pair_output(weights[k], h, output_row(targets[k]), width);
-    }
-    in += n_in;
-    out += n_out;
-  }
+  // Pass 2: the deferred updates. Their rows are the call's repeated ones
+  // (frequent words), few and still in the caches.
+  for (const auto& d : s.deferred)
+    sgns::pair_output(weights[d.target], d.input, output_row(targets[d.target]), width);
 
   // Pass 3. CBOW adds the whole error to every context word, as word2vec.c.
-  in = 0;
+  size_t in = 0;
   for (size_t e = 0; e < examples; ++e) {
     const uint32_t n_in = mb.input_counts.empty() ? 1 : mb.input_counts[e];
     sgns::apply_error([this](uint32_t w) { return input_row(w); }, mb.inputs.data() + in, n_in,

@@ -57,6 +57,15 @@ struct adjust_scratch {
   std::vector<float> hidden;
   std::vector<float> fresh;    // refreshed weights (src/sgns/weight_refresh.hpp)
   std::vector<uint8_t> labels; // per dot product, for the refresh
+  // The index of the last dot product of every output row in the call
+  // (4 bytes per output row, allocated by the first adjust), and the
+  // output-side updates deferred until after the rows' last reads.
+  std::vector<uint32_t> last;
+  struct deferred_update {
+    uint32_t target;    // index of the dot product
+    const float* input; // the example's input row (or mean)
+  };
+  std::vector<deferred_update> deferred;
 };
 
 /// The rows layout of --partition words (seed 001): shard `partition` of

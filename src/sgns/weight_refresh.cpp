@@ -1,22 +1,12 @@
 #include "src/sgns/weight_refresh.hpp"
 
-#include <algorithm>
-#include <cmath>
-
-#include "src/sgns/minibatch.hpp"
-
 namespace gridvec {
 
-float refreshed_weight(float weight, float alpha, uint8_t label, float drift) {
-  const float value = target_label::value(label);
-  const float sigma = value - weight / alpha;
-  if (!(sigma > 0.0f && sigma < 1.0f))
-    return weight;
-  // sigma(f + drift) = sigma e^drift / (1 - sigma + sigma e^drift): no
-  // logarithm needed. Past |drift| = 30 sigma is saturated either way (and
-  // e^drift would overflow to inf / inf).
-  const float grown = sigma * std::exp(std::clamp(drift, -30.0f, 30.0f));
-  return alpha * (value - grown / (1.0f - sigma + grown));
+void refresh_weights(const float* weights, const float* partials, const float* now, const uint8_t* labels, float alpha,
+                     float widen, size_t count, float* out) {
+  // One loop without calls or branches: the compiler vectorizes it.
+  for (size_t k = 0; k < count; ++k)
+    out[k] = refreshed_weight(weights[k], alpha, labels[k], widen * (now[k] - partials[k]));
 }
 
 } // namespace gridvec
