@@ -119,7 +119,7 @@ wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t
 status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use) {
   return with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
     if (r.which() == wire::TableReply::ERROR)
-      return failure{r.getError().cStr()};
+      return failure{r.getError().cStr(), error_code_from_number(r.getErrorCode())};
     if (r.which() != wire::TableReply::FLOATS)
       return failure{"a table shard sent a reply of another kind than floats"};
     auto data = r.getFloats();
@@ -138,6 +138,7 @@ expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
       case wire::TableReply::ERROR:
         out.what = table_reply::kind::error;
         out.error = r.getError().cStr();
+        out.code = error_code_from_number(r.getErrorCode());
         break;
       case wire::TableReply::DONE: out.what = table_reply::kind::done; break;
       case wire::TableReply::FLOATS: {
