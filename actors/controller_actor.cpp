@@ -142,7 +142,7 @@ void job_over(controller_ptr self, uint64_t job, expected<job_summary> result, b
     if (result)
       rp.deliver(*result);
     else
-      rp.deliver(make_job_error(result.error()));
+      rp.deliver(make_job_error(result.why()));
   }
   st.waiters.clear();
   if (st.job_options.stop_cluster && started)
@@ -185,7 +185,7 @@ void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
                              std::move(before_placing));
   self->request(st.job, caf::infinite, run_atom::value)
     .then([self, job](job_summary& s) { job_over(self, job, std::move(s)); },
-          [self, job](caf::error& err) { job_over(self, job, failure{error_text(err)}); });
+          [self, job](caf::error& err) { job_over(self, job, failure_of(err)); });
 }
 
 // Learner nodes connect to every shard node themselves, so that minibatch
@@ -206,7 +206,7 @@ void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor liste
   // --partition words (or auto, which may choose it once the vocabulary
   // is known): the shards send each other input vectors, so shard nodes
   // connect to each other as well.
-  const bool shards_talk = st.job_options.word_split || st.job_options.partition_auto;
+  const bool shards_talk = st.job_options.word_split() || st.job_options.partition_auto;
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
     const bool learner = cluster.nodes[i].has(node_role::learner);
     if (!learner && !(shards_talk && cluster.nodes[i].has(node_role::shard)))
@@ -278,8 +278,8 @@ void connect_all(controller_ptr self, std::function<void(std::string)> then) {
 
 caf::error check_can_start(const controller_state& st) {
   if (st.running)
-    return make_job_error("job " + std::to_string(st.jobs) +
-                          " is still running on this cluster; wait for it or cancel it");
+    return make_job_error(error_code::busy, "job " + std::to_string(st.jobs) +
+                                              " is still running on this cluster; wait for it or cancel it");
   return {};
 }
 
@@ -331,7 +331,7 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
 // (src/access/path_policy.hpp): checked here, on the node, whatever the
 // client checked.
 caf::error check_job_outputs(const controller_state& st, const train_options& opt) {
-  if (opt.word_split) {
+  if (opt.word_split()) {
     // The word partitions are the shards, or one shard's rows viewed as P.
     const uint32_t shards = opt.shards > 0 ? opt.shards : st.setup.cluster ? st.setup.cluster->total_shards() : 1;
     if (shards > 1 && opt.word_partitions > 0 && opt.word_partitions != shards)
@@ -355,7 +355,7 @@ caf::error check_job_outputs(const controller_state& st, const train_options& op
 template <class Reply, class... Ts>
 caf::result<Reply> forward_to(controller_ptr self, const coordinator_actor& target, Ts... xs) {
   if (!target)
-    return make_job_error("no job has been run yet (start one with `train` or `submit`)");
+    return make_job_error(error_code::not_found, "no job has been run yet (start one with `train` or `submit`)");
   auto rp = self->template make_response_promise<Reply>();
   self->request(target, command_timeout, xs...)
     .then([rp](Reply& r) mutable { rp.deliver(std::move(r)); }, [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -473,9 +473,9 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
         return rp;
       }
       if (!st.outcome)
-        return make_job_error("no job has been run yet");
+        return make_job_error(error_code::not_found, "no job has been run yet");
       if (!*st.outcome)
-        return make_job_error(st.outcome->error());
+        return make_job_error(st.outcome->why());
       return **st.outcome;
     },
     [self](status_atom) -> caf::result<job_status> {

@@ -75,12 +75,12 @@ expected<Reply> controller_client::await(const std::shared_ptr<reply_box<Reply>>
     if (interrupt_ && interrupt_->load()) {
       lock.unlock();
       caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
-      return failure{interrupted_text};
+      return failure{interrupted_text, error_code::interrupted};
     }
     if (clock::now() > deadline) {
       lock.unlock();
       caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
-      return failure{"no answer from the controller within " + seconds_text(timeout)};
+      return failure{"no answer from the controller within " + seconds_text(timeout), error_code::timeout};
     }
     box->ready.wait_for(lock, std::chrono::milliseconds(100));
   }
@@ -112,14 +112,14 @@ status controller_client::ensure_connected() {
   if (!lost_->load())
     return {};
   if (auto st = connect(); !st)
-    return failure{"not connected to the controller: " + st.error()};
+    return failure{"not connected to the controller: " + st.error(), st.code()};
   return {};
 }
 
 template <class Reply, class Ask>
 expected<Reply> controller_client::call(millis timeout, Ask ask, line_handler on_line) {
   if (auto st = ensure_connected(); !st)
-    return failure{st.error()};
+    return st.why();
   auto box = std::make_shared<reply_box<Reply>>();
   auto lost = lost_;
   auto controller = controller_;
@@ -128,7 +128,8 @@ expected<Reply> controller_client::call(millis timeout, Ask ask, line_handler on
     self->monitor(controller);
     self->set_down_handler([=](const caf::down_msg&) {
       lost->store(true);
-      box->set(failure{"the coordinator's node went down: lost the connection to the controller at " + where});
+      box->set(failure{"the coordinator's node went down: lost the connection to the controller at " + where,
+                       error_code::unavailable});
       self->quit();
     });
     ask(self, controller, timeout)
@@ -138,7 +139,7 @@ expected<Reply> controller_client::call(millis timeout, Ask ask, line_handler on
           self->quit();
         },
         [=](caf::error& err) {
-          box->set(failure{describe(err, timeout)});
+          box->set(failure{describe(err, timeout), error_code_of(err)});
           self->quit();
         });
     return {[on_line](line_atom, const std::string& line) {
@@ -197,25 +198,25 @@ expected<std::optional<job_summary>> controller_client::wait_for_end(millis limi
     timeout, [](auto* self, const controller_actor& c, millis t) { return self->request(c, t, wait_atom::value); });
   if (r)
     return std::optional<job_summary>{std::move(*r)};
-  // The request's own timeout (describe() words it) is the limit running out.
-  if (limit.count() > 0 && r.error() == describe(caf::sec::request_timeout, timeout))
+  // The request's own timeout is the limit running out.
+  if (limit.count() > 0 && r.code() == error_code::timeout)
     return std::optional<job_summary>{};
-  return failure{r.error()};
+  return r.why();
 }
 
 expected<job_summary> controller_client::wait(millis limit) {
   auto r = wait_for_end(limit);
   if (!r)
-    return failure{r.error()};
+    return r.why();
   if (!*r)
-    return failure{"the job is still running after " + seconds_text(limit)};
+    return failure{"the job is still running after " + seconds_text(limit), error_code::timeout};
   return std::move(**r);
 }
 
 status controller_client::failure_within(millis limit) {
   auto r = wait_for_end(limit);
-  if (!r && r.error() != interrupted_text)
-    return failure{r.error()};
+  if (!r && r.code() != error_code::interrupted)
+    return r.why();
   return {};
 }
 

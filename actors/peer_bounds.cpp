@@ -20,8 +20,8 @@ status check_shard_spec(const shard_spec& s) {
     return out_of_bounds("newshard: lanes", s.lanes, 1, max_peer_lanes);
   if (s.word_partitions < 1 || s.word_partitions > 1000000)
     return out_of_bounds("newshard: word partitions", s.word_partitions, 1, 1000000);
-  if (s.negatives > 2)
-    return out_of_bounds("newshard: negatives mode", s.negatives, 0, 2);
+  if (s.negatives_mode > 2)
+    return out_of_bounds("newshard: negatives mode", s.negatives_mode, 0, 2);
   return {};
 }
 
@@ -39,20 +39,13 @@ status check_shard_size(const shard_spec& s, uint64_t vocab_size) {
 }
 
 status check_learner_config(const learner_config& c, size_t lanes) {
-  if (c.dim < 1 || c.dim > max_peer_dim)
-    return out_of_bounds("newlearner: dimension", c.dim, 1, max_peer_dim);
-  if (c.window < 1 || c.window > 1000)
-    return out_of_bounds("newlearner: window", c.window, 1, 1000);
-  if (c.negatives > 1000)
-    return out_of_bounds("newlearner: negatives", c.negatives, 0, 1000);
-  if (c.minibatch_words < 1 || c.minibatch_words > 1000000)
-    return out_of_bounds("newlearner: minibatch", c.minibatch_words, 1, 1000000);
-  if (c.in_flight < 1 || c.in_flight > 1024)
+  // The job's options, by the option table's own ranges and choices.
+  if (auto valid = check_option_values(c); !valid)
+    return failure{"newlearner: " + valid.error(), error_code::invalid_argument};
+  if (c.size < 1 || c.size > max_peer_dim)
+    return out_of_bounds("newlearner: dimension", c.size, 1, max_peer_dim);
+  if (c.in_flight < 1)
     return out_of_bounds("newlearner: in-flight", c.in_flight, 1, 1024);
-  if (c.coalesce < 1 || c.coalesce > 1024)
-    return out_of_bounds("newlearner: coalesce", c.coalesce, 1, 1024);
-  if (c.interleave < 1 || c.interleave > 4096)
-    return out_of_bounds("newlearner: interleave", c.interleave, 1, 4096);
   if (c.learners > 65536)
     return out_of_bounds("newlearner: learners", c.learners, 0, 65536);
   if (c.sync_rounds > 1000000)

@@ -349,7 +349,7 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
       return failure{"--partition words trains neither -hs 1 nor from --init"};
     core->store = std::make_shared<shard_store>(word_rows{spec.index, spec.count}, spec.dim, vocab.size(), spec.seed);
     core->split =
-      std::make_shared<word_split_part>(*core->store, vocab.counts(), static_cast<negatives_mode>(spec.negatives));
+      std::make_shared<word_split_part>(*core->store, vocab.counts(), static_cast<negatives_mode>(spec.negatives_mode));
     sampling_bytes = partition_sampling_bytes = core->split->own.bytes();
     core->header =
       slice_header{spec.index, spec.count, spec.dim, 0, spec.dim, core->store->held_rows(), spec.vocab_crc, 0};
@@ -358,7 +358,7 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
     if (!noise)
       noise = std::make_shared<const noise_sampler>(
         vocab.counts(),
-        noise_spec{static_cast<negatives_mode>(spec.negatives), spec.hierarchical_sampler, spec.word_partitions});
+        noise_spec{static_cast<negatives_mode>(spec.negatives_mode), spec.hierarchical_sampler, spec.word_partitions});
     std::shared_ptr<const huffman_tree> tree;
     if (spec.hierarchical)
       tree = shared_huffman_tree(vocab_ptr);

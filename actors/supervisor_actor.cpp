@@ -81,7 +81,7 @@ void on_down(supervisor_ptr self, const caf::down_msg& dm) {
       // A learner that failed on its own carries the reason as a job error;
       // one whose process vanished shows a CAF exit reason.
       std::string why;
-      if (dm.reason == caf::sec::runtime_error)
+      if (is_job_error(dm.reason))
         why = reason_text(dm.reason);
       else
         spdlog::warn("supervisor: learner {} is lost ({})", it->first, reason_text(dm.reason));

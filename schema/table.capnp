@@ -154,4 +154,5 @@ struct TableReply {
   steps @7 :List(UInt32);    # fetch: adam's step count per key
   keys @8 :List(UInt64);     # scan: the keys of the rows in `floats`
   next @9 :UInt64;           # scan: the cursor of the next page; 2^64-1 at the end
+  errorCode @10 :UInt8;      # with `error`: what kind of failure (gridvec::error_code; 0 failed)
 }

@@ -484,7 +484,7 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
     train_options o = small_job(dir, output, 12, 3);
     o.threads = threads;
     o.shards = shards;
-    o.replicated = replicated;
+    o.partition = replicated ? model_partition::replicated : model_partition::columns;
     o.average_combiner = average;
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
@@ -582,7 +582,7 @@ shard_info make_row_shard(caf::actor_system& sys, uint32_t index, uint32_t count
   spec.lanes = 2;
   spec.holds_rows = true;
   spec.word_partitions = count;
-  spec.negatives = negatives_mode;
+  spec.negatives_mode = negatives_mode;
   auto info = spawn_shard(sys, spec, std::make_shared<const vocabulary>(vocab));
   REQUIRE(info);
   return *info;

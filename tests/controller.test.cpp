@@ -45,7 +45,7 @@ struct gridvec_fixture {
     caf::scoped_actor self{*sys};
     std::optional<expected<T>> out;
     self->request(controller, std::chrono::seconds(120), xs...)
-      .receive([&](T& x) { out.emplace(std::move(x)); }, [&](caf::error& e) { out.emplace(failure{error_text(e)}); });
+      .receive([&](T& x) { out.emplace(std::move(x)); }, [&](caf::error& e) { out.emplace(failure_of(e)); });
     return std::move(*out);
   }
 };
@@ -104,7 +104,10 @@ TEST_CASE("controller: pause, checkpoint, resume, query and export a running job
   auto idle = g.ask<job_status>(status_atom::value);
   REQUIRE(idle);
   CHECK(idle->phase == "idle");
-  CHECK(contains(g.ask<bool>(pause_atom::value).error(), "no job"));
+  auto no_job = g.ask<bool>(pause_atom::value);
+  REQUIRE_FALSE(no_job);
+  CHECK(contains(no_job.error(), "no job"));
+  CHECK(no_job.code() == error_code::not_found);
 
   auto id = g.ask<uint64_t>(start_atom::value, job(dir, 100000)); // until cancelled
   REQUIRE(id);
@@ -113,6 +116,7 @@ TEST_CASE("controller: pause, checkpoint, resume, query and export a running job
   auto second = g.ask<uint64_t>(start_atom::value, job(dir, 1));
   REQUIRE_FALSE(second);
   CHECK(contains(second.error(), "still running"));
+  CHECK(second.code() == error_code::busy);
 
   // Paused as soon as it trains: the job stays paused, its words frozen.
   pause_once_training(g);

@@ -33,7 +33,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
   REQUIRE(given);
   given->stop_cluster = true;
   // The noise options, which the line's replicated mode refuses, set here.
-  given->negatives = 2;
+  given->negatives_mode = 2;
   given->hierarchical_sampler = true;
   given->word_partitions = 7;
   given->visits_per_skipgram = true;
@@ -51,4 +51,37 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
   REQUIRE_FALSE(source(received));
   CHECK(to_args(received) == args);
   CHECK(received.stop_cluster);
+}
+
+TEST_CASE("learner_config: a job's options with the learner's computed defaults, across the wire", "[actors]") {
+  // Its defaults are the option table's (no second copy of them).
+  const learner_config plain;
+  CHECK(to_args(plain) == to_args(learner_config{train_defaults(), 0, 1}));
+  CHECK(plain.minibatch == train_defaults().minibatch);
+  CHECK(plain.size == train_defaults().size);
+  CHECK(plain.in_flight == train_defaults().in_flight_window());
+  CHECK(plain.learners == 1u);
+
+  std::vector<std::string> line{"-train", "/c.txt", "-output",     "/v.txt", "-size",    "40",
+                                "-hs",    "1",      "--minibatch", "16",     "--shards", "3"};
+  auto job = parse_train_options(line);
+  REQUIRE(job);
+  const learner_config sent{*job, 2, 4};
+  CHECK(sent.id == 2u);
+  CHECK(sent.size == 40u);
+  CHECK(sent.minibatch == 16u);
+  CHECK(sent.in_flight == 1u);        // -hs 1's window
+  CHECK(sent.word_partitions == 3u);  // one per shard
+  CHECK(sent.sync_rounds == 8u * 4u); // 8 per learner (used by --partition replicated)
+  CHECK(sent.start_alpha() == job->start_alpha());
+
+  std::vector<char> buf;
+  caf::binary_serializer sink{nullptr, buf};
+  REQUIRE_FALSE(sink(const_cast<learner_config&>(sent)));
+  learner_config received;
+  caf::binary_deserializer source{nullptr, buf};
+  REQUIRE_FALSE(source(received));
+  CHECK(to_args(received) == to_args(sent));
+  CHECK(received.id == 2u);
+  CHECK(received.learners == 4u);
 }

@@ -210,10 +210,10 @@ TEST_CASE("options: -hs 1 with or without negative sampling, as word2vec.c", "[o
 TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[options]") {
   auto columns = parse_train_options(with_required({}));
   REQUIRE(columns);
-  CHECK_FALSE(columns->replicated);
+  CHECK_FALSE(columns->replicated());
   auto rep = parse_train_options(with_required({"--partition", "replicated"}));
   REQUIRE(rep);
-  CHECK(rep->replicated);
+  CHECK(rep->replicated());
   CHECK_FALSE(rep->average_combiner);
   CHECK(rep->sync_rounds_per_epoch(1) == 8u); // auto: 8 per host
   CHECK(rep->sync_rounds_per_epoch(4) == 32u);
@@ -224,7 +224,7 @@ TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[opt
   // Through a checkpoint's manifest and back.
   auto again = parse_train_options(to_args(*set));
   REQUIRE(again);
-  CHECK(again->replicated);
+  CHECK(again->replicated());
   CHECK(again->sync_rounds == 12u);
   CHECK(again->average_combiner);
   auto back_to_auto = parse_train_options(with_required({"--partition", "replicated", "--sync-rounds", "auto"}));
@@ -241,23 +241,23 @@ TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[opt
 TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --word-partitions)", "[options]") {
   auto plain = parse_train_options(with_required({}));
   REQUIRE(plain);
-  CHECK(plain->negatives == 0u); // bns, word2vec's
+  CHECK(plain->negatives_mode == 0u); // bns, word2vec's
   CHECK_FALSE(plain->hierarchical_sampler);
   CHECK(plain->word_partitions_of(4) == 4u); // one per shard
   auto tns =
     parse_train_options(with_required({"--negatives", "tns", "--sampler=hierarchical", "--word-partitions", "16"}));
   REQUIRE(tns);
-  CHECK(tns->negatives == static_cast<uint8_t>(negatives_mode::tns));
+  CHECK(tns->negatives_mode == static_cast<uint8_t>(negatives_mode::tns));
   CHECK(tns->hierarchical_sampler);
   CHECK(tns->word_partitions_of(4) == 16u);
   auto again = parse_train_options(to_args(*tns)); // a checkpoint's manifest
   REQUIRE(again);
-  CHECK(again->negatives == tns->negatives);
+  CHECK(again->negatives_mode == tns->negatives_mode);
   CHECK(again->hierarchical_sampler);
   CHECK(again->word_partitions == 16u);
   auto sns = parse_train_options(with_required({"--negatives=sns"}));
   REQUIRE(sns);
-  CHECK(sns->negatives == static_cast<uint8_t>(negatives_mode::sns));
+  CHECK(sns->negatives_mode == static_cast<uint8_t>(negatives_mode::sns));
   // Combinations that draw no noise words per pair on a shard.
   expect_failure(with_required({"--negatives", "tns", "--partition", "replicated"}), "--negatives tns");
   expect_failure(with_required({"--sampler", "hierarchical", "--shared-negatives", "1"}), "--sampler hierarchical");
@@ -267,11 +267,11 @@ TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --
 TEST_CASE("options: --partition words (seed 001's word split)", "[options]") {
   auto words = parse_train_options(with_required({"--partition", "words", "--word-partitions", "8"}));
   REQUIRE(words);
-  CHECK(words->word_split);
-  CHECK_FALSE(words->replicated);
+  CHECK(words->word_split());
+  CHECK_FALSE(words->replicated());
   auto again = parse_train_options(to_args(*words));
   REQUIRE(again);
-  CHECK(again->word_split);
+  CHECK(again->word_split());
   CHECK(again->word_partitions == 8u);
   expect_failure(with_required({"--partition", "words", "--shards", "1"}), "--word-partitions");
   expect_failure(with_required({"--partition", "words", "--word-partitions", "8", "-cbow", "1"}), "--partition words");
@@ -288,7 +288,7 @@ TEST_CASE("options: --partition words (seed 001's word split)", "[options]") {
                     std::vector<std::string>{"--partition", "words"}}) {
     auto o = parse_train_options(with_required(args));
     REQUIRE(o);
-    CHECK(o->word_split);
+    CHECK(o->word_split());
     auto back = parse_train_options(to_args(*o));
     REQUIRE(back);
     CHECK(back->visits_per_skipgram == o->visits_per_skipgram);
@@ -400,4 +400,50 @@ TEST_CASE("options: train_help lists every option with its default, within 80 co
     REQUIRE_FALSE(o);
     CHECK_FALSE(contains(o.error(), "unknown"));
   }
+}
+
+TEST_CASE("options: every default is written once, in train_options, and --help shows it", "[options]") {
+  const auto table = train_option_table();
+  REQUIRE(table.size() >= 40);
+  for (const auto& o : table) {
+    INFO("option -" << o.name << ": default '" << o.default_value << "', note '" << o.note << "'");
+    const bool aside = o.note.size() > 2 && o.note.front() == '(' && o.note.back() == ')';
+    if (o.note.empty())
+      CHECK(o.default_text == o.default_value); // shown as the struct holds it
+    // A note explains a default, never writes its value a second time.
+    if (!o.default_value.empty())
+      CHECK(o.note.rfind(o.default_value, 0) != 0);
+    // A note that replaces the value stands for a computed default only.
+    if (!o.note.empty() && !aside)
+      CHECK((o.default_value == "0" || o.default_value.empty() || o.default_value == "auto"));
+    // The help's default is the value (when there is one) and the note.
+    if (!o.default_value.empty() && (o.note.empty() || aside))
+      CHECK(o.default_text.rfind(o.default_value, 0) == 0);
+  }
+  // The computed defaults' notes come from the functions that compute them.
+  auto note_of = [&](const std::string& name) {
+    for (const auto& o : table)
+      if (o.name == name)
+        return o.default_text;
+    return std::string{};
+  };
+  CHECK(note_of("alpha") == "0.025 (skip-gram), 0.05 (CBOW)");
+  CHECK(note_of("in-flight") == "10 (-hs 1: 1)");
+  CHECK(note_of("sync-rounds") == "auto (8 per learner)");
+  CHECK(note_of("minibatch") == std::to_string(train_defaults().minibatch));
+}
+
+TEST_CASE("options: values from elsewhere than the parser are checked by the same table", "[options]") {
+  train_options o;
+  CHECK(check_option_values(o));
+  o.window = 0; // -window takes 1..1000
+  auto bad = check_option_values(o);
+  REQUIRE_FALSE(bad);
+  CHECK(contains(bad.error(), "-window"));
+  CHECK(bad.code() == error_code::invalid_argument);
+  o.window = 7;
+  o.minibatch = 2000000;
+  CHECK(contains(check_option_values(o).error(), "-minibatch"));
+  o.minibatch = 32;
+  CHECK(check_option_values(o));
 }

@@ -250,8 +250,8 @@ TEST_CASE("options: --partition auto, --explain, --link-speed", "[options][parti
   auto dflt = parse_train_options(with_required({}));
   REQUIRE(dflt);
   CHECK(dflt->partition_auto); // the default
-  CHECK_FALSE(dflt->word_split);
-  CHECK_FALSE(dflt->replicated);
+  CHECK_FALSE(dflt->word_split());
+  CHECK_FALSE(dflt->replicated());
   CHECK_FALSE(dflt->explain);
   CHECK(dflt->link_speed == 0.0);
   auto columns = parse_train_options(with_required({"--partition", "columns"}));
@@ -261,7 +261,7 @@ TEST_CASE("options: --partition auto, --explain, --link-speed", "[options][parti
     parse_train_options(with_required({"--partition", "words", "--word-partitions", "4", "--partition=auto"}));
   REQUIRE(back);
   CHECK(back->partition_auto);
-  CHECK_FALSE(back->word_split);
+  CHECK_FALSE(back->word_split());
 
   auto ex = parse_train_options(with_required({"--explain", "--link-speed", "100mbit"}));
   REQUIRE(ex);

@@ -235,7 +235,7 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
   auto sink = sys.spawn([]() -> caf::behavior { return {[](caf::message&) {}}; });
   learner_actor learner;
   learner_config lc;
-  lc.dim = 4;
+  lc.size = 4;
   self
     ->request(node, std::chrono::seconds(10), new_learner_atom::value, lc, vocab_file, shard.lanes,
               caf::actor_cast<coordinator_actor>(sink))

@@ -69,7 +69,7 @@ void take_totals(coordinator_state& st) {
   st.summary.trained_words = st.totals.trained_words;
   st.summary.pairs = st.totals.pairs;
   st.summary.wire = st.totals.wire;
-  st.summary.replicated = st.opt.replicated;
+  st.summary.replicated = st.opt.replicated();
 }
 
 void finish(coordinator_ptr self) {
@@ -168,7 +168,8 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
     [self](pause_atom) -> caf::result<bool> {
       auto& st = self->state;
       if (st.phase != job_phase::training)
-        return make_job_error(std::string{"the job is not training (it is "} + phase_name(st.phase) + ")");
+        return make_job_error(error_code::busy,
+                              std::string{"the job is not training (it is "} + phase_name(st.phase) + ")");
       auto rp = self->make_response_promise<bool>();
       st.phase = job_phase::pausing;
       pause_learners(self, [self, rp](bool ok) mutable {
@@ -187,7 +188,8 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
     [self](resume_atom) -> caf::result<bool> {
       auto& st = self->state;
       if (st.phase != job_phase::paused)
-        return make_job_error(std::string{"the job is not paused (it is "} + phase_name(st.phase) + ")");
+        return make_job_error(error_code::busy,
+                              std::string{"the job is not paused (it is "} + phase_name(st.phase) + ")");
       st.phase = job_phase::training;
       if (st.paused_since != coordinator_clock::time_point{})
         st.paused_for += coordinator_clock::now() - st.paused_since;
@@ -201,7 +203,8 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       if (!st.store)
         return make_job_error("this job has no --checkpoint-dir");
       if (st.phase != job_phase::training && st.phase != job_phase::paused && st.phase != job_phase::checkpointing)
-        return make_job_error(std::string{"cannot checkpoint while the job is "} + phase_name(st.phase));
+        return make_job_error(error_code::busy,
+                              std::string{"cannot checkpoint while the job is "} + phase_name(st.phase));
       auto rp = self->make_response_promise<checkpoint_info>();
       take_checkpoint(self, rp);
       return rp;
@@ -209,7 +212,7 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
     [self](cancel_atom) -> caf::result<bool> {
       auto& st = self->state;
       if (st.finished)
-        return make_job_error(std::string{"the job is already "} + phase_name(st.phase));
+        return make_job_error(error_code::busy, std::string{"the job is already "} + phase_name(st.phase));
       fail(self, make_job_error("the job was cancelled; no vectors were written"));
       st.phase = job_phase::cancelled;
       record_history(st);
@@ -218,8 +221,8 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
     [self](export_atom, const std::string& path, bool binary) -> caf::result<uint64_t> {
       auto& st = self->state;
       if (st.shards.empty() || !(st.training_like() || st.phase == job_phase::done))
-        return make_job_error(std::string{"there are no trained vectors to export (the job is "} +
-                              phase_name(st.phase) + ")");
+        return make_job_error(error_code::busy, std::string{"there are no trained vectors to export (the job is "} +
+                                                  phase_name(st.phase) + ")");
       auto rp = self->make_response_promise<uint64_t>();
       auto& node = st.nodes[node_with(st, &job_node::exporter)];
       self->request(node.handle, placement_timeout, new_export_atom::value, st.vocab.path, st.shards, st.opt.size)

@@ -289,19 +289,19 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
                    caf::typed_response_promise<std::vector<neighbour>> rp) {
   auto& st = self->state;
   if (st.shards.empty() || !st.words) {
-    rp.deliver(
-      make_job_error(std::string{"there are no trained vectors to query (the job is "} + phase_name(st.phase) + ")"));
+    rp.deliver(make_job_error(error_code::busy, std::string{"there are no trained vectors to query (the job is "} +
+                                                  phase_name(st.phase) + ")"));
     return;
   }
   if (k == 0 || k > 10000) {
-    rp.deliver(make_job_error("the number of neighbours must be between 1 and 10000"));
+    rp.deliver(make_job_error(error_code::invalid_argument, "the number of neighbours must be between 1 and 10000"));
     return;
   }
   std::vector<uint32_t> ids;
   for (const auto& w : words) {
     uint32_t id = st.words->id_of(w);
     if (id == vocabulary::npos) {
-      rp.deliver(make_job_error("'" + w + "' is not in the vocabulary"));
+      rp.deliver(make_job_error(error_code::not_found, "'" + w + "' is not in the vocabulary"));
       return;
     }
     ids.push_back(id);
@@ -350,13 +350,13 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
 void query_vector(coordinator_ptr self, const std::string& word, caf::typed_response_promise<wire_bytes> rp) {
   auto& st = self->state;
   if (st.shards.empty() || !st.words) {
-    rp.deliver(
-      make_job_error(std::string{"there are no trained vectors to query (the job is "} + phase_name(st.phase) + ")"));
+    rp.deliver(make_job_error(error_code::busy, std::string{"there are no trained vectors to query (the job is "} +
+                                                  phase_name(st.phase) + ")"));
     return;
   }
   const uint32_t id = st.words->id_of(word);
   if (id == vocabulary::npos) {
-    rp.deliver(make_job_error("'" + word + "' is not in the vocabulary"));
+    rp.deliver(make_job_error(error_code::not_found, "'" + word + "' is not in the vocabulary"));
     return;
   }
   uint32_t dim = 0;

@@ -242,7 +242,7 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
       for (size_t p = 0; p < st.cursors.size(); ++p)
         if (st.owner[p] == l)
           mine.push_back(st.cursors[p]);
-      if (st.opt.replicated) // the hosts left, before the rollback reloads the model
+      if (st.opt.replicated()) // the hosts left, before the rollback reloads the model
         self->request(st.learners[l], learner_timeout, hosts_atom::value, live_hosts(st))
           .then([](bool) {}, [](caf::error&) {});
       self->request(st.learners[l], learner_timeout, rollback_atom::value, generation, mine, lanes_for(st, l))
@@ -545,7 +545,7 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
   }
   if (st.phase == job_phase::recovering)
     return; // the rollback hands its parts out
-  if (st.opt.replicated) {
+  if (st.opt.replicated()) {
     // Every host takes part in every round, and the lost one's changes
     // since the last round are gone: every host starts again from the last
     // checkpoint (the shards hold it), with the lost one's parts shared out.

@@ -8,41 +8,6 @@
 
 namespace gridvec {
 
-namespace {
-
-learner_config learner_config_for(const train_options& opt, uint32_t id, uint32_t learners) {
-  learner_config lc;
-  lc.id = id;
-  lc.dim = opt.size;
-  lc.window = opt.window;
-  lc.negatives = opt.negative;
-  lc.hierarchical = opt.hs;
-  lc.minibatch_words = opt.minibatch;
-  lc.in_flight = opt.in_flight_window();
-  lc.coalesce = opt.coalesce;
-  lc.iterations = opt.iter;
-  lc.cbow = opt.cbow;
-  lc.start_alpha = opt.start_alpha();
-  lc.sample = opt.sample;
-  lc.seed = opt.seed;
-  lc.fused = opt.fused;
-  lc.shared_negatives = opt.shared_negatives;
-  lc.word_split = opt.word_split;
-  lc.word_partitions = opt.word_partitions_of(opt.shards);
-  lc.negatives_mode = opt.negatives;
-  lc.visits_per_skipgram = opt.visits_per_skipgram;
-  lc.interleave = opt.interleave;
-  lc.refresh_weights = opt.refresh_weights;
-  lc.learners = learners;
-  lc.replicated = opt.replicated;
-  lc.sync_rounds = opt.sync_rounds_per_epoch(learners);
-  lc.average_combiner = opt.average_combiner;
-  lc.invalid_utf8 = opt.invalid_utf8;
-  return lc;
-}
-
-} // namespace
-
 void place_learners(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
   const auto count = static_cast<uint32_t>(st.learner_node.size());
@@ -55,7 +20,7 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   for (uint32_t i = 0; i < count; ++i) {
     auto& node = st.nodes[st.learner_node[i]];
     self
-      ->request(node.handle, placement_timeout, new_learner_atom::value, learner_config_for(st.opt, i, count),
+      ->request(node.handle, placement_timeout, new_learner_atom::value, learner_config{st.opt, i, count},
                 st.vocab.path, lanes_for(st, i), caf::actor_cast<coordinator_actor>(self))
       .then(
         [self, pending, i, then](learner_actor learner) {
@@ -125,10 +90,10 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.vocab_crc = st.vocab_crc;
   spec.init_model = st.opt.init;
   spec.hierarchical = st.opt.hs;
-  spec.negatives = st.opt.negatives;
+  spec.negatives_mode = st.opt.negatives_mode;
   spec.hierarchical_sampler = st.opt.partitioned_sampler();
   spec.word_partitions = st.opt.word_partitions_of(st.opt.shards);
-  spec.holds_rows = st.opt.word_split && st.opt.shards > 1;
+  spec.holds_rows = st.opt.word_split() && st.opt.shards > 1;
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
       [self, s, n, then](shard_info info) {

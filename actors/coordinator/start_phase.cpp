@@ -195,7 +195,7 @@ void start(coordinator_ptr self) {
   }
   st.summary.shards = st.opt.shards;
   st.summary.dim = st.opt.size;
-  st.summary.word_split = st.opt.word_split;
+  st.summary.word_split = st.opt.word_split();
   st.summary.iterations = st.opt.iter;
   st.summary.learners = static_cast<uint32_t>(st.learner_node.size());
   if (auto s = make_work_dir(st); !s) {

@@ -64,7 +64,7 @@ namespace {
 void report_noise(coordinator_ptr self) {
   auto& st = self->state;
   auto& s = st.summary;
-  s.negatives = negatives_mode_name(static_cast<negatives_mode>(st.opt.negatives));
+  s.negatives = negatives_mode_name(static_cast<negatives_mode>(st.opt.negatives_mode));
   s.hierarchical_sampler = st.opt.partitioned_sampler();
   s.word_partitions = st.opt.word_partitions_of(st.opt.shards);
   s.sampling_bytes = s.partition_sampling_bytes = 0;
@@ -72,7 +72,7 @@ void report_noise(coordinator_ptr self) {
     s.sampling_bytes = std::max(s.sampling_bytes, shard.sampling_bytes);
     s.partition_sampling_bytes = std::max(s.partition_sampling_bytes, shard.partition_sampling_bytes);
   }
-  if (st.opt.negatives == 0 && !st.opt.partitioned_sampler())
+  if (st.opt.negatives_mode == 0 && !st.opt.partitioned_sampler())
     return; // word2vec's: nothing to say
   say(self, "noise words: " + s.negatives + (s.hierarchical_sampler ? " (hierarchical sampler)" : "") + " over " +
               std::to_string(s.word_partitions) + " word partitions; sampling tables " +
@@ -94,16 +94,17 @@ void start_training(coordinator_ptr self) {
   // (The replicated mode's learners train on their own copies: nothing in
   // flight, no messages per minibatch.)
   const bool rows = st.shards.front().holds_rows;
-  say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
-              (rows ? " shards of whole rows (word w on shard w mod " + std::to_string(st.shards.size()) + ")"
-                    : " shards of " + std::to_string(st.shards.front().width) + " columns") +
-              ", minibatch " + std::to_string(st.opt.minibatch) +
-              (st.opt.replicated ? std::string{}
-                                 : ", " + std::to_string(st.opt.in_flight_window()) + " in flight" +
-                                     (rows ? std::string{} : ", " + std::to_string(st.opt.coalesce) + " per message")));
-  if (!st.opt.replicated)
+  say(self,
+      "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
+        (rows ? " shards of whole rows (word w on shard w mod " + std::to_string(st.shards.size()) + ")"
+              : " shards of " + std::to_string(st.shards.front().width) + " columns") +
+        ", minibatch " + std::to_string(st.opt.minibatch) +
+        (st.opt.replicated() ? std::string{}
+                             : ", " + std::to_string(st.opt.in_flight_window()) + " in flight" +
+                                 (rows ? std::string{} : ", " + std::to_string(st.opt.coalesce) + " per message")));
+  if (!st.opt.replicated())
     report_noise(self);
-  if (st.opt.replicated) {
+  if (st.opt.replicated()) {
     // Every host learns the others before its first work (messages from
     // here to one learner stay in order).
     const auto hosts = live_hosts(st);

@@ -86,8 +86,9 @@ bool choose_layout(coordinator_ptr self) {
   if (st.opt.partition_auto) {
     // One node hosts every role: gridvec train, one process.
     layout = resolve_partition(choice, word_split_runnable(st.opt, st.nodes.size() == 1), why);
-    st.opt.word_split = layout == partition_layout::words;
-    st.summary.word_split = st.opt.word_split;
+    if (!st.opt.replicated())
+      st.opt.partition = layout == partition_layout::words ? model_partition::words : model_partition::columns;
+    st.summary.word_split = st.opt.word_split();
     st.summary.partition_auto = true;
     st.summary.partition_reason = why;
   }
@@ -97,9 +98,9 @@ bool choose_layout(coordinator_ptr self) {
       st.summary.explanation += "trains: " + std::string{partition_layout_name(layout)} + " (" + why + ")\n";
     else if (!st.opt.partition_auto)
       st.summary.explanation += std::string{"trains: --partition "} +
-                                (st.opt.replicated   ? "replicated"
-                                 : st.opt.word_split ? "words"
-                                                     : "columns") +
+                                (st.opt.replicated()   ? "replicated"
+                                 : st.opt.word_split() ? "words"
+                                                       : "columns") +
                                 " (given)\n";
     finish_explained(self);
     return false;

@@ -15,17 +15,17 @@ namespace {
 // subsampled, until it holds st.passage_words words or the epoch ends.
 // Returns false at the end of a part (the passage may still hold words) or
 // of the work.
-bool read_passage(learner_state& st, status& error) {
+bool read_passage(learner_state& st, status& read) {
   st.current.clear();
   bool first = true;
   for (;;) {
-    auto step = st.walker->next(st.raw_sentence, error);
-    if (error && step == part_walker::step::epoch_end) {
+    auto step = st.walker->next(st.raw_sentence, read);
+    if (read && step == part_walker::step::epoch_end) {
       if (first)
         continue;
       break;
     }
-    if (!error || step != part_walker::step::sentence) {
+    if (!read || step != part_walker::step::sentence) {
       st.current.finish(st.stride);
       return false;
     }
@@ -87,20 +87,20 @@ std::vector<part_cursor> safe_cursors(const learner_state& st) {
 // Fills the next minibatch from the current passage onwards. While pausing
 // it does not start a new passage, so that a pause ends on a sentence
 // boundary and the cursors are exact.
-void fill(learner_state& st, batch_state& b, status& error) {
+void fill(learner_state& st, batch_state& b, status& read) {
   minibatch& mb = b.mb;
   mb.clear();
   mb.seed = st.random->next();
-  mb.negatives = st.cfg.negatives;
+  mb.negatives = st.cfg.negative;
   mb.mean_inputs = st.cfg.cbow;
   mb.hierarchical = st.tree != nullptr;
   mb.tree = st.tree.get();
-  while (mb.examples() < st.cfg.minibatch_words) {
+  while (mb.examples() < st.cfg.minibatch) {
     if (!st.mid_sentence()) {
       if (st.state == mode::pausing)
         break;
-      const bool more = read_passage(st, error);
-      if (!error)
+      const bool more = read_passage(st, read);
+      if (!read)
         break;
       if (!st.mid_sentence()) {
         if (!more && (mb.examples() > 0 || !st.walker->has_work()))
@@ -140,7 +140,7 @@ void retire_batch(learner_state& st, const batch_state& b) {
 // word2vec's learning rate for a minibatch: decayed linearly with the words
 // processed before its first sentence.
 float alpha_for(const learner_state& st, const batch_state& b) {
-  return learning_rate(st.cfg.start_alpha, b.start.processed, uint64_t{st.cfg.iterations} * b.start.words);
+  return learning_rate(st.cfg.start_alpha(), b.start.processed, uint64_t{st.cfg.iter} * b.start.words);
 }
 
 // Forms the next minibatch to send, or returns nullptr when none may start
@@ -148,7 +148,7 @@ float alpha_for(const learner_state& st, const batch_state& b) {
 // counting `releasing` ones that end with the message this one will ride
 // in), or the pause point or the end of the work is reached. A minibatch of
 // words without context has nothing to send and is counted on the spot.
-batch_ptr next_batch(learner_state& st, size_t releasing, status& error) {
+batch_ptr next_batch(learner_state& st, size_t releasing, status& read) {
   while ((st.state == mode::running || st.state == mode::pausing) &&
          st.in_flight.size() - releasing < st.cfg.in_flight) {
     if (st.state == mode::pausing && !st.mid_sentence())
@@ -157,8 +157,8 @@ batch_ptr next_batch(learner_state& st, size_t releasing, status& error) {
       break;
     auto b = std::make_shared<batch_state>();
     b->generation = st.generation;
-    fill(st, *b, error);
-    if (!error)
+    fill(st, *b, read);
+    if (!read)
       return nullptr;
     if (b->mb.pairs() == 0) {
       retire_batch(st, *b);

@@ -21,10 +21,10 @@ bool fill_and_train(learner_ptr self, bool& trained, Train&& train) {
   batch_state& b = st.fused_batch;
   b.has_start = false;
   b.trained = 0;
-  status error;
-  fill(st, b, error);
-  if (!error) {
-    fail(self, error.error());
+  status read;
+  fill(st, b, read);
+  if (!read) {
+    fail(self, read.error());
     return false;
   }
   trained = b.mb.examples() > 0 || b.has_start;

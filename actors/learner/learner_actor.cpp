@@ -113,11 +113,11 @@ namespace {
 status choose_path(learner_state& st) {
   st.fused.reset();
   st.word_split.reset();
-  st.split_rows = st.cfg.word_split && st.shards.size() > 1;
+  st.split_rows = st.cfg.word_split() && st.shards.size() > 1;
   if (st.split_rows) {
     // Shards of whole rows, wherever they live: the exchange runs between
     // them (split_path.cpp).
-  } else if (st.cfg.word_split) {
+  } else if (st.cfg.word_split()) {
     auto stores = find_local_stores(st.shards);
     if (stores.size() != 1)
       return failure{"--partition words with one shard trains where that shard is (gridvec train)"};
@@ -127,7 +127,7 @@ status choose_path(learner_state& st) {
     if (!trainer)
       return failure{trainer.error()};
     st.word_split = std::move(*trainer);
-  } else if (st.cfg.fused && !st.cfg.replicated) {
+  } else if (st.cfg.fused && !st.cfg.replicated()) {
     auto stores = find_local_stores(st.shards);
     if (!stores.empty())
       st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
@@ -150,13 +150,13 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.vocab = std::move(vocab);
   st.shards = std::move(shards);
   st.coordinator = std::move(coordinator);
-  st.walker = std::make_unique<part_walker>(cfg.iterations, st.vocab->size());
+  st.walker = std::make_unique<part_walker>(cfg.iter, st.vocab->size());
   st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
   st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
-  if (cfg.hierarchical)
+  if (cfg.hs)
     st.tree = shared_huffman_tree(st.vocab);
-  st.losses = loss_watch{(cfg.negatives > 0 ? cfg.negatives + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
+  st.losses = loss_watch{(cfg.negative > 0 ? cfg.negative + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
            const std::string& ids_path) -> caf::result<uint64_t> {
@@ -178,7 +178,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         st.ticking = true;
         st.state = mode::running;
         self->send(self, tick_atom::value);
-        if (st.cfg.replicated)
+        if (st.cfg.replicated())
           start_replicated(self); // loads the model, then pumps
       }
       pump(self);
@@ -258,7 +258,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       st.reported_idle = false;
       if (auto s = st.walker->reset(parts); !s)
         return make_job_error(s.error());
-      if (st.cfg.replicated)
+      if (st.cfg.replicated())
         start_replicated(self); // the model as the shards were restored
       if (!st.ticking) {
         st.ticking = true;
@@ -298,7 +298,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     [self](hosts_atom, const std::vector<caf::actor>& hosts) -> caf::result<bool> {
       auto& st = self->state;
       auto me = std::find(hosts.begin(), hosts.end(), caf::actor_cast<caf::actor>(self));
-      if (!st.cfg.replicated || me == hosts.end())
+      if (!st.cfg.replicated() || me == hosts.end())
         return make_job_error("learner " + std::to_string(st.cfg.id) + " is not one of these " +
                               std::to_string(hosts.size()) + " hosts of a replicated job");
       st.host_index = static_cast<uint32_t>(me - hosts.begin());

@@ -153,14 +153,14 @@ status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range
 /// Where each part can be restarted without skipping anything.
 std::vector<part_cursor> safe_cursors(const learner_state& st);
 /// Fills the next minibatch from the current passage onwards.
-void fill(learner_state& st, batch_state& b, status& error);
+void fill(learner_state& st, batch_state& b, status& read);
 void count_trained(learner_state& st, const batch_state& b);
 /// Counts a minibatch as trained and forgets it.
 void retire_batch(learner_state& st, const batch_state& b);
 /// word2vec's learning rate for a minibatch.
 float alpha_for(const learner_state& st, const batch_state& b);
 /// The next minibatch to send, or nullptr when none may start now.
-batch_ptr next_batch(learner_state& st, size_t releasing, status& error);
+batch_ptr next_batch(learner_state& st, size_t releasing, status& read);
 
 // learner_actor.cpp
 void report(learner_ptr self, bool force);

@@ -35,11 +35,11 @@ void retire_group(learner_state& st, const batch_group& g) {
 }
 
 // Up to `coalesce` new minibatches, entered in the in-flight window.
-group_ptr next_group(learner_state& st, size_t releasing, status& error) {
+group_ptr next_group(learner_state& st, size_t releasing, status& read) {
   auto g = std::make_shared<batch_group>();
   g->generation = st.generation;
   while (g->batches.size() < st.cfg.coalesce) {
-    auto b = next_batch(st, releasing, error);
+    auto b = next_batch(st, releasing, read);
     if (!b)
       break;
     st.in_flight.push_back(b);
@@ -97,10 +97,10 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
   }
   // `g` leaves the window when these adjusts are done, so its successors
   // may be formed now and ride in the same message.
-  status error;
-  auto next = next_group(st, g->batches.size(), error);
-  if (!error) {
-    fail(self, error.error());
+  status read;
+  auto next = next_group(st, g->batches.size(), read);
+  if (!read) {
+    fail(self, read.error());
     return;
   }
   if (next->batches.empty())
@@ -170,11 +170,11 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
 
 void protocol_pump(learner_ptr self) {
   auto& st = self->state;
-  status error;
-  for (auto g = next_group(st, 0, error); !g->batches.empty(); g = next_group(st, 0, error))
+  status read;
+  for (auto g = next_group(st, 0, read); !g->batches.empty(); g = next_group(st, 0, read))
     send_step(self, g, nullptr, {});
-  if (!error) {
-    fail(self, error.error());
+  if (!read) {
+    fail(self, read.error());
     return;
   }
   pump_settled(self);

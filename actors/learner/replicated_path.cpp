@@ -31,7 +31,7 @@ using phase = replicated_host::phase;
 uint32_t rows_per_request(uint32_t width) { return std::max<uint32_t>(1, (4u << 20) / (width * sizeof(float))); }
 
 column_slice slice_of(const learner_state& st, size_t shard) {
-  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(st.shards.size()), st.cfg.dim);
+  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(st.shards.size()), st.cfg.size);
 }
 
 uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.size()); }
@@ -236,7 +236,7 @@ void start_replicated(learner_ptr self) {
     for (uint32_t w = 0; w < keys.size(); ++w)
       keys[w] = word_key(st.vocab->word(w));
     st.replicated->model =
-      std::make_unique<replica>(st.cfg.dim, std::move(keys), st.cfg.seed, std::move(noise), st.tree);
+      std::make_unique<replica>(st.cfg.size, std::move(keys), st.cfg.seed, std::move(noise), st.tree);
     st.replicated->trainer =
       std::make_unique<local_trainer>(std::vector{st.replicated->model->store()}, st.cfg.shared_negatives);
   }

@@ -73,13 +73,13 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
 
 void split_pump(learner_ptr self) {
   auto& st = self->state;
-  status error;
-  while (auto b = next_batch(st, 0, error)) {
+  status read;
+  while (auto b = next_batch(st, 0, read)) {
     st.in_flight.push_back(b);
     send_shares(self, b);
   }
-  if (!error) {
-    fail(self, error.error());
+  if (!read) {
+    fail(self, read.error());
     return;
   }
   pump_settled(self);

@@ -176,7 +176,7 @@ struct table_client::core {
       if (!reply)
         return failure{reply.error()};
       if (reply->what == table_reply::kind::error)
-        return failure{reply->error};
+        return failure{reply->error, reply->code};
       if (reply->what != expect)
         return failure{"table shard " + std::to_string(targets[i]) + " sent a reply of another kind"};
       replies[i] = std::move(*reply);

@@ -42,8 +42,8 @@ reply from_error(const caf::error& err) {
   const auto line = error_text(err);
   if (err == caf::sec::request_timeout)
     return fail(504, "the cluster did not answer in time: " + line);
-  if (err == caf::sec::runtime_error) {
-    if (line.find("is not in the vocabulary") != std::string::npos)
+  if (is_job_error(err)) {
+    if (error_code_of(err) == error_code::not_found)
       return fail(404, line);
     return fail(409, line);
   }

@@ -116,8 +116,8 @@ status run_submit(shell_context& ctx, const shell_words& args) {
     progress_lines lines{[&out = ctx.out](const std::string& text) { out << text << std::flush; }, ctx.terminal};
     auto summary = c.submit(*opt, [&lines](const std::string& line) { lines(line); });
     lines.close();
-    if (!summary && summary.error() == "interrupted")
-      return failure{"interrupted; the job goes on (`wait` waits for it)"};
+    if (!summary && summary.code() == error_code::interrupted)
+      return failure{"interrupted; the job goes on (`wait` waits for it)", error_code::interrupted};
     return show(ctx, summary, [&](const job_summary& s) {
       return format_summary(s) + (opt->output.empty() ? "" : "vectors written to " + opt->output + "\n");
     });
@@ -165,10 +165,11 @@ status run_wait(shell_context& ctx, const shell_words& args) {
     lines.close();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
     auto summary = c.wait(limit.count() > 0 ? std::max(left, std::chrono::milliseconds(1)) : limit);
-    if (!summary && summary.error() == "interrupted")
-      return failure{"interrupted; the job goes on"};
-    if (!summary && limit.count() > 0 && summary.error().rfind("the job is still running", 0) == 0)
-      return failure{"the job is still running after " + args[0] + (args[0] == "1" ? " second" : " seconds")};
+    if (!summary && summary.code() == error_code::interrupted)
+      return failure{"interrupted; the job goes on", error_code::interrupted};
+    if (!summary && limit.count() > 0 && summary.code() == error_code::timeout)
+      return failure{"the job is still running after " + args[0] + (args[0] == "1" ? " second" : " seconds"),
+                     error_code::timeout};
     return show(ctx, summary, format_summary);
   });
 }

@@ -31,11 +31,10 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
-           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives, x.hierarchical_sampler,
-           x.word_partitions, x.replicated, x.word_split, x.visits_per_skipgram, x.partition_auto, x.explain,
-           x.link_speed, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
-           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
-           x.resume, x.invalid_utf8);
+           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives_mode, x.hierarchical_sampler,
+           x.word_partitions, x.partition, x.visits_per_skipgram, x.partition_auto, x.explain, x.link_speed,
+           x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir, x.checkpoint_seconds,
+           x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster, x.resume, x.invalid_utf8);
 }
 
 template <class Inspector>
@@ -66,46 +65,28 @@ typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
 }
 
 /// How a learner trains (the job's options that concern it).
-struct learner_config {
+/// What a learner needs: its job's options, with the computed defaults
+/// resolved for this learner (in_flight, word_partitions, sync_rounds are
+/// never 0 here), and its place among the job's learners. Built only from
+/// train_options, so every default is the option table's.
+struct learner_config : train_options {
   uint32_t id = 0;
-  uint32_t dim = 100;
-  uint32_t window = 5;
-  uint32_t negatives = 5;
-  bool hierarchical = false; // -hs 1
-  uint32_t minibatch_words = 32;
-  uint32_t in_flight = 10;
-  uint32_t coalesce = 4; // minibatches per message to each shard
-  uint32_t iterations = 5;
-  bool cbow = false;
-  float start_alpha = 0.025f;
-  double sample = 1e-3;
-  uint64_t seed = 1;
-  bool fused = true;             // train on shards of this process directly
-  bool shared_negatives = false; // fused path: one draw of noise words per example
-  uint32_t interleave = 64;      // stride of example order (src/corpus/passage.hpp); 1: corpus order
-  bool refresh_weights = true;   // protocol path: shards refresh stale weights (src/sgns/weight_refresh.hpp)
-  uint32_t learners = 1;         // of the job: all their minibatches in flight meet the same rows
-  // --partition replicated: this learner is host `id` of `learners`, holds
-  // the whole model and synchronises sync_rounds times per epoch.
-  bool replicated = false;
-  uint32_t sync_rounds = 0;
-  bool average_combiner = false;
-  // --partition words: train through the exchange of word_partitions
-  // partitions, drawing noise words by `negatives_mode` (0 bns, 1 sns, 2 tns).
-  bool word_split = false;
-  uint32_t word_partitions = 1;
-  uint8_t negatives_mode = 0;
-  bool visits_per_skipgram = false; // --visits skipgram
-  uint8_t invalid_utf8 = 0;         // what reading the corpus does with invalid UTF-8 (src/corpus/text_corpus.hpp)
+  uint32_t learners = 1; // of the job: all their minibatches in flight meet the same rows
+
+  learner_config() : learner_config(train_defaults(), 0, 1) {}
+  learner_config(const train_options& job, uint32_t id_, uint32_t learners_)
+    : train_options(job), id(id_), learners(learners_) {
+    in_flight = job.in_flight_window();
+    word_partitions = job.word_partitions_of(job.shards);
+    // --partition replicated: this learner is host `id` of `learners`, holds
+    // the whole model and synchronises sync_rounds times per epoch.
+    sync_rounds = job.sync_rounds_per_epoch(learners_);
+  }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
-  return f(caf::meta::type_name("learner_config"), x.id, x.dim, x.window, x.negatives, x.hierarchical,
-           x.minibatch_words, x.in_flight, x.coalesce, x.iterations, x.cbow, x.start_alpha, x.sample, x.seed, x.fused,
-           x.shared_negatives, x.interleave, x.refresh_weights, x.learners, x.replicated, x.sync_rounds,
-           x.average_combiner, x.word_split, x.word_partitions, x.negatives_mode, x.visits_per_skipgram,
-           x.invalid_utf8);
+  return f(caf::meta::type_name("learner_config"), static_cast<train_options&>(x), x.id, x.learners);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

@@ -11,7 +11,8 @@
 // (schema/minibatch.capnp), the same in one process and across the network.
 // Every other message carries the types of job_types.hpp. Errors are
 // caf::error values made by make_job_error: one human-readable line
-// (error_text() gets it back). docs/actors.md describes every message.
+// (error_text() gets it back) and an error_code (error_code_of() gets it
+// back, failure_of() both). docs/actors.md describes every message.
 #include <caf/all.hpp>
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include <gridvec/core/expected.hpp>
 #include <gridvec/job_types.hpp>
 #include <gridvec/core/wire_bytes.hpp>
 
@@ -284,7 +286,7 @@ struct shard_spec {
   // How noise words are drawn (src/sgns/noise_sampler.hpp): --negatives
   // (0 bns, 1 sns, 2 tns), --sampler hierarchical, and the word partitions
   // they are drawn over.
-  uint8_t negatives = 0;
+  uint8_t negatives_mode = 0;
   bool hierarchical_sampler = false;
   uint32_t word_partitions = 1;
   // --partition words: shard index of count holds whole rows (word w mod
@@ -295,7 +297,7 @@ struct shard_spec {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
-           x.vocab_crc, x.init_model, x.hierarchical, x.negatives, x.hierarchical_sampler, x.word_partitions,
+           x.vocab_crc, x.init_model, x.hierarchical, x.negatives_mode, x.hierarchical_sampler, x.word_partitions,
            x.holds_rows);
 }
 
@@ -364,10 +366,35 @@ using node_actor = caf::typed_actor<
 /// The largest block a node echoes.
 constexpr size_t max_echo_bytes = size_t{8} << 20;
 
-/// caf::error carrying one human-readable line.
+/// caf::error carrying one human-readable line (code error_code::failed).
 inline caf::error make_job_error(std::string what) { return caf::make_error(caf::sec::runtime_error, std::move(what)); }
+
+/// The CAF error category of job errors with a code other than failed; the
+/// CAF code is the error_code plus one (CAF's 0 means no error).
+inline caf::atom_value job_error_category() { return caf::atom("gridvec"); }
+
+/// caf::error carrying one line and its code.
+inline caf::error make_job_error(error_code code, std::string what) {
+  if (code == error_code::failed)
+    return make_job_error(std::move(what));
+  return caf::error{static_cast<uint8_t>(static_cast<uint8_t>(code) + 1), job_error_category(),
+                    caf::make_message(std::move(what))};
+}
+inline caf::error make_job_error(const failure& f) { return make_job_error(f.code, f.message); }
+
+/// Whether `err` was made by make_job_error (a refusal or a failed job, not
+/// CAF's own error about a lost actor or connection).
+bool is_job_error(const caf::error& err);
 
 /// The line inside an error made by make_job_error, or CAF's rendering.
 std::string error_text(const caf::error& err);
+
+/// The code of an error: make_job_error's, or for CAF's own errors timeout
+/// (a request timed out), unavailable (the receiver or its node is gone)
+/// or failed.
+error_code error_code_of(const caf::error& err);
+
+/// The error as a failure: error_text and error_code_of.
+inline failure failure_of(const caf::error& err) { return failure{error_text(err), error_code_of(err)}; }
 
 } // namespace gridvec

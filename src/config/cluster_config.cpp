@@ -6,10 +6,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace gridvec {
 
@@ -24,11 +26,6 @@ constexpr uint32_t max_learners_per_node = 1024;
 constexpr uint32_t max_threads_per_node = 1024;
 
 constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
-constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
-constexpr const char* cluster_key_list =
-  "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
-  "allow-write, max-message-mb, max-connections, max-connections-per-address, max-handshakes, "
-  "max-handshakes-per-address, table-dir, shutdown-after-job";
 constexpr uint32_t max_message_mb_limit = 4095; // CAF's frames carry a 32-bit length
 constexpr uint32_t max_connections_limit = 65535;
 
@@ -71,6 +68,151 @@ std::optional<node_role> parse_role(std::string_view s) {
 }
 
 std::string in_quotes(std::string_view s) { return "'" + std::string{s} + "'"; }
+
+// One key of a section: its name and how its value is read, in one place
+// (the unknown-key error lists the names from here). `set` returns why the
+// value is refused, or nothing.
+template <class Section>
+struct key_spec {
+  const char* name;
+  std::function<std::string(Section&, std::string_view, const std::string& in)> set;
+};
+
+template <class Section>
+std::string key_list(const std::vector<key_spec<Section>>& keys) {
+  std::string out;
+  for (const auto& k : keys)
+    out += (out.empty() ? "" : ", ") + std::string{k.name};
+  return out;
+}
+
+template <class Section>
+key_spec<Section> text_key(const char* name, std::string Section::*field, bool no_spaces = false) {
+  return {name, [=](Section& s, std::string_view value, const std::string& in) -> std::string {
+            if (no_spaces && value.find_first_of(" \t") != std::string_view::npos)
+              return std::string{name} + " " + in_quotes(value) + " contains spaces" + in;
+            s.*field = std::string{value};
+            return {};
+          }};
+}
+
+template <class Section>
+key_spec<Section> bool_key(const char* name, bool Section::*field) {
+  return {name, [=](Section& s, std::string_view value, const std::string& in) -> std::string {
+            if (value != "true" && value != "false")
+              return std::string{name} + " must be true or false, got " + in_quotes(value) + in;
+            s.*field = value == "true";
+            return {};
+          }};
+}
+
+template <class Section, class T>
+key_spec<Section> count_key(const char* name, T Section::*field, uint32_t limit) {
+  return {name, [=](Section& s, std::string_view value, const std::string& in) -> std::string {
+            uint32_t v = 0;
+            if (!parse_positive(value, limit, v))
+              return std::string{name} + " must be a positive integer up to " + std::to_string(limit) + ", got " +
+                     in_quotes(value) + in;
+            s.*field = static_cast<T>(v);
+            return {};
+          }};
+}
+
+template <class Section>
+key_spec<Section> port_key(const char* name, uint16_t Section::*field) {
+  return {name, [=](Section& s, std::string_view value, const std::string& in) -> std::string {
+            uint32_t port = 0;
+            if (!parse_positive(value, 65535, port))
+              return std::string{name} + " must be a number from 1 to 65535, got " + in_quotes(value) + in;
+            s.*field = static_cast<uint16_t>(port);
+            return {};
+          }};
+}
+
+// Comma separated (directory names may hold spaces).
+key_spec<cluster_config> dirs_key(const char* name, std::vector<std::string> cluster_config::*field) {
+  return {name, [=](cluster_config& c, std::string_view value, const std::string& in) -> std::string {
+            auto& dirs = c.*field;
+            size_t pos = 0;
+            while (pos <= value.size()) {
+              auto end = value.find(',', pos);
+              if (end == std::string_view::npos)
+                end = value.size();
+              auto dir = trim(value.substr(pos, end - pos));
+              pos = end + 1;
+              if (!dir.empty())
+                dirs.emplace_back(dir);
+            }
+            if (dirs.empty())
+              return std::string{name} + " lists no directory" + in;
+            return {};
+          }};
+}
+
+// Comma and/or space separated: "a, b", "a,b" and "a b" are all fine.
+key_spec<node_spec> roles_key() {
+  return {"roles", [](node_spec& n, std::string_view value, const std::string& in) -> std::string {
+            size_t pos = 0;
+            while (pos < value.size()) {
+              auto end = value.find_first_of(", \t", pos);
+              if (end == std::string_view::npos)
+                end = value.size();
+              auto word = value.substr(pos, end - pos);
+              pos = end + 1;
+              if (word.empty())
+                continue;
+              auto role = parse_role(word);
+              if (!role)
+                return "unknown role " + in_quotes(word) + in + " (roles: " + role_list + ")";
+              if (!n.has(*role))
+                n.roles.push_back(*role);
+            }
+            if (n.roles.empty())
+              return "roles lists no role" + in + " (roles: " + role_list + ")";
+            return {};
+          }};
+}
+
+// The keys of [cluster], in the order the unknown-key error lists them.
+const std::vector<key_spec<cluster_config>>& cluster_keys() {
+  using c = cluster_config;
+  static const std::vector<key_spec<cluster_config>> keys{
+    count_key("heartbeat-ms", &c::heartbeat_ms, max_milliseconds),
+    count_key("connect-timeout-ms", &c::connect_timeout_ms, max_milliseconds),
+    text_key("secret", &c::secret_file),
+    bool_key("insecure", &c::insecure),
+    text_key("tls-certificate", &c::tls_certificate),
+    text_key("tls-key", &c::tls_key),
+    text_key("tls-ca", &c::tls_ca),
+    dirs_key("allow-read", &c::allow_read),
+    dirs_key("allow-write", &c::allow_write),
+    count_key("max-message-mb", &c::max_message_mb, max_message_mb_limit),
+    count_key("max-connections", &c::max_connections, max_connections_limit),
+    count_key("max-connections-per-address", &c::max_connections_per_address, max_connections_limit),
+    count_key("max-handshakes", &c::max_handshakes, max_connections_limit),
+    count_key("max-handshakes-per-address", &c::max_handshakes_per_address, max_connections_limit),
+    text_key("table-dir", &c::table_dir),
+    bool_key("shutdown-after-job", &c::shutdown_after_job),
+  };
+  return keys;
+}
+
+// The keys of [node NAME].
+const std::vector<key_spec<node_spec>>& node_keys() {
+  using n = node_spec;
+  static const std::vector<key_spec<node_spec>> keys{
+    text_key("host", &n::host, true),
+    port_key("port", &n::port),
+    roles_key(),
+    count_key("shards", &n::shards, max_shards_per_node),
+    count_key("learners", &n::learners, max_learners_per_node),
+    count_key("threads", &n::threads, max_threads_per_node),
+    bool_key("standby", &n::standby),
+    port_key("http-port", &n::http_port),
+    text_key("http-bind", &n::http_bind, true),
+  };
+  return keys;
+}
 
 std::string section_text(const node_spec& n) { return "[node " + n.name + "]"; }
 
@@ -232,127 +374,23 @@ private:
   }
 
   status cluster_key(const std::string& key, std::string_view value) {
-    auto& c = config_;
-    if (key == "secret" || key == "tls-certificate" || key == "tls-key" || key == "tls-ca" || key == "table-dir") {
-      std::string& field = key == "secret"            ? c.secret_file
-                           : key == "tls-certificate" ? c.tls_certificate
-                           : key == "tls-key"         ? c.tls_key
-                           : key == "table-dir"       ? c.table_dir
-                                                      : c.tls_ca;
-      field = std::string{value};
-      return {};
-    }
-    if (key == "insecure") {
-      if (value != "true" && value != "false")
-        return error("insecure must be true or false, got " + in_quotes(value));
-      c.insecure = value == "true";
-      return {};
-    }
-    if (key == "shutdown-after-job") {
-      if (value != "true" && value != "false")
-        return error("shutdown-after-job must be true or false, got " + in_quotes(value));
-      c.shutdown_after_job = value == "true";
-      return {};
-    }
-    if (key == "allow-read" || key == "allow-write") {
-      auto& dirs = key == "allow-read" ? c.allow_read : c.allow_write;
-      // Comma separated (directory names may hold spaces).
-      size_t pos = 0;
-      while (pos <= value.size()) {
-        auto end = value.find(',', pos);
-        if (end == std::string_view::npos)
-          end = value.size();
-        auto dir = trim(value.substr(pos, end - pos));
-        pos = end + 1;
-        if (!dir.empty())
-          dirs.emplace_back(dir);
+    for (const auto& k : cluster_keys())
+      if (key == k.name) {
+        if (auto why = k.set(config_, value, ""); !why.empty())
+          return error(why);
+        return {};
       }
-      if (dirs.empty())
-        return error(key + " lists no directory");
-      return {};
-    }
-    uint32_t limit = max_milliseconds;
-    uint32_t* field = nullptr;
-    if (key == "heartbeat-ms")
-      field = &c.heartbeat_ms;
-    else if (key == "connect-timeout-ms")
-      field = &c.connect_timeout_ms;
-    else if (key == "max-message-mb")
-      field = &c.max_message_mb, limit = max_message_mb_limit;
-    else if (key == "max-connections")
-      field = &c.max_connections, limit = max_connections_limit;
-    else if (key == "max-connections-per-address")
-      field = &c.max_connections_per_address, limit = max_connections_limit;
-    else if (key == "max-handshakes")
-      field = &c.max_handshakes, limit = max_connections_limit;
-    else if (key == "max-handshakes-per-address")
-      field = &c.max_handshakes_per_address, limit = max_connections_limit;
-    if (!field)
-      return error("unknown key " + in_quotes(key) + " in [cluster] (keys: " + cluster_key_list + ")");
-    if (!parse_positive(value, limit, *field))
-      return error(key + " must be a positive integer up to " + std::to_string(limit) + ", got " + in_quotes(value));
-    return {};
+    return error("unknown key " + in_quotes(key) + " in [cluster] (keys: " + key_list(cluster_keys()) + ")");
   }
 
   status node_key(const std::string& key, std::string_view value, const std::string& in) {
-    node_spec& n = config_.nodes.back();
-    if (key == "host") {
-      if (value.find_first_of(" \t") != std::string_view::npos)
-        return error("host " + in_quotes(value) + " contains spaces" + in);
-      n.host = std::string{value};
-    } else if (key == "port") {
-      uint32_t port = 0;
-      if (!parse_positive(value, 65535, port))
-        return error("port must be a number from 1 to 65535, got " + in_quotes(value) + in);
-      n.port = static_cast<uint16_t>(port);
-    } else if (key == "roles") {
-      // Comma and/or space separated: "a, b", "a,b" and "a b" are all fine.
-      size_t pos = 0;
-      while (pos < value.size()) {
-        auto end = value.find_first_of(", \t", pos);
-        if (end == std::string_view::npos)
-          end = value.size();
-        auto word = value.substr(pos, end - pos);
-        pos = end + 1;
-        if (word.empty())
-          continue;
-        auto role = parse_role(word);
-        if (!role)
-          return error("unknown role " + in_quotes(word) + in + " (roles: " + role_list + ")");
-        if (!n.has(*role))
-          n.roles.push_back(*role);
+    for (const auto& k : node_keys())
+      if (key == k.name) {
+        if (auto why = k.set(config_.nodes.back(), value, in); !why.empty())
+          return error(why);
+        return {};
       }
-      if (n.roles.empty())
-        return error("roles lists no role" + in + " (roles: " + role_list + ")");
-    } else if (key == "shards") {
-      if (!parse_positive(value, max_shards_per_node, n.shards))
-        return error("shards must be a positive integer up to " + std::to_string(max_shards_per_node) + ", got " +
-                     in_quotes(value) + in);
-    } else if (key == "learners") {
-      if (!parse_positive(value, max_learners_per_node, n.learners))
-        return error("learners must be a positive integer up to " + std::to_string(max_learners_per_node) + ", got " +
-                     in_quotes(value) + in);
-    } else if (key == "threads") {
-      if (!parse_positive(value, max_threads_per_node, n.threads))
-        return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) + ", got " +
-                     in_quotes(value) + in);
-    } else if (key == "http-port") {
-      uint32_t port = 0;
-      if (!parse_positive(value, 65535, port))
-        return error("http-port must be a number from 1 to 65535, got " + in_quotes(value) + in);
-      n.http_port = static_cast<uint16_t>(port);
-    } else if (key == "http-bind") {
-      if (value.find_first_of(" \t") != std::string_view::npos)
-        return error("http-bind " + in_quotes(value) + " contains spaces" + in);
-      n.http_bind = std::string{value};
-    } else if (key == "standby") {
-      if (value != "true" && value != "false")
-        return error("standby must be true or false, got " + in_quotes(value) + in);
-      n.standby = value == "true";
-    } else {
-      return error("unknown key " + in_quotes(key) + in + " (keys: " + node_key_list + ")");
-    }
-    return {};
+    return error("unknown key " + in_quotes(key) + in + " (keys: " + key_list(node_keys()) + ")");
   }
 
   cluster_config config_;

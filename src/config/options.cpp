@@ -26,10 +26,16 @@ struct accessor {
   getter get;
 };
 
+// An option's default value is written once, in train_options (options.hpp);
+// --help shows it as the accessor writes it. `note` only says what a
+// default means: "(...)" is shown after the value (or alone, in place of an
+// empty one), anything else replaces a value that stands for a computed
+// default (0: "number of cores"). A note never repeats the value
+// (tests/options.test.cpp checks).
 struct option_spec {
   std::string name;
   std::string value_name; // empty: a switch (--explain), alone or --name=0|1; the rest take a value
-  std::string default_text;
+  std::string note;
   std::string help;
   accessor access;
 };
@@ -151,20 +157,23 @@ accessor checkpoint_interval() {
 }
 
 accessor partition() {
-  return {
-    [](train_options& o, const std::string& text) -> status {
-      if (text != "auto" && text != "columns" && text != "replicated" && text != "words")
-        return failure{"option --partition expects auto, columns, replicated or words, got '" + text + "'"};
-      o.partition_auto = text == "auto";
-      o.replicated = text == "replicated";
-      o.word_split = text == "words";
-      return {};
-    },
-    // A layout auto resolved to is written as that layout: a
-    // checkpoint's slices are in it.
-    [](const train_options& o) {
-      return std::string{o.replicated ? "replicated" : o.word_split ? "words" : o.partition_auto ? "auto" : "columns"};
-    }};
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text != "auto" && text != "columns" && text != "replicated" && text != "words")
+              return failure{"option --partition expects auto, columns, replicated or words, got '" + text + "'"};
+            o.partition_auto = text == "auto";
+            o.partition = text == "replicated" ? model_partition::replicated
+                          : text == "words"    ? model_partition::words
+                                               : model_partition::columns;
+            return {};
+          },
+          // A layout auto resolved to is written as that layout: a
+          // checkpoint's slices are in it.
+          [](const train_options& o) {
+            return std::string{o.replicated()     ? "replicated"
+                               : o.word_split()   ? "words"
+                               : o.partition_auto ? "auto"
+                                                  : "columns"};
+          }};
 }
 
 // 1gbit, 100mbit, 10gbit (bits per second, powers of 1000) or a number of
@@ -196,15 +205,16 @@ accessor link_speed() {
 }
 
 accessor negatives_choice() {
-  return {
-    [](train_options& o, const std::string& text) -> status {
-      negatives_mode mode;
-      if (!parse_negatives_mode(text, mode))
-        return failure{"option --negatives expects bns, sns or tns, got '" + text + "'"};
-      o.negatives = static_cast<uint8_t>(mode);
-      return {};
-    },
-    [](const train_options& o) { return std::string{negatives_mode_name(static_cast<negatives_mode>(o.negatives))}; }};
+  return {[](train_options& o, const std::string& text) -> status {
+            negatives_mode mode;
+            if (!parse_negatives_mode(text, mode))
+              return failure{"option --negatives expects bns, sns or tns, got '" + text + "'"};
+            o.negatives_mode = static_cast<uint8_t>(mode);
+            return {};
+          },
+          [](const train_options& o) {
+            return std::string{negatives_mode_name(static_cast<negatives_mode>(o.negatives_mode))};
+          }};
 }
 
 accessor visits_choice() {
@@ -249,6 +259,21 @@ accessor combiner_choice() {
           [](const train_options& o) { return std::string{o.average_combiner ? "avg" : "mc"}; }};
 }
 
+// Notes of computed defaults, from the functions that compute them.
+std::string alpha_note() {
+  train_options cbow;
+  cbow.cbow = true;
+  return number_text(train_options{}.start_alpha()) + " (skip-gram), " + number_text(cbow.start_alpha()) + " (CBOW)";
+}
+
+std::string in_flight_note() {
+  train_options hs;
+  hs.hs = true;
+  return number_text(train_options{}.in_flight_window()) + " (-hs 1: " + number_text(hs.in_flight_window()) + ")";
+}
+
+std::string sync_rounds_note() { return "(" + number_text(train_options{}.sync_rounds_per_epoch(1)) + " per learner)"; }
+
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> table = {
     {"train", "FILE", "(required)",
@@ -256,29 +281,29 @@ const std::vector<option_spec>& specs() {
      "@LIST (a file of paths, one a line) or FILE,FILE...; repeat -train for more inputs",
      corpus_inputs()},
     {"output", "FILE", "(required)", "where to write the word vectors (word2vec format)", text(&train_options::output)},
-    {"size", "N", "100", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
-    {"window", "N", "5", "maximum distance between a word and its context words",
+    {"size", "N", "", "dimension of the word vectors", number<uint32_t>(&train_options::size, 1, 10000, "size")},
+    {"window", "N", "", "maximum distance between a word and its context words",
      number<uint32_t>(&train_options::window, 1, 1000, "window")},
-    {"negative", "N", "5", "noise words per positive pair (negative sampling); 0: none",
+    {"negative", "N", "", "noise words per positive pair (negative sampling); 0: none",
      number<uint32_t>(&train_options::negative, 0, 1000, "negative")},
-    {"sample", "T", "1e-3", "subsampling threshold of frequent words; 0 turns it off",
+    {"sample", "T", "", "subsampling threshold of frequent words; 0 turns it off",
      number<double>(&train_options::sample, 0.0, 1.0, "sample")},
-    {"min-count", "N", "5", "drop words that occur fewer than N times",
+    {"min-count", "N", "", "drop words that occur fewer than N times",
      number<uint64_t>(&train_options::min_count, 1, UINT64_MAX, "min-count")},
-    {"iter", "N", "5", "training epochs over the corpus", number<uint32_t>(&train_options::iter, 1, 100000, "iter")},
-    {"alpha", "A", "0.025 (skip-gram), 0.05 (CBOW)", "starting learning rate, decayed linearly to alpha*1e-4",
+    {"iter", "N", "", "training epochs over the corpus", number<uint32_t>(&train_options::iter, 1, 100000, "iter")},
+    {"alpha", "A", alpha_note(), "starting learning rate, decayed linearly to alpha*1e-4",
      number<double>(&train_options::alpha, 1e-9, 10.0, "alpha")},
     {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)",
      number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
-    {"binary", "0|1", "0", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
-    {"cbow", "0|1", "0 (word2vec.c: 1)", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
-    {"hs", "0|1", "0", "hierarchical softmax over a Huffman tree, as word2vec.c", flag(&train_options::hs, "hs")},
-    {"max-vocab", "N", "0 (no limit)", "keep only the N most frequent words",
+    {"binary", "0|1", "", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
+    {"cbow", "0|1", "(word2vec.c: 1)", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
+    {"hs", "0|1", "", "hierarchical softmax over a Huffman tree, as word2vec.c", flag(&train_options::hs, "hs")},
+    {"max-vocab", "N", "(no limit)", "keep only the N most frequent words",
      number<uint64_t>(&train_options::max_vocab, 0, 0xFFFFFFFEull, "max-vocab")},
-    {"classes", "K", "0 (vectors)",
+    {"classes", "K", "(vectors)",
      "write K k-means classes of the vectors (\"word class\" lines) instead of the vectors",
      number<uint32_t>(&train_options::classes, 0, 1000000, "classes")},
-    {"debug", "N", "2", "0: errors and warnings only, 1: what happens, 2: progress too",
+    {"debug", "N", "", "0: errors and warnings only, 1: what happens, 2: progress too",
      number<uint32_t>(&train_options::debug, 0, 1000, "debug")},
     {"save-vocab", "FILE", "(none)", "write the vocabulary as word2vec.c does (\"word count\" lines)",
      text(&train_options::save_vocab)},
@@ -286,29 +311,29 @@ const std::vector<option_spec>& specs() {
      text(&train_options::read_vocab)},
     {"shards", "S", "1; a cluster: the config's", "column partitions of the vectors (shard actors)",
      number<uint32_t>(&train_options::shards, 1, 4096, "shards")},
-    {"minibatch", "B", "64", "input words per minibatch (larger: fewer messages, staler updates)",
+    {"minibatch", "B", "", "input words per minibatch (larger: fewer messages, staler updates)",
      number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
-    {"in-flight", "K", "10 (-hs 1: 1)", "minibatches each learner keeps in flight (protocol path)",
+    {"in-flight", "K", in_flight_note(), "minibatches each learner keeps in flight (protocol path)",
      number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
-    {"coalesce", "G", "4", "minibatches per message to a shard (protocol path); each is still applied on its own",
+    {"coalesce", "G", "", "minibatches per message to a shard (protocol path); each is still applied on its own",
      number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},
-    {"fused", "0|1", "1",
+    {"fused", "0|1", "",
      "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster",
      flag(&train_options::fused, "fused")},
-    {"shared-negatives", "0|1", "0",
+    {"shared-negatives", "0|1", "",
      "fused path, skip-gram: train each window as small matrix products with one draw of noise words (HogBatch, as "
      "pWord2Vec; docs/performance.md)",
      flag(&train_options::shared_negatives, "shared-negatives")},
-    {"interleave", "N", "64", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)",
+    {"interleave", "N", "", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)",
      number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
-    {"refresh-weights", "0|1", "1",
+    {"refresh-weights", "0|1", "",
      "protocol path: shards recompute each weight for the rows as its update finds them (docs/quality.md)",
      flag(&train_options::refresh_weights, "refresh-weights")},
-    {"negatives", "bns|sns|tns", "bns",
+    {"negatives", "bns|sns|tns", "",
      "noise words over word partitions (seed 001): bns each from the whole vocabulary, as word2vec; sns all of a "
      "pair's from one partition drawn by its mass; tns from the partition of the pair's positive word",
      negatives_choice()},
-    {"sampler", "alias|hierarchical", "alias",
+    {"sampler", "alias|hierarchical", "",
      "bns's draw: one alias table over the vocabulary, or a partition by mass and then one of its words (the same "
      "distribution; sns and tns always draw this way)",
      sampler_choice()},
@@ -316,26 +341,26 @@ const std::vector<option_spec>& specs() {
      "partitions of --negatives sns|tns and --sampler hierarchical (word w in "
      "partition w mod P)",
      number<uint32_t>(&train_options::word_partitions, 1, 1000000, "word-partitions")},
-    {"partition", "auto|columns|replicated|words", "auto",
+    {"partition", "auto|columns|replicated|words", "",
      "auto: columns or words, by a cost model of bytes per trained word and memory per shard (--explain shows "
      "it); columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole "
      "model and synchronises the rows it changed (docs/replicated.md); words: rows split over --word-partitions "
      "by word, trained through their exchange (seed 001, docs/word-partitions.md): over --shards S, each shard "
      "holds the rows of its words; one shard views its rows as --word-partitions P",
      partition()},
-    {"visits", "example|skipgram", "example",
+    {"visits", "example|skipgram", "",
      "--partition words: an example's input vector travels once to each partition its pairs visit, or once per "
      "skip-gram and noise partition (seed 001's pattern, whose bytes its counts describe)",
      visits_choice()},
-    {"explain", "", "off",
+    {"explain", "", "",
      "print the partition model's figures for this job (both layouts) and its choice, then exit without training",
      flag(&train_options::explain, "explain")},
     {"link-speed", "RATE", "none (one process: no link)",
      "the link speed the partition model prices bytes with: 1gbit, 100mbit, 10gbit or bytes per second", link_speed()},
-    {"sync-rounds", "R|auto", "auto (8 per learner)", "replicated: synchronisation rounds per epoch", sync_rounds()},
-    {"combiner", "mc|avg", "mc", "replicated: merge the learners' changes of a row by the model combiner or average",
+    {"sync-rounds", "R|auto", sync_rounds_note(), "replicated: synchronisation rounds per epoch", sync_rounds()},
+    {"combiner", "mc|avg", "", "replicated: merge the learners' changes of a row by the model combiner or average",
      combiner_choice()},
-    {"seed", "N", "1", "random seed (initial vectors, windows, subsampling, noise words)",
+    {"seed", "N", "", "random seed (initial vectors, windows, subsampling, noise words)",
      number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
     {"save-model", "DIR", "(none)", "also save the whole model in DIR: both vector sets and the counts (docs/model.md)",
      text(&train_options::save_model)},
@@ -343,7 +368,7 @@ const std::vector<option_spec>& specs() {
      "start from a model saved with --save-model, a checkpoint (a --checkpoint-dir or one ckpt-N in it) or a "
      "vectors file: its words keep their vectors, new words are added",
      text(&train_options::init)},
-    {"invalid-utf8", "fail|skip|replace", "fail",
+    {"invalid-utf8", "fail|skip|replace", "",
      "bytes of the corpus that are not UTF-8: stop with the file and line, drop the words that hold them, or "
      "replace them by U+FFFD",
      invalid_utf8_choice()},
@@ -354,11 +379,11 @@ const std::vector<option_spec>& specs() {
      number<double>(&train_options::log_every, 0.01, 86400.0, "log-every")},
     {"checkpoint-dir", "DIR", "(none: no checkpoints)",
      "where checkpoints go; the job can be resumed from there (--resume DIR)", text(&train_options::checkpoint_dir)},
-    {"checkpoint-every", "T|Nw", "0 (only on demand)",
-     "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)", checkpoint_interval()},
-    {"checkpoint-failures", "stop|warn", "stop", "a checkpoint that cannot be written stops the job, or only warns",
+    {"checkpoint-every", "T|Nw", "(only on demand)", "checkpoint interval: time (90s, 10m, 2h) or words (5000000w, 5M)",
+     checkpoint_interval()},
+    {"checkpoint-failures", "stop|warn", "", "a checkpoint that cannot be written stops the job, or only warns",
      checkpoint_failures()},
-    {"checkpoint-keep", "N", "2",
+    {"checkpoint-keep", "N", "",
      "newest checkpoints kept (2: a damaged newest one leaves one to fall back to); gridvec export reads any",
      number<uint32_t>(&train_options::checkpoint_keep, 2, 100000, "checkpoint-keep")},
   };
@@ -391,23 +416,24 @@ status validate(train_options& o) {
   if (!o.save_model.empty() && o.save_model == o.init)
     return failure{"--save-model and --init name the same directory " + o.init +
                    ": the new model would replace the one it starts from while it is read (save it elsewhere)"};
-  if (!o.replicated && (o.sync_rounds > 0 || o.average_combiner))
+  if (!o.replicated() && (o.sync_rounds > 0 || o.average_combiner))
     return failure{std::string{o.sync_rounds > 0 ? "--sync-rounds" : "--combiner"} +
                    " applies to --partition replicated only"};
-  if (o.negatives != 0 || o.hierarchical_sampler) {
+  if (o.negatives_mode != 0 || o.hierarchical_sampler) {
     const std::string what =
-      o.negatives != 0 ? std::string{"--negatives "} + negatives_mode_name(static_cast<negatives_mode>(o.negatives))
-                       : "--sampler hierarchical";
-    if (o.replicated)
+      o.negatives_mode != 0
+        ? std::string{"--negatives "} + negatives_mode_name(static_cast<negatives_mode>(o.negatives_mode))
+        : "--sampler hierarchical";
+    if (o.replicated())
       return failure{what + " applies to shards that draw noise words: not to --partition replicated"};
     if (o.shared_negatives)
       return failure{what + " does not combine with --shared-negatives (one draw for a whole example)"};
     if (o.negative == 0)
       return failure{what + " draws noise words: it needs -negative N > 0"};
   }
-  if (o.visits_per_skipgram && !o.word_split)
+  if (o.visits_per_skipgram && !o.word_split())
     return failure{"--visits applies to --partition words only"};
-  if (o.word_split) {
+  if (o.word_split()) {
     if (o.cbow || o.hs || o.negative == 0)
       return failure{"--partition words trains skip-gram with negative sampling: not with -cbow 1, -hs 1 or "
                      "-negative 0"};
@@ -483,10 +509,22 @@ expected<train_options> parse_train_options(const std::vector<std::string>& args
   return o;
 }
 
+status check_option_values(const train_options& o) {
+  for (const auto& s : specs()) {
+    const std::string value = s.access.get(o);
+    if (value == s.access.get(train_defaults()))
+      continue;
+    train_options scratch;
+    if (auto set = s.access.set(scratch, value); !set)
+      return failure{set.error(), error_code::invalid_argument};
+  }
+  return {};
+}
+
 std::vector<std::string> to_args(const train_options& o) {
   // Options left at their default are skipped: some defaults (alpha 0 =
   // "depends on -cbow") are not values the parser accepts.
-  const train_options defaults;
+  const train_options& defaults = train_defaults();
   std::vector<std::string> args;
   for (const auto& s : specs()) {
     std::string value = s.access.get(o);
@@ -517,6 +555,20 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
     {"Reports and files", {"report", "log-every", "work-dir"}},
   };
   return groups;
+}
+
+// The default --help shows: the value train_options{} holds, with the
+// option's note.
+std::string default_text(const option_spec& s) {
+  const std::string value = s.access.get(train_defaults());
+  const bool aside = s.note.size() > 2 && s.note.front() == '(' && s.note.back() == ')';
+  if (s.note.empty())
+    return value;
+  if (!aside)
+    return s.note;
+  if (value.empty()) // "(required)" reads as [required]
+    return s.note.substr(1, s.note.size() - 2);
+  return value + " " + s.note;
 }
 
 // "  -name VALUE" in a 24-column field, then the help and [default] wrapped
@@ -551,6 +603,13 @@ std::string help_entry(const std::string& name, const std::string& value, const 
   return out + "\n";
 }
 
+std::vector<train_option_info> train_option_table() {
+  std::vector<train_option_info> out;
+  for (const auto& s : specs())
+    out.push_back({s.name, s.value_name, s.note, s.access.get(train_defaults()), default_text(s)});
+  return out;
+}
+
 std::string train_help() {
   std::string out = "usage: gridvec train -train CORPUS -output VECTORS [options]\n"
                     "       gridvec train --resume CHECKPOINT_DIR [-output FILE] [--report FILE]\n\n"
@@ -562,10 +621,7 @@ std::string train_help() {
   auto entry = [&](size_t i) {
     const auto& s = specs()[i];
     listed[i] = true;
-    std::string dflt = s.default_text; // "(required)" reads as [required]
-    if (dflt.size() > 2 && dflt.front() == '(' && dflt.back() == ')')
-      dflt = dflt.substr(1, dflt.size() - 2);
-    return help_entry(s.name, s.value_name, s.help + " [" + dflt + "]");
+    return help_entry(s.name, s.value_name, s.help + " [" + default_text(s) + "]");
   };
   for (const auto& [title, names] : help_groups()) {
     out += "\n" + title + ":\n";

@@ -41,7 +41,7 @@ status part_walker::open_current() {
   return {};
 }
 
-part_walker::step part_walker::next(std::vector<uint32_t>& out, status& error) {
+part_walker::step part_walker::next(std::vector<uint32_t>& out, status& read) {
   if (!has_work())
     return step::no_work;
   part_cursor& c = parts_[current_];
@@ -49,8 +49,8 @@ part_walker::step part_walker::next(std::vector<uint32_t>& out, status& error) {
   if (reader_->next_sentence(out)) {
     for (uint32_t id : out)
       if (id >= vocabulary_size_) {
-        error = failure{"damaged word-id file " + c.ids_path + ": word id " + std::to_string(id) +
-                        " is not below the vocabulary's " + std::to_string(vocabulary_size_) + " words"};
+        read = failure{"damaged word-id file " + c.ids_path + ": word id " + std::to_string(id) +
+                       " is not below the vocabulary's " + std::to_string(vocabulary_size_) + " words"};
         out.clear();
         return step::no_work;
       }
@@ -71,7 +71,7 @@ part_walker::step part_walker::next(std::vector<uint32_t>& out, status& error) {
   reader_.reset();
   if (has_work())
     if (auto s = open_current(); !s)
-      error = s;
+      read = s;
   return step::part_end;
 }
 

@@ -32,7 +32,7 @@ public:
   /// interleaved passage ends there, src/corpus/passage.hpp); at the end of a
   /// part's last epoch it moves on to the next part and returns part_end
   /// (so that no minibatch mixes parts); no_work once every part is done.
-  step next(std::vector<uint32_t>& out, status& error);
+  step next(std::vector<uint32_t>& out, status& read);
 
   /// True while some part has epochs left.
   bool has_work() const;

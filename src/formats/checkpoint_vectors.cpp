@@ -45,7 +45,7 @@ expected<checkpoint_model> read_checkpoint_model(const std::string& dir) {
   const auto shards = static_cast<uint32_t>(m->shards.size());
   // --partition words over several shards: shard s holds whole rows, of
   // the words w with w mod shards = s (src/model/shard_store.hpp).
-  const bool holds_rows = opt->word_split && shards > 1;
+  const bool holds_rows = opt->word_split() && shards > 1;
   for (uint32_t s = 0; s < shards; ++s) {
     const auto slice = holds_rows ? column_slice{0, dim} : column_slice::of(s, shards, dim);
     const word_rows rows{s, holds_rows ? shards : 1};

@@ -133,7 +133,7 @@ partition_choice choose_partition(const partition_inputs& in) {
 }
 
 std::string word_split_refusal(const train_options& o) {
-  if (o.replicated)
+  if (o.replicated())
     return "--partition replicated";
   if (o.cbow)
     return "-cbow 1 (the word split trains skip-gram)";
@@ -172,7 +172,7 @@ partition_inputs partition_inputs_of(const train_options& o, const std::vector<u
   in.shards = std::max(1u, o.shards);
   in.negative = o.negative;
   in.window = o.window;
-  in.negatives = static_cast<negatives_mode>(o.negatives);
+  in.negatives = static_cast<negatives_mode>(o.negatives_mode);
   in.grouping = o.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example;
   in.link_bytes_per_second = o.link_speed;
   in.words_refused = word_split_refusal(o);
@@ -186,7 +186,7 @@ partition_inputs partition_inputs_of(const train_options& o, const std::vector<u
     in.word_sampling_bytes = std::max(in.word_sampling_bytes, parted.partition_bytes(k));
   // Split by column, every shard holds every table: all partitions' (sns,
   // tns, --sampler hierarchical) or one over the whole vocabulary.
-  if (o.negatives != 0 || o.hierarchical_sampler)
+  if (o.negatives_mode != 0 || o.hierarchical_sampler)
     in.column_sampling_bytes = parted.bytes();
   else
     in.column_sampling_bytes = noise_sampler{counts, noise_spec{}}.bytes();

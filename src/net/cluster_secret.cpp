@@ -35,7 +35,7 @@ status write_key_file(const std::string& path, const secret_bytes& secret, const
     if (errno == EEXIST)
       return failure{path + " already exists; a new secret would lock its cluster's nodes out (remove it first "
                             "if that is what you want)"};
-    return failure{"cannot create " + path + ": " + std::strerror(errno)};
+    return failure{"cannot create " + path + ": " + std::strerror(errno), error_code::io};
   }
   // The umask cannot widen 0600, but fchmod makes the mode explicit.
   bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
@@ -44,7 +44,7 @@ status write_key_file(const std::string& path, const secret_bytes& secret, const
   ::close(fd);
   if (!ok) {
     ::unlink(path.c_str());
-    return failure{"cannot write " + path + ": " + std::strerror(saved)};
+    return failure{"cannot write " + path + ": " + std::strerror(saved), error_code::io};
   }
   return {};
 }
@@ -95,7 +95,7 @@ expected<loaded_key> load_key(const std::string& path) {
   ssize_t n = ::read(fd, buffer, sizeof buffer);
   ::close(fd);
   if (n < 0)
-    return failure{"cannot read the cluster secret " + path + ": " + std::strerror(errno)};
+    return failure{"cannot read the cluster secret " + path + ": " + std::strerror(errno), error_code::io};
   std::string text(buffer, static_cast<size_t>(n));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
     text.pop_back();

@@ -34,8 +34,11 @@ wire_bytes make_reply(size_t words, Fill&& fill) {
   return to_bytes(builder);
 }
 
-wire_bytes error_reply(const std::string& line) {
-  return make_reply(line.size() / 8, [&](wire::TableReply::Builder r) { r.setError(line); });
+wire_bytes error_reply(const failure& why) {
+  return make_reply(why.message.size() / 8, [&](wire::TableReply::Builder r) {
+    r.setError(why.message);
+    r.setErrorCode(static_cast<uint8_t>(why.code));
+  });
 }
 
 wire_bytes done_reply() {
@@ -216,7 +219,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
     }
     auto it = tables_.find(name);
     if (it == tables_.end())
-      return failure{"no table '" + name + "' on shard " + std::to_string(shard_)};
+      return failure{"no table '" + name + "' on shard " + std::to_string(shard_), error_code::not_found};
     table_slice& slice = *it->second;
     const uint32_t width = slice.width();
     // Keys, checked for bounds and ownership.
@@ -358,7 +361,8 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         const std::string op_name = r.getCall().getOperation().cStr();
         auto op = find_table_operation(op_name);
         if (!op)
-          return failure{"no table operation '" + op_name + "' on shard " + std::to_string(shard_)};
+          return failure{"no table operation '" + op_name + "' on shard " + std::to_string(shard_),
+                         error_code::not_found};
         wire_bytes args;
         copy_from(r.getCall().getArgs(), args);
         expected<wire_bytes> result = failure{""};
@@ -514,7 +518,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
   };
   auto ran = with_reader<wire::TableRequest>(request, "table request", run);
   if (!ran)
-    return error_reply(ran.error());
+    return error_reply(ran.why());
   return reply;
 }
 

@@ -160,7 +160,7 @@ wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner
 status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use) {
   return with_reader<wire::TableReply>(bytes, "table reply", [&](wire::TableReply::Reader r) -> status {
     if (r.which() == wire::TableReply::ERROR)
-      return failure{r.getError().cStr()};
+      return failure{r.getError().cStr(), error_code_from_number(r.getErrorCode())};
     if (r.which() != wire::TableReply::FLOATS)
       return failure{"a table shard sent a reply of another kind than floats"};
     auto data = r.getFloats();
@@ -179,6 +179,7 @@ expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
       case wire::TableReply::ERROR:
         out.what = table_reply::kind::error;
         out.error = r.getError().cStr();
+        out.code = error_code_from_number(r.getErrorCode());
         break;
       case wire::TableReply::DONE: out.what = table_reply::kind::done; break;
       case wire::TableReply::FLOATS: {

@@ -57,13 +57,13 @@ expected<atomic_file> atomic_file::create_in(const std::string& path, int dir, s
       break;
   }
   if (fd < 0)
-    return failure{"cannot write " + path + ": " + std::strerror(errno)};
+    return failure{"cannot write " + path + ": " + std::strerror(errno), error_code::io};
   ::fchmod(fd, 0644);
   std::FILE* f = ::fdopen(fd, "wb");
   if (!f) {
     ::close(fd);
     ::unlinkat(dir, temp.c_str(), 0);
-    return failure{"cannot write " + path + ": " + std::strerror(errno)};
+    return failure{"cannot write " + path + ": " + std::strerror(errno), error_code::io};
   }
   std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
   return atomic_file{path, owned.release(), std::move(name), temp, f};

@@ -102,7 +102,7 @@ internals& node_internals() {
       self, x->node,
       caf::make_message(new_export_atom::value, vocab_file, std::vector<shard_info>{shard}, uint32_t{4})));
     learner_config lc;
-    lc.dim = 4;
+    lc.size = 4;
     // (An argument: CAF 0.17.6 applies an empty argument tuple through a
     // null pointer, which UBSan reports.)
     auto sink = sys.spawn([](int) -> caf::behavior { return {[](caf::message&) {}}; }, 0);

@@ -1,8 +1,11 @@
 #pragma once
 // (Public header of src/config/options.cpp.)
-// Every option of `gridvec train`, defined once with its default and a
-// one-line description; the parser, the validation and --help all read the
-// same table (options.cpp). Names follow the reference word2vec.c (-size,
+// Every option of `gridvec train`, defined once: its default is the member
+// initializer below, and its flag, value, help line and validation are one
+// entry of the table in options.cpp, which the parser, to_args, --help and
+// check_option_values (a peer's options) all read. The structs the roles
+// get are built from train_options (learner_config is one, job_types.hpp),
+// so no default is written twice (tests/options.test.cpp checks). Names follow the reference word2vec.c (-size,
 // -window, ...) so gridvec is a drop-in replacement; gridvec's own options
 // are long (--shards). Either spelling takes one or two dashes, and
 // --name=value works too.
@@ -13,6 +16,10 @@
 #include <gridvec/core/expected.hpp>
 
 namespace gridvec {
+
+/// How a job splits its model (--partition): by columns over the shards,
+/// by word over the shards or word partitions, or a whole copy per learner.
+enum class model_partition : uint8_t { columns = 0, words = 1, replicated = 2 };
 
 struct train_options {
   std::string train; // corpus, one sentence per line; several -train values one per line (src/corpus/corpus_inputs.hpp)
@@ -47,16 +54,15 @@ struct train_options {
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
   bool refresh_weights = true;   // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (seed 001, src/sgns/noise_sampler.hpp).
-  uint8_t negatives = 0;             // --negatives: 0 bns (word2vec's), 1 sns, 2 tns
+  uint8_t negatives_mode = 0;        // --negatives: 0 bns (word2vec's), 1 sns, 2 tns (-negative is the count)
   bool hierarchical_sampler = false; // --sampler hierarchical (else alias)
   uint32_t word_partitions = 0;      // word w in partition w mod P; 0: one per shard
-  // --partition replicated (seed 003): every learner holds the whole model
-  // and synchronises the rows it changed sync_rounds times per epoch.
-  bool replicated = false;
-  // --partition words (seed 001): rows split by word, trained through the
-  // partitions' exchange (src/model/word_split.hpp): over the shards, or
-  // one shard viewed as --word-partitions partitions.
-  bool word_split = false;
+  // --partition: columns; words (seed 001): rows split by word, trained
+  // through the partitions' exchange (src/model/word_split.hpp), over the
+  // shards or one shard viewed as --word-partitions partitions; replicated
+  // (seed 003): every learner holds the whole model and synchronises the
+  // rows it changed sync_rounds times per epoch.
+  model_partition partition = model_partition::columns;
   // --visits skipgram: the word split sends every skip-gram's visits on
   // their own, seed 001's pattern (src/model/word_split.hpp), instead of
   // an example's together.
@@ -66,6 +72,9 @@ struct train_options {
   // whenever the word split cannot run the job, the vectors are split by
   // column. False once --partition names a layout.
   bool partition_auto = true;
+
+  bool replicated() const { return partition == model_partition::replicated; }
+  bool word_split() const { return partition == model_partition::words; }
   bool explain = false;          // --explain: print the model's figures and choice, train nothing
   double link_speed = 0;         // --link-speed, bytes/s; 0: none given (a cluster's measured one, else no link)
   uint32_t sync_rounds = 0;      // per epoch; 0: auto (sync_rounds_per_epoch())
@@ -84,7 +93,7 @@ struct train_options {
 
   /// Whether the shards draw every noise word through the word partitions'
   /// tables: asked for, or needed by the word split.
-  bool partitioned_sampler() const { return hierarchical_sampler || word_split; }
+  bool partitioned_sampler() const { return hierarchical_sampler || word_split(); }
   /// The word partitions noise words are drawn over, for a job of `shards`.
   uint32_t word_partitions_of(uint32_t shards) const {
     return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
@@ -105,10 +114,34 @@ struct train_options {
   }
 };
 
+/// The defaults of every option: the structs built from a job's options
+/// (learner_config, ...) take their own defaults from here.
+inline const train_options& train_defaults() {
+  static const train_options defaults;
+  return defaults;
+}
+
+/// One option as --help describes it, for tests and documentation.
+struct train_option_info {
+  std::string name;          // without dashes: "size"
+  std::string value_name;    // "N"; empty for a switch
+  std::string note;          // what a computed default means, or empty
+  std::string default_value; // train_defaults() as the option writes it
+  std::string default_text;  // what --help shows in [brackets]
+};
+/// Every option of the table, in its order.
+std::vector<train_option_info> train_option_table();
+
 /// Parses `args` (without the program and subcommand names). Fails with one
 /// line on an unknown option, a missing or malformed value, or a value out
 /// of range.
 expected<train_options> parse_train_options(const std::vector<std::string>& args);
+
+/// Whether every option's value is one its flag accepts (the table's
+/// ranges and choices; a default always is), for options that come from
+/// elsewhere than the parser: a peer's message. One line naming the first
+/// that is not.
+status check_option_values(const train_options& o);
 
 /// Every option as "-name" "value" pairs: parse_train_options(to_args(o))
 /// gives back o (checkpoint manifests store a job's options this way).

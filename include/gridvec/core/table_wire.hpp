@@ -85,6 +85,7 @@ wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner
 struct table_reply {
   enum class kind { error, done, floats, flags, sums, result, tables } what = kind::error;
   std::string error;
+  error_code code = error_code::failed; // with `error`
   std::vector<float> floats;
   std::vector<uint8_t> flags;
   std::vector<double> sums;
