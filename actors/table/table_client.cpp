@@ -115,6 +115,7 @@ struct table_client::core {
   std::chrono::milliseconds timeout;
   caf::scoped_actor self;
   std::vector<std::string> gone; // why shard i is gone; empty while it lives
+  table_client::traffic_count traffic;
 
   uint32_t count() const { return static_cast<uint32_t>(shards.size()); }
 
@@ -146,18 +147,25 @@ struct table_client::core {
     using handle_type = decltype(self->request(shards[0], timeout, table_atom::value, wire_bytes{}));
     std::vector<handle_type> handles;
     handles.reserve(requests.size());
-    for (size_t i = 0; i < requests.size(); ++i)
+    for (size_t i = 0; i < requests.size(); ++i) {
+      ++traffic.requests;
+      traffic.bytes_sent += requests[i].size();
       handles.push_back(self->request(shards[targets[i]], timeout, table_atom::value, std::move(requests[i])));
+    }
     std::vector<wire_bytes> replies(requests.size());
     std::optional<std::string> first_error;
     for (size_t i = 0; i < handles.size(); ++i)
-      handles[i].receive([&](wire_bytes& bytes) { replies[i] = std::move(bytes); },
-                         [&](caf::error& err) {
-                           std::string why = err == caf::sec::request_timeout
-                                               ? "no answer within " + std::to_string(timeout.count()) + " ms"
-                                               : error_text(err);
-                           first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + ": " + why);
-                         });
+      handles[i].receive(
+        [&](wire_bytes& bytes) {
+          traffic.bytes_received += bytes.size();
+          replies[i] = std::move(bytes);
+        },
+        [&](caf::error& err) {
+          std::string why = err == caf::sec::request_timeout
+                              ? "no answer within " + std::to_string(timeout.count()) + " ms"
+                              : error_text(err);
+          first_error = first_error.value_or("table shard " + std::to_string(targets[i]) + ": " + why);
+        });
     if (first_error)
       return failure{*first_error};
     return replies;
@@ -201,6 +209,8 @@ table_client::table_client(caf::actor_system& sys, std::vector<table_shard_actor
   : core_(std::make_shared<core>(sys, std::move(shards), timeout)) {}
 
 uint32_t table_client::shards() const { return core_->count(); }
+
+table_client::traffic_count table_client::traffic() const { return core_->traffic; }
 
 expected<table> table_client::open(const table_spec& spec) {
   if (core_->shards.empty())

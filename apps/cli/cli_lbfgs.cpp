@@ -91,7 +91,7 @@ public:
 
   learners(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, const table_spec& spec,
            std::vector<logistic_part> parts, std::chrono::milliseconds timeout)
-    : parts_(std::move(parts)), results_(parts_.size()) {
+    : parts_(std::move(parts)), results_(parts_.size()), traffic_(parts_.size()) {
     for (size_t i = 0; i < parts_.size(); ++i)
       threads_.emplace_back([this, i, &sys, shards, spec, timeout] { loop(i, sys, shards, spec, timeout); });
   }
@@ -121,6 +121,17 @@ public:
     return {};
   }
   size_t size() const { return parts_.size(); }
+  /// What the learners' clients sent and received, all together.
+  table_client::traffic_count traffic() {
+    std::lock_guard lock(mutex_);
+    table_client::traffic_count sum;
+    for (auto& t : traffic_) {
+      sum.requests += t.requests;
+      sum.bytes_sent += t.bytes_sent;
+      sum.bytes_received += t.bytes_received;
+    }
+    return sum;
+  }
 
 private:
   void loop(size_t i, caf::actor_system& sys, std::vector<table_shard_actor> shards, table_spec spec,
@@ -141,6 +152,7 @@ private:
       status r = t ? (*j)(i, *t, parts_[i]) : status{failure{t.error()}};
       std::lock_guard lock(mutex_);
       results_[i] = r;
+      traffic_[i] = client.traffic();
       if (--pending_ == 0)
         done_.notify_all();
     }
@@ -148,6 +160,7 @@ private:
 
   std::vector<logistic_part> parts_;
   std::vector<status> results_;
+  std::vector<table_client::traffic_count> traffic_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
@@ -418,6 +431,21 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       if (!result) {
         code = fail(result.error(), 1);
       } else {
+        // Bytes on the wire per iteration: the optimiser's vector math (its
+        // own client: scalars only) and the learners' sparse fetches and
+        // increments, against shipping the vectors: a driver that ran the
+        // two-loop recursion itself would at least fetch each new gradient
+        // and send back the new model and direction (3 x features floats).
+        if (result->iterations > 0) {
+          const auto math = client.traffic();
+          const auto data_traffic = pool.traffic();
+          const double its = result->iterations;
+          spdlog::info("bytes per iteration: vector math on the shards {:.0f} ({:.1f} requests), data passes {:.0f}; "
+                       "shipping the vectors instead: at least {:.0f} for the vector math",
+                       double(math.bytes_sent + math.bytes_received) / its, double(math.requests) / its,
+                       double(data_traffic.bytes_sent + data_traffic.bytes_received) / its,
+                       3.0 * double(*features) * sizeof(float));
+        }
         auto counted = pass.correct();
         const uint64_t correct = counted ? *counted : 0;
         if (!counted)

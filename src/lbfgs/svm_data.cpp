@@ -4,10 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include <gridvec/core/table_spec.hpp>
+
+#include "src/access/guarded_open.hpp"
 
 namespace gridvec {
 
@@ -122,14 +122,16 @@ expected<svm_data> parse_svm_text(const std::string& text, uint32_t features, co
 }
 
 expected<svm_data> read_svm_file(const std::string& path, uint32_t features) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  auto file = access::fopen_read(path, "the training data");
+  if (!file)
+    return failure{file.error()};
+  std::string text;
+  char buffer[1 << 16];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file->get())) > 0;)
+    text.append(buffer, n);
+  if (std::ferror(file->get()))
     return failure{"cannot read " + path};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    return failure{"cannot read " + path};
-  return parse_svm_text(text.str(), features, path);
+  return parse_svm_text(text, features, path);
 }
 
 } // namespace gridvec

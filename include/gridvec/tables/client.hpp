@@ -62,6 +62,14 @@ public:
   /// Every table, as each shard sees it: one table_info per table and shard.
   expected<std::vector<table_info>> list();
 
+  /// What this client (and its tables) sent and received so far: requests,
+  /// and the Cap'n Proto bytes of requests and replies (the messages' own
+  /// bytes, without the transport's framing).
+  struct traffic_count {
+    uint64_t requests = 0, bytes_sent = 0, bytes_received = 0;
+  };
+  traffic_count traffic() const;
+
   struct core; // the shards and the scoped actor, shared with the tables (table_client.cpp)
 
 private:
