@@ -68,11 +68,12 @@ private:
   void prefetch_targets(size_t first, size_t count);
   bool window_mode(const minibatch& mb) const { return shared_negatives_ && !mb.mean_inputs; }
   weight_result train_windows(const minibatch& mb, float alpha); // local_trainer_windows.cpp
-  // One window: the targets of `centre` (Huffman nodes, itself, noise
-  // words) into win_targets_, win_labels_ and win_counts_.
+  // Appends one window's targets (the Huffman nodes of `centre`, itself,
+  // its noise words) to win_targets_, win_labels_ and win_counts_.
   void window_targets(const minibatch& mb, uint32_t centre, rng& r);
-  // The window's context (input) and target (output) rows in slice `s`.
-  void slice_rows(shard_store& s, const uint32_t* contexts, uint32_t m);
+  // The context (input) and target (output) rows of a window in slice `s`.
+  void slice_rows(shard_store& s, const uint32_t* contexts, uint32_t m, const uint32_t* targets, size_t n);
+  void prefetch_window(const minibatch& mb, size_t e);
 
   std::vector<std::shared_ptr<shard_store>> stores_;
   uint32_t dim_ = 0;
@@ -86,7 +87,8 @@ private:
   std::vector<const float*> h_;
   // Shared negatives: one window's targets, their labels and counts, its
   // dot products and weights (targets x contexts) and the contexts' updates.
-  std::vector<uint32_t> win_targets_;
+  std::vector<uint32_t> win_targets_;            // every window's, in example order
+  std::vector<size_t> win_first_, win_contexts_; // window e's first target and context
   std::vector<uint8_t> win_labels_, win_row_labels_;
   std::vector<float> win_counts_, win_dots_, win_weights_, win_delta_, win_scratch_;
   std::vector<float*> in_rows_, out_rows_;

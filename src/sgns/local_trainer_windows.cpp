@@ -8,9 +8,6 @@
 namespace gridvec {
 
 void local_trainer::window_targets(const minibatch& mb, uint32_t centre, rng& r) {
-  win_targets_.clear();
-  win_labels_.clear();
-  win_counts_.clear();
   const shard_store& store = *stores_.front();
   if (mb.hierarchical) {
     store.append_path(centre, win_targets_);
@@ -42,45 +39,68 @@ void local_trainer::window_targets(const minibatch& mb, uint32_t centre, rng& r)
   }
 }
 
-void local_trainer::slice_rows(shard_store& s, const uint32_t* contexts, uint32_t m) {
+void local_trainer::slice_rows(shard_store& s, const uint32_t* contexts, uint32_t m, const uint32_t* targets,
+                               size_t n) {
   in_rows_.resize(m);
-  out_rows_.resize(win_targets_.size());
+  out_rows_.resize(n);
   for (uint32_t j = 0; j < m; ++j)
     in_rows_[j] = s.input_row(contexts[j]);
-  for (size_t i = 0; i < win_targets_.size(); ++i)
-    out_rows_[i] = s.output_row(win_targets_[i]);
+  for (size_t i = 0; i < n; ++i)
+    out_rows_[i] = s.output_row(targets[i]);
 }
+
+void local_trainer::prefetch_window(const minibatch& mb, size_t e) {
+  const uint32_t* contexts = mb.outputs.data() + win_contexts_[e];
+  const uint32_t m = static_cast<uint32_t>(win_contexts_[e + 1] - win_contexts_[e]);
+  for (const auto& s : stores_) {
+    const uint32_t width = s->slice().width;
+    for (size_t i = win_first_[e]; i < win_first_[e + 1]; ++i)
+      prefetch_row(s->output_row(win_targets_[i]), width);
+    for (uint32_t j = 0; j < m; ++j)
+      prefetch_row(s->input_row(contexts[j]), width);
+  }
+}
+
+// Windows prefetched ahead: their rows arrive while the windows between
+// compute (each window's rows are read from memory once).
+constexpr size_t window_prefetch_distance = 2;
 
 weight_result local_trainer::train_windows(const minibatch& mb, float alpha) {
   weight_result total;
   total.pairs = mb.pairs();
-  targets_.clear();
-  rng r(mb.seed);
-  size_t out = 0;
+  // Every window's targets first (one generator, in example order), so that
+  // the rows of the windows ahead can be fetched while one computes.
   const size_t examples = mb.examples();
+  win_targets_.clear();
+  win_labels_.clear();
+  win_counts_.clear();
+  win_first_.assign(1, 0);
+  win_contexts_.assign(1, 0);
+  rng r(mb.seed);
   for (size_t e = 0; e < examples; ++e) {
-    const uint32_t centre = mb.inputs[e];
-    const uint32_t m = mb.output_counts.empty() ? 1 : mb.output_counts[e];
-    const uint32_t* contexts = mb.outputs.data() + out;
-    out += m;
-    window_targets(mb, centre, r);
-    const size_t n = win_targets_.size();
-    targets_.insert(targets_.end(), win_targets_.begin(), win_targets_.end());
-    if (e + 1 < examples) { // the next window's rows, while this one computes
-      const uint32_t next_m = mb.output_counts.empty() ? 1 : mb.output_counts[e + 1];
-      for (const auto& s : stores_) {
-        prefetch_row(s->output_row(mb.inputs[e + 1]), s->slice().width);
-        for (uint32_t j = 0; j < next_m; ++j)
-          prefetch_row(s->input_row(mb.outputs[out + j]), s->slice().width);
-      }
-    }
+    window_targets(mb, mb.inputs[e], r);
+    win_first_.push_back(win_targets_.size());
+    win_contexts_.push_back(win_contexts_.back() + (mb.output_counts.empty() ? 1 : mb.output_counts[e]));
+  }
+  targets_ = win_targets_;
+  for (size_t e = 0; e < std::min(examples, window_prefetch_distance); ++e)
+    prefetch_window(mb, e);
+  for (size_t e = 0; e < examples; ++e) {
+    if (e + window_prefetch_distance < examples)
+      prefetch_window(mb, e + window_prefetch_distance);
+    const uint32_t m = static_cast<uint32_t>(win_contexts_[e + 1] - win_contexts_[e]);
+    const uint32_t* contexts = mb.outputs.data() + win_contexts_[e];
+    const size_t first = win_first_[e], n = win_first_[e + 1] - first;
+    const uint32_t* targets = win_targets_.data() + first;
+    const uint8_t* labels = win_labels_.data() + first;
+    const float* counts = win_counts_.data() + first;
     // F = Out In^T, summed over the slices: row i (a target) holds its dot
     // products with every context.
     win_dots_.assign(n * m, 0.0f);
     win_scratch_.resize(m);
     for (const auto& s : stores_) {
       const uint32_t width = s->slice().width;
-      slice_rows(*s, contexts, m);
+      slice_rows(*s, contexts, m, targets, n);
       for (size_t i = 0; i < n; ++i) {
         float* f = win_dots_.data() + i * m;
         gridvec::dots(out_rows_[i], in_rows_.data(), m, win_scratch_.data(), width);
@@ -91,20 +111,20 @@ weight_result local_trainer::train_windows(const minibatch& mb, float alpha) {
     // G = alpha (label - sigmoid(F)), times the target's count.
     win_weights_.resize(n * m);
     for (size_t i = 0; i < n; ++i) {
-      win_row_labels_.assign(m, win_labels_[i]);
+      win_row_labels_.assign(m, labels[i]);
       auto w = target_weights(win_dots_.data() + i * m, win_row_labels_.data(), m, alpha, win_weights_.data() + i * m);
-      total.loss += w.loss * win_counts_[i];
+      total.loss += w.loss * counts[i];
       total.diverged |= w.diverged;
-      if (win_counts_[i] != 1.0f)
+      if (counts[i] != 1.0f)
         for (uint32_t j = 0; j < m; ++j)
-          win_weights_[i * m + j] *= win_counts_[i];
+          win_weights_[i * m + j] *= counts[i];
     }
     // Every update from the rows as the window found them: the contexts'
     // deltas first (from Out), then Out += G In, then In += delta.
     for (const auto& s : stores_) {
       const uint32_t width = s->slice().width;
       if (stores_.size() > 1)
-        slice_rows(*s, contexts, m);
+        slice_rows(*s, contexts, m, targets, n);
       win_delta_.assign(size_t{m} * width, 0.0f);
       for (uint32_t j = 0; j < m; ++j)
         axpy_many(win_weights_.data() + j, m, out_rows_.data(), n, win_delta_.data() + size_t{j} * width, width);
