@@ -184,7 +184,7 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
   });
 }
 
-// Seed 000 applies the updates of one call at its end: every read sees the
+// The Network-efficient word2vec paper applies the updates of one call at its end: every read sees the
 // vectors as they were when the call began. Three passes give that without
 // a table of delta rows:
 //   1. the input side: e_x = sum over the example's dot products of
