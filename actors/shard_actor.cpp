@@ -344,7 +344,7 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
   uint64_t sampling_bytes = 0, partition_sampling_bytes = 0;
   if (spec.holds_rows) {
     // --partition words: whole rows of word w mod count; this partition's
-    // sampler only, O(p + V/p) (seed 001).
+    // sampler only, O(p + V/p) (the Distributed negative sampling paper).
     if (spec.hierarchical || !spec.init_model.empty())
       return failure{"--partition words trains neither -hs 1 nor from --init"};
     core->store = std::make_shared<shard_store>(word_rows{spec.index, spec.count}, spec.dim, vocab.size(), spec.seed);

@@ -1,7 +1,7 @@
 #pragma once
 // (Internal to actors/shard_actor.cpp.) A shard of --partition words: the
 // whole rows of its words (src/model/shard_store.hpp, word_rows), and its
-// side of seed 001's exchange (src/model/word_split.hpp):
+// side of the Distributed negative sampling paper's exchange (src/model/word_split.hpp):
 //   as a source, a learner's examples whose input words it owns: it plans
 //   the visits, trains the visit to itself at once, sends each other shard
 //   its batch (the input vectors), and adds the gradients as they come back;

@@ -13,7 +13,7 @@
 # node on its output word's Huffman path, which both sides know from the
 # vocabulary's counts; with n = 0 they are all it has.
 # No vector crosses the wire here: only word ids, one seed, and n + 1 floats
-# per pair and shard (seed 000, section 5.2).
+# per pair and shard (the Network-efficient word2vec paper, section 5.2).
 @0xd29466dac5fb6589;
 
 $import "/capnp/c++.capnp".namespace("gridvec::wire");
@@ -57,7 +57,7 @@ struct AdjustReply {
   pairs @1 :UInt32;          # positive pairs applied, for accounting
 }
 
-# The replicated mode (--partition replicated, seed 003): every learner host
+# The replicated mode (--partition replicated, the GraphWord2Vec paper): every learner host
 # holds the whole model and trains its part of the corpus for one
 # synchronisation round; then each host sends the rows it changed to their
 # masters (host -> master: changes, row minus its value at the round's
@@ -78,7 +78,7 @@ struct RowBlock {
   firstColumn @8 :UInt32;    # master -> shard: the column of values[0]
 }
 
-# The word split (--partition words, seed 001): each shard holds the whole
+# The word split (--partition words, the Distributed negative sampling paper): each shard holds the whole
 # rows of the words w with w mod S = its index. Vectors do travel here, but
 # only between shards, and only input vectors and their gradients: never an
 # output row (docs/word-partitions.md).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Network cost of training, measured on a loopback cluster (coordinator,
 # two shard nodes, two learner nodes) for S = 1, 2, 4, 8 shards on the dev
-# corpus, printed beside seed 000's formula (7), w·(n+1)·S·4 bytes per
+# corpus, printed beside the Network-efficient word2vec paper's formula (7), w·(n+1)·S·4 bytes per
 # trained input word in each direction, plus index bytes, and beside what a
 # parameter server that ships vectors would send, (2 + w·n)·d·4.
 # Usage: scripts/bytes-per-word.sh [CORPUS] (default: the dev corpus)

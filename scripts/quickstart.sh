@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds gridvec, generates a small search-session
-# corpus (queries and ad ids with planted topics, as in seed 000's Figure 1),
+# corpus (queries and ad ids with planted topics, as in the Network-efficient word2vec paper's Figure 1),
 # trains on it with `gridvec train` and prints nearest neighbours.
 set -euo pipefail
 cd "$(dirname "$0")/.."

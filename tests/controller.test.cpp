@@ -74,7 +74,7 @@ train_options job(const temp_dir& dir, int iter) {
   o.min_count = 1;
   o.sample = 0; // 40 equally frequent words: subsampling would drop 95% of them
   // 40 words: every row meets every other in every minibatch, many times
-  // over in one adjust (summed from the same vectors: seed 000), and the
+  // over in one adjust (summed from the same vectors: the Network-efficient word2vec paper), and the
   // learners take the protocol path when the lanes are not yet in the
   // directory of local stores: a gentle rate, few small minibatches in
   // flight, in corpus order.

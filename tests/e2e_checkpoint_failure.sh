@@ -2,8 +2,8 @@
 # A job whose checkpoints cannot be written (here: the checkpoint directory
 # replaced by a file mid-run, as a full or lost disk would fail it) stops
 # with one error line and writes no vectors; with --checkpoint-failures
-# warn it trains on and finishes. (Issue 17: every checkpoint write failed
-# and the job exited 0 with no checkpoint.)
+# warn it trains on and finishes. (Once, every checkpoint write failed and
+# the job exited 0 with no checkpoint.)
 # Usage: e2e_checkpoint_failure.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1

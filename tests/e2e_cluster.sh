@@ -2,7 +2,7 @@
 # A real cluster on loopback: five OS processes (a coordinator node, two
 # shard nodes, two learner nodes) on ephemeral ports of 127.0.0.1 train the
 # dev corpus; the vectors must pass the quality floor, the bytes on the wire
-# must match seed 000's formula (7), and every process must stop. On the
+# must match the Network-efficient word2vec paper's formula (7), and every process must stop. On the
 # way, the errors a user meets are checked to come in one line, within
 # seconds: a node name not in the config, a node that is not reachable, a
 # second job while one runs, Ctrl-C on submit in a terminal (the job is
@@ -25,7 +25,7 @@ cluster_node learn-b "roles = learner" "learners = 1"
 cluster_write "$work/cluster.conf" 500
 conf=$work/cluster.conf
 # The default -sample (1e-3), as users type it: the protocol path once
-# diverged there while every test trained at 1e-4 (issue 22).
+# diverged there while every test trained at 1e-4 (docs/quality.md).
 flags=(-train "$work/corpus.txt" -output "$work/vectors.txt" -size 100 -window 5 -negative 5
        -min-count 5 -iter 5)
 

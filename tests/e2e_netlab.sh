@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The network lab (scripts/netlab, issue 19) on a tiny job: one link profile,
+# The network lab (scripts/netlab, docs/netlab.md) on a tiny job: one link profile,
 # d = 16, S = 2, the dev corpus's first 3000 lines, -iter 1, the vectors
 # split by column and by word. The table must have a row of each with
 # nonzero words/s and nonzero bytes measured on the links,

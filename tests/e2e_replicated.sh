@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The replicated mode (--partition replicated, seed 003) on a real loopback
+# The replicated mode (--partition replicated, the GraphWord2Vec paper) on a real loopback
 # cluster: a coordinator node, a shard node and three learner nodes, each
 # learner a host with the whole model (five OS processes on 127.0.0.1),
 # training the dev corpus with the default flags.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A cluster that lets no one in (issue 17), tried as a hostile local user
+# A cluster that lets no one in (docs/security.md), tried as a hostile local user
 # would, against real node processes on 127.0.0.1:
 #   - a client without the secret, or with another one, is refused with one
 #     clear line; the node logs one line and keeps serving;

@@ -110,7 +110,7 @@ done
 # WordSim-353 of -hs 1 varies by about 0.012 (one standard deviation) from
 # run to run of either trainer; on 25 November 2026 three runs each gave
 # word2vec.c 0.499-0.505 and the fused path 0.477-0.488 (a gap of 0.02,
-# issue 22), and over five runs dotprod/adjust over 2 shards scored 0.015
+# docs/quality.md), and over five runs dotprod/adjust over 2 shards scored 0.015
 # below word2vec.c (docs/quality.md). One run against one run once fell
 # 0.061 apart (0.521 against 0.460) in CI, so the means of two runs each
 # are compared, held to 0.06 as one run was; the protocol path's one run

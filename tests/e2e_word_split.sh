@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The word split (--partition words, seed 001) on a real loopback cluster:
+# The word split (--partition words, the Distributed negative sampling paper) on a real loopback cluster:
 # a coordinator node, two shard nodes each holding the whole rows of half
 # the words, a standby shard node and two learner nodes (six OS processes
 # on 127.0.0.1), training the dev corpus with the default flags.

@@ -1,4 +1,4 @@
-// Seed 001's hierarchical sampling draws the same distribution as one alias
+// The Distributed negative sampling paper's hierarchical sampling draws the same distribution as one alias
 // table over the whole vocabulary, with O(p + V/p) memory per partition.
 #include <catch2/catch.hpp>
 
@@ -84,7 +84,7 @@ TEST_CASE("hierarchical sampler: O(p + V/p) memory per partition at V = 10M", "[
     own.push_back(counts[w]);
   const hierarchical_sampler part(masses, 3, own);
   const auto whole = alias_sampler::from_counts(counts);
-  // A table over words would take 8 bytes a word (seed 001: 16 GB at 1B).
+  // A table over words would take 8 bytes a word (the Distributed negative sampling paper: 16 GB at 1B).
   const uint64_t per_word_table = counts.size() * 8;
   std::printf("hierarchical sampler, V = 10M, p = 16: %llu bytes per partition; one alias table over runs %llu, "
               "over words %llu\n",

@@ -1,4 +1,4 @@
-// The three ways of seed 001 to draw a pair's noise words over word
+// The three ways of the Distributed negative sampling paper to draw a pair's noise words over word
 // partitions (--negatives bns|sns|tns): bns keeps word2vec's distribution
 // (through one alias table, bit for bit as before, or through the
 // partitions), sns takes all of a pair's words from one partition drawn by

@@ -264,7 +264,7 @@ TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --
   expect_failure(with_required({"--negatives", "sns", "-negative", "0", "-hs", "1"}), "--negatives sns");
 }
 
-TEST_CASE("options: --partition words (seed 001's word split)", "[options]") {
+TEST_CASE("options: --partition words (the Distributed negative sampling paper's word split)", "[options]") {
   auto words = parse_train_options(with_required({"--partition", "words", "--word-partitions", "8"}));
   REQUIRE(words);
   CHECK(words->word_split());

@@ -1,4 +1,4 @@
-// passage: the stretch a learner trains, visited with a stride (seed 000's
+// passage: the stretch a learner trains, visited with a stride (the Network-efficient word2vec paper's
 // interleaved minibatches) without ever letting a window cross a sentence.
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
-// Seed 001's word split without actors (src/model/word_split.hpp): the
+// The Distributed negative sampling paper's word split without actors (src/model/word_split.hpp): the
 // partitions' rows start where every layout starts, the source's plan
-// visits the partitions each --negatives mode needs and puts seed 001's
+// visits the partitions each --negatives mode needs and puts the Distributed negative sampling paper's
 // vector counts on the wire, a peer's update is the SGNS update, bad
 // batches are refused, and training through the exchange learns.
 #include <catch2/catch.hpp>
@@ -66,7 +66,8 @@ TEST_CASE("word split: partitions hold every word once, starting as the column s
   }
 }
 
-TEST_CASE("word split: each --negatives mode visits what it should, and puts seed 001's vectors on the wire",
+TEST_CASE("word split: each --negatives mode visits what it should, and puts the Distributed negative sampling paper's "
+          "vectors on the wire",
           "[word_split]") {
   const uint32_t vocab = 20000, p = 8, n = 5, source = 3;
   const auto counts = zipf_counts(vocab, 1e6);
@@ -108,7 +109,7 @@ TEST_CASE("word split: each --negatives mode visits what it should, and puts see
     const double per_pair = static_cast<double>(vectors_on_wire(*plan, source)) / pairs;
     INFO(negatives_mode_name(mode) << ": " << per_pair << " vectors per skip-gram");
     switch (mode) {
-      case negatives_mode::tns: CHECK(per_pair == 2.0); break; // seed 001: 2
+      case negatives_mode::tns: CHECK(per_pair == 2.0); break; // the Distributed negative sampling paper: 2
       case negatives_mode::sns: // 4, less the noise partitions that are the source's or the positive's
         CHECK(per_pair <= 4.0);
         CHECK(per_pair > 2.0 + 2.0 * (1.0 - 2.0 / p) * 0.8);
@@ -129,7 +130,9 @@ TEST_CASE("word split: each --negatives mode visits what it should, and puts see
   CHECK(static_cast<double>(vectors_on_wire(*plan, source)) / static_cast<double>(windows.pairs()) < 2.0);
 }
 
-TEST_CASE("word split: --visits skipgram sends seed 001's vectors per skip-gram, windows or not", "[word_split]") {
+TEST_CASE(
+  "word split: --visits skipgram sends the Distributed negative sampling paper's vectors per skip-gram, windows or not",
+  "[word_split]") {
   // Every skip-gram on its own: a visit to the positive's partition, then
   // bns one per noise word, sns one for all of them, tns none more. Of
   // those visits the ones to another partition cross: 2 vectors each, so

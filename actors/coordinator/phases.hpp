@@ -20,9 +20,13 @@
 //     v
 //   export_phase.cpp         exporting -> done (finish, coordinator_actor.cpp)
 //
-// Any phase can end in failed (fail) or cancelled. A new partitioning mode
-// changes placement_phase.cpp (what runs where) and training_phase.cpp (how
-// the learners are started); the others stay as they are.
+// Any phase can end in failed (fail) or cancelled. A partitioning mode
+// (model_partition, include/gridvec/core/options.hpp) is not one place yet:
+// the coordinator reads it in vocabulary_phase.cpp (the automatic choice),
+// placement_phase.cpp (what runs where), start_phase.cpp,
+// training_phase.cpp (how the learners start), coordinator_actor.cpp and
+// coordinator_recovery.cpp; the learner (actors/learner/) and the shard
+// (shard_actor.cpp) have a path of their own for each.
 #include <functional>
 #include <string>
 #include <vector>

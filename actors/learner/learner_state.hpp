@@ -55,7 +55,7 @@ struct batch_state {
 };
 using batch_ptr = std::shared_ptr<batch_state>;
 
-/// A learner of --partition replicated, a host of seed 003: its copy of the
+/// A learner of --partition replicated, a host of the GraphWord2Vec paper: its copy of the
 /// model and where it stands in the current synchronisation round.
 struct replicated_host {
   //   loading --rows from the shards--> training --round's words done, a

@@ -1,4 +1,4 @@
-// The protocol path (seed 000, Figures 5-7): groups of minibatches go to
+// The protocol path (the Network-efficient word2vec paper, Figures 5-7): groups of minibatches go to
 // every shard as `step` messages (the adjusts of the group before, the
 // dotprods of this one); the replies' partial dot products become weights
 // (src/sgns/sgns.hpp) that go back as the next step's adjusts. Every

@@ -1,4 +1,4 @@
-// The replicated mode (--partition replicated; seed 003, GraphWord2Vec's
+// The replicated mode (--partition replicated; the GraphWord2Vec paper's
 // RepModel-Opt): this learner is one host. It holds the whole model
 // (src/replicated/replica.hpp), trains its corpus parts on it with the fused
 // kernel for one synchronisation round, then

@@ -1,4 +1,4 @@
-// The word split's path (--partition words with several shards, seed 001):
+// The word split's path (--partition words with several shards, the Distributed negative sampling paper):
 // each shard holds the whole rows of its words, so a minibatch goes, split
 // by the owner of each example's input word, to those shards only (word ids
 // and the seed); each of them trains its share through the exchange with

@@ -11,7 +11,7 @@
 // --config: the tables of a running cluster (its shard nodes); --local: that
 // many table shards in this process. --node: run node NAME of the cluster
 // in this process instead of `gridvec node`, with this program's own table
-// operation "logreg.stats" linked in (a user operation, seed 004: it runs on
+// operation "logreg.stats" linked in (a user operation, the Spark + parameter server talk: it runs on
 // each shard's slice and returns a few numbers); --stats then asks every
 // shard for it after training, which needs shard nodes started so. It makes a synthetic data set with a
 // known answer (a hidden weight per feature; each example has 12 of 5,000

@@ -173,7 +173,7 @@ using vocabulary_actor =
                    caf::replies_to<load_atom, std::string>::with<uint64_t>,
                    caf::replies_to<build_atom, uint64_t, uint64_t, std::string, std::string>::with<vocabulary_info>>;
 
-/// A learner (seed 000 Figure 7). It works through the parts it is given
+/// A learner (the Network-efficient word2vec paper Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.
 ///   preprocess: (corpus, begin, end, ids file) -> in-vocabulary words
 ///               written; turns one corpus part into word ids on disk

@@ -1,9 +1,9 @@
 #pragma once
 // gridvec as a parameter server (docs/tables.md): named tables of float rows
 // spread over shards, in this process or on a cluster's shard nodes, with
-// seed 004's map API (get, put, set-if-absent, remove, map-reduce), its
+// the Spark + parameter server talk's map API (get, put, set-if-absent, remove, map-reduce), its
 // matrix API (dot, axpy, scal, copy, add), user operations that run on the
-// shards, and seed 002's lazily created rows and optimizer slots (SGD,
+// shards, and the Distributed embedding layer design's lazily created rows and optimizer slots (SGD,
 // Adagrad, Adam, applied on the shards by push).
 //
 // In this process:

@@ -330,8 +330,9 @@ const std::vector<option_spec>& specs() {
      "protocol path: shards recompute each weight for the rows as its update finds them (docs/quality.md)",
      flag(&train_options::refresh_weights, "refresh-weights")},
     {"negatives", "bns|sns|tns", "",
-     "noise words over word partitions (seed 001): bns each from the whole vocabulary, as word2vec; sns all of a "
-     "pair's from one partition drawn by its mass; tns from the partition of the pair's positive word",
+     "noise words over word partitions (the Distributed negative sampling paper): bns each from the whole vocabulary, "
+     "as word2vec; sns all of a pair's from one partition drawn by its mass; tns from the partition of the pair's "
+     "positive word",
      negatives_choice()},
     {"sampler", "alias|hierarchical", "",
      "bns's draw: one alias table over the vocabulary, or a partition by mass and then one of its words (the same "
@@ -345,12 +346,13 @@ const std::vector<option_spec>& specs() {
      "auto: columns or words, by a cost model of bytes per trained word and memory per shard (--explain shows "
      "it); columns: shards hold column slices, learners send word ids; replicated: every learner holds the whole "
      "model and synchronises the rows it changed (docs/replicated.md); words: rows split over --word-partitions "
-     "by word, trained through their exchange (seed 001, docs/word-partitions.md): over --shards S, each shard "
-     "holds the rows of its words; one shard views its rows as --word-partitions P",
+     "by word, trained through their exchange (the Distributed negative sampling paper, docs/word-partitions.md): over "
+     "--shards S, each shard holds the rows of its words; one shard views its rows as --word-partitions P",
      partition()},
     {"visits", "example|skipgram", "",
      "--partition words: an example's input vector travels once to each partition its pairs visit, or once per "
-     "skip-gram and noise partition (seed 001's pattern, whose bytes its counts describe)",
+     "skip-gram and noise partition (the Distributed negative sampling paper's pattern, whose bytes its counts "
+     "describe)",
      visits_choice()},
     {"explain", "", "",
      "print the partition model's figures for this job (both layouts) and its choice, then exit without training",

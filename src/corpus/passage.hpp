@@ -8,8 +8,8 @@
 // stretch of repetitive text (a wiki table: "style background lightblue
 // style background cff ..."), the same few rows get hundreds of stale
 // updates in a row, and their weights, computed before any of them landed,
-// push the rows apart until they blow up (issue 22: the default -sample
-// 1e-3 with 10 in flight diverged on the dev corpus). Seed 000 (section
+// push the rows apart until they blow up (the default -sample 1e-3 with 10
+// in flight diverged on the dev corpus, docs/quality.md). The Network-efficient word2vec paper (section
 // 5.1) forms minibatches "interleaved" for this reason: a passage of many
 // sentences is visited with a stride, so consecutive examples lie `stride`
 // words apart and a repetitive stretch of L words puts about L / stride

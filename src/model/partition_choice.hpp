@@ -2,13 +2,13 @@
 // --partition auto: which way to split the vectors over S shards, from a
 // cost model of the two layouts that train word2vec's skip-gram with
 // negative sampling (docs/word-partitions.md, "Choosing"):
-//   columns  (seed 000) every shard holds d/S columns of every word; per
+//   columns  (the Network-efficient word2vec paper) every shard holds d/S columns of every word; per
 //            trained word, each of the ~(w+1) pairs' n+1 partial dot
 //            products goes shard -> learner and the same number of weights
 //            back, on each of the S shards: formula (7) both ways,
 //            2·(w+1)·(n+1)·S·4 bytes, plus the word ids 2·S·4·(w+3)
 //            (as scripts/bytes-per-word.sh states them);
-//   words    (seed 001) every shard holds whole rows of V/S words. Per
+//   words    (the Distributed negative sampling paper) every shard holds whole rows of V/S words. Per
 //            skip-gram (--visits skipgram, the seed's pattern) a pair moves
 //            2(n+1) (bns), 4 (sns) or 2 (tns) vectors of d floats, of which
 //            a fraction 1 - 1/S crosses to another shard:
@@ -105,7 +105,7 @@ struct partition_choice {
 /// from 1..w and pairs the word with the 2c words around it, w + 1 on
 /// average (fewer near a sentence's ends).
 double pairs_per_word(uint32_t window);
-/// Vectors a pair moves with the vectors split by word (seed 001).
+/// Vectors a pair moves with the vectors split by word (the Distributed negative sampling paper).
 uint32_t vectors_per_pair(negatives_mode mode, uint32_t negative);
 /// Partitions a pair's targets are drawn in: n+1 (bns), 2 (sns), 1 (tns).
 uint32_t partitions_per_pair(negatives_mode mode, uint32_t negative);

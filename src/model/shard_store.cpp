@@ -184,7 +184,7 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
   });
 }
 
-// Seed 000 applies the updates of one call at its end: every read sees the
+// The Network-efficient word2vec paper applies the updates of one call at its end: every read sees the
 // vectors as they were when the call began. Without a table of delta rows:
 //   1. per dot product, the input side e_x += g * v_t, and the output side
 //      v_t += g * h_x in the same visit of the row if this is the call's

@@ -1,10 +1,10 @@
 #pragma once
 // One shard's part of the model: columns [first, first + width) of the input
-// vectors u and output vectors v of every vocabulary word (seed 000,
+// vectors u and output vectors v of every vocabulary word (the Network-efficient word2vec paper,
 // section 5). Their memory is one dense, columns-layout table_slice
 // (model(): rows 0..V-1 are u, rows V.. are v), the storage a columns
 // table of src/table/ has; the table service does not serve it. This class computes the shard's side of the two
-// training RPCs (seed 000, Figures 5 and 6), which a shard lane calls
+// training RPCs (the Network-efficient word2vec paper, Figures 5 and 6), which a shard lane calls
 // through src/model/sgns_operations.hpp:
 //   dotprod: partial dot products u_s . v_s for every positive pair and
 //            every noise word, noise words drawn from the request's seed;
@@ -68,7 +68,7 @@ struct adjust_scratch {
   std::vector<deferred_update> deferred;
 };
 
-/// The rows layout of --partition words (seed 001): shard `partition` of
+/// The rows layout of --partition words (the Distributed negative sampling paper): shard `partition` of
 /// `partitions` holds whole rows, all columns, of the words w with
 /// w mod partitions = partition, at local row w / partitions.
 struct word_rows {

@@ -53,7 +53,7 @@ namespace {
 // The batches being planned, one per partition. An example's pairs share
 // its input word and come one after another: a batch carries that input's
 // vector once for all of them (a word seen again in a later example
-// travels again, as seed 001 sends it per skip-gram).
+// travels again, as the Distributed negative sampling paper sends it per skip-gram).
 class planner {
 public:
   planner(uint32_t partitions, bool share_inputs) : batches_(partitions), share_inputs_(share_inputs) {

@@ -1,5 +1,5 @@
 #pragma once
-// Seed 001's word split, the part that needs no actors: partition k of p
+// The Distributed negative sampling paper's word split, the part that needs no actors: partition k of p
 // holds whole rows -- the input and the output vector -- of the words w
 // with w mod p = k (docs/word-partitions.md). A skip-gram (input word,
 // output word) is trained where its rows live:
@@ -99,7 +99,7 @@ struct visit_batch {
 ///             once to each partition the example visits, and the noise
 ///             words of one pair that land on one partition travel in one
 ///             visit (gridvec's default: fewer bytes, the same updates);
-///   skipgram: seed 001's pattern, every skip-gram on its own: bns sends
+///   skipgram: the Distributed negative sampling paper's pattern, every skip-gram on its own: bns sends
 ///             the input to the positive's partition and to a partition per
 ///             noise word (2(N+1) vectors per skip-gram), sns to the
 ///             positive's and to the noise words' (4), tns to the

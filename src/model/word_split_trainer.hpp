@@ -1,6 +1,6 @@
 #pragma once
 // `--partition words` on one shard: a learner whose one shard holds the
-// whole model (gridvec train) trains through seed 001's word split
+// whole model (gridvec train) trains through the Distributed negative sampling paper's word split
 // (src/model/word_split.hpp). The store's rows are viewed as p partitions
 // (word w in partition w mod p); every minibatch goes through the
 // partitions' exchange exactly as shards holding those partitions would

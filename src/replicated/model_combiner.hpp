@@ -1,5 +1,5 @@
 #pragma once
-// How the replicated mode (seed 003, GraphWord2Vec) merges the updates that
+// How the replicated mode (the GraphWord2Vec paper) merges the updates that
 // several hosts made to one row during a synchronisation round.
 //
 // Each host trains its own copy of the whole model; at the end of a round

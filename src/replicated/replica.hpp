@@ -1,5 +1,5 @@
 #pragma once
-// One host's copy of the whole model in the replicated mode (seed 003,
+// One host's copy of the whole model in the replicated mode (the GraphWord2Vec paper,
 // GraphWord2Vec's RepModel-Opt). The host trains on `store()` with the
 // fused kernel (src/sgns/local_trainer.hpp) as if it were alone; `base`
 // keeps every row as all hosts had it after the last synchronisation, and

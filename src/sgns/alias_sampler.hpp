@@ -1,5 +1,5 @@
 #pragma once
-// Walker's alias method (seed 001, section "alias method"): draws word ids
+// Walker's alias method (the Distributed negative sampling paper, section "alias method"): draws word ids
 // from an arbitrary discrete distribution in O(1) per draw. gridvec uses it
 // for the noise distribution, unigram counts ^ 0.75.
 //

@@ -1,6 +1,6 @@
 #pragma once
-// Seed 001's hierarchical sampling (its Algorithm 3), for vectors
-// partitioned by word (issue 19): the noise distribution count^0.75 over
+// The Distributed negative sampling paper's hierarchical sampling (its Algorithm 3), for vectors
+// partitioned by word (--partition words): the noise distribution count^0.75 over
 // all V words, drawn in constant time, while partition k keeps only
 //   - the distribution over the p partitions (the mass of each), and
 //   - an alias table over its own words,
@@ -11,7 +11,7 @@
 // alias_sampler's).
 //
 // The partition draw can be made anywhere; the word draw only on the
-// partition that owns the table (in seed 001 the negatives are drawn where
+// partition that owns the table (in the Distributed negative sampling paper the negatives are drawn where
 // their output vectors live).
 #include <cstdint>
 #include <vector>

@@ -10,7 +10,7 @@
 //     u[input] += e                              (every input, for CBOW)
 // The noise words are those dotprod/adjust would draw from the minibatch's
 // seed, and the weights are computed as the learner computes them; what
-// differs from the protocol (seed 000) is only *when* updates land: here
+// differs from the protocol (the Network-efficient word2vec paper) is only *when* updates land: here
 // after each pair, there at the end of each adjust call. That is word2vec.c's
 // own schedule, so the vectors are at least as good (scripts/bench measures
 // it), and each v row is read once per dot product instead of three times.

@@ -1,6 +1,6 @@
 #pragma once
 // Where a pair's noise words come from. word2vec draws each one from the
-// whole vocabulary by count^0.75. Seed 001 partitions the words (word w in
+// whole vocabulary by count^0.75. The Distributed negative sampling paper partitions the words (word w in
 // partition w mod p) and offers three ways, which differ in how many
 // partitions a skip-gram's input vector must visit:
 //   bns  every noise word on its own: a partition drawn by its mass, then
@@ -13,7 +13,7 @@
 //        vectors: the positive's partition is visited anyway).
 // sns and tns change the distribution a pair sees (each word still comes
 // from count^0.75 within its partition); bns does not. `hierarchical`
-// draws bns through the partitions too (seed 001's Algorithm 3: the same
+// draws bns through the partitions too (the Distributed negative sampling paper's Algorithm 3: the same
 // distribution, from tables of O(p + V/p) per partition); otherwise bns is
 // one alias table over the whole vocabulary.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// The learner's arithmetic between dotprod and adjust (seed 000, Figure 7,
+// The learner's arithmetic between dotprod and adjust (the Network-efficient word2vec paper, Figure 7,
 // lines 24-25): sum the shards' partial dot products, then turn each full
 // dot product f into the weight of its update,
 //   positive pair:  g+ = alpha * (1 - sigmoid(f))

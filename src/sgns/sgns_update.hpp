@@ -4,7 +4,7 @@
 // path (src/sgns/local_trainer.hpp) applies it after every pair, as word2vec.c
 // does; a shard's adjust (src/model/shard_store.hpp) applies the same steps at
 // the end of a call, every read seeing the vectors as the call found them
-// (seed 000). Both call these functions, so the two paths cannot drift
+// (the Network-efficient word2vec paper). Both call these functions, so the two paths cannot drift
 // apart. For an example with input h (skip-gram: the centre word's row;
 // CBOW: the mean of the context rows) and a target row v:
 //   e += g v          (the input's error, with v before its update)

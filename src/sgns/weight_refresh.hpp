@@ -1,6 +1,7 @@
 #pragma once
 // Delay compensation on a shard: the protocol path's weights recomputed for
-// the rows as they are when the update lands (issue 22).
+// the rows as they are when the update lands (docs/quality.md: without it the
+// default flags diverged on the protocol path).
 //
 // A learner turns a minibatch's dot products f into weights
 //   g = alpha (label - sigma(f))                  (src/sgns/sgns.hpp)

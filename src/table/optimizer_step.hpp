@@ -1,6 +1,6 @@
 #pragma once
 // One optimizer step on one row's columns, with the slot variables kept
-// beside it on the shard (seed 002: "optimizer slots stored beside the
+// beside it on the shard (the Distributed embedding layer design: "optimizer slots stored beside the
 // vectors"). The layouts of the slots are in table_spec.hpp.
 #include <cstdint>
 

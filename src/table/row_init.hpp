@@ -2,7 +2,7 @@
 // The initial value of a row nobody has written yet. A pure function of
 // (seed, key, column): every shard, every restart and both layouts give a
 // row the same start, so "lazily created on first read" needs no
-// coordination between shards (seed 002's lazy initialisation).
+// coordination between shards (the Distributed embedding layer design's lazy initialisation).
 #include <cstdint>
 
 #include <gridvec/core/table_spec.hpp>

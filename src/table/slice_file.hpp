@@ -1,6 +1,6 @@
 #pragma once
 // A table slice on disk: what a table shard's checkpoint writes and a
-// restarted shard reads back, slots and step counts included (seed 002).
+// restarted shard reads back, slots and step counts included (the Distributed embedding layer design).
 //
 //   DIR/TABLE/shard-I-of-S.slice   (written through atomic_file)
 //

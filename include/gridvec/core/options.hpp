@@ -53,18 +53,18 @@ struct train_options {
   bool shared_negatives = false; // fused path: one draw of noise words per example
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
   bool refresh_weights = true;   // protocol path: shards refresh stale weights for the rows as they are
-  // Noise words over word partitions (seed 001, src/sgns/noise_sampler.hpp).
+  // Noise words over word partitions (the Distributed negative sampling paper, src/sgns/noise_sampler.hpp).
   uint8_t negatives_mode = 0;        // --negatives: 0 bns (word2vec's), 1 sns, 2 tns (-negative is the count)
   bool hierarchical_sampler = false; // --sampler hierarchical (else alias)
   uint32_t word_partitions = 0;      // word w in partition w mod P; 0: one per shard
-  // --partition: columns; words (seed 001): rows split by word, trained
+  // --partition: columns; words (the Distributed negative sampling paper): rows split by word, trained
   // through the partitions' exchange (src/model/word_split.hpp), over the
   // shards or one shard viewed as --word-partitions partitions; replicated
-  // (seed 003): every learner holds the whole model and synchronises the
+  // (the GraphWord2Vec paper): every learner holds the whole model and synchronises the
   // rows it changed sync_rounds times per epoch.
   model_partition partition = model_partition::columns;
   // --visits skipgram: the word split sends every skip-gram's visits on
-  // their own, seed 001's pattern (src/model/word_split.hpp), instead of
+  // their own, the Distributed negative sampling paper's pattern (src/model/word_split.hpp), instead of
   // an example's together.
   bool visits_per_skipgram = false;
   // --partition auto (the default): the cost model (src/model/partition_choice.hpp)

@@ -2,7 +2,7 @@
 // (Public header of src/formats/report.cpp.)
 // What a finished job reports: the figures of --report (JSON) and of the
 // closing log line. Message accounting is per message kind, in encoded
-// (Cap'n Proto) bytes, so it can be checked against seed 000's formula (7).
+// (Cap'n Proto) bytes, so it can be checked against the Network-efficient word2vec paper's formula (7).
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // (Public header of src/table/table_operations.cpp.)
-// User-defined shard operations (seed 004): code that runs on each shard's
+// User-defined shard operations (the Spark + parameter server talk): code that runs on each shard's
 // slice of a table, next to the rows, and returns a small result, so that an
 // application computes over a table without moving it. An operation is
 // registered by name in every process that hosts table shards (the node

@@ -58,7 +58,7 @@ public:
   /// Adds deltas to the rows (increment), slots untouched.
   void add(std::span<const uint64_t> keys, const float* deltas);
 
-  // Row arithmetic of seed 004's matrix API, on pairs of keys; in the
+  // Row arithmetic of the Spark + parameter server talk's matrix API, on pairs of keys; in the
   // columns layout each shard does its slice and the client sums.
   void dot(std::span<const uint64_t> a, std::span<const uint64_t> b, double* out);
   void axpy(float alpha, std::span<const uint64_t> x, std::span<const uint64_t> y); // y += alpha x

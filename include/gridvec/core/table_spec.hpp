@@ -2,8 +2,8 @@
 // (Public header of src/table/table_spec.cpp.)
 // What a table of the parameter server is (docs/tables.md): its name, its
 // keys, its width, how its rows are split over the shards, how an unknown
-// row starts, and which optimizer `push` applies. Seed 004 (map and matrix
-// API over shards) and seed 002 (lazy rows, optimizer slots beside them).
+// row starts, and which optimizer `push` applies. The Spark + parameter server talk (map and matrix
+// API over shards) and the Distributed embedding layer design (lazy rows, optimizer slots beside them).
 #include <cstdint>
 #include <string>
 #include <string_view>

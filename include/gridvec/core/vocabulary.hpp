@@ -13,7 +13,7 @@
 
 namespace gridvec {
 
-/// 64-bit FNV-1a: the stable key of a word (seed 000 keeps hashed keys so
+/// 64-bit FNV-1a: the stable key of a word (the Network-efficient word2vec paper keeps hashed keys so
 /// that "words" may be arbitrary strings such as queries or ad ids).
 uint64_t word_key(std::string_view word);
 

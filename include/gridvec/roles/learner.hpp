@@ -1,6 +1,6 @@
 #pragma once
 // (Public header of actors/learner/learner_actor.cpp.)
-// A learner (seed 000, Figure 7): reads its part of the preprocessed corpus,
+// A learner (the Network-efficient word2vec paper, Figure 7): reads its part of the preprocessed corpus,
 // subsamples frequent words, forms minibatches with word2vec's random
 // window, and for each minibatch
 //   1. broadcasts dotprod (word ids + one seed) to every shard,

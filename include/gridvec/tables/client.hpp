@@ -86,7 +86,7 @@ public:
   /// The shards it is spread over (its client's).
   uint32_t shards() const;
 
-  // --- map API (seed 004) ---------------------------------------------------
+  // --- map API (the Spark + parameter server talk) ---------------------------------------------------
   /// Multi-get: rows never written start with the table's initializer.
   expected<std::vector<float>> get(std::span<const uint64_t> keys);
   status put(std::span<const uint64_t> keys, std::span<const float> values);
@@ -98,13 +98,13 @@ public:
   expected<std::vector<std::vector<float>>> get_batches(const std::vector<std::vector<uint64_t>>& batches);
   status put_batches(const std::vector<std::vector<uint64_t>>& batches, const std::vector<std::vector<float>>& values);
 
-  // --- optimizer (seed 002) -------------------------------------------------
+  // --- optimizer (the Distributed embedding layer design) -------------------------------------------------
   /// One step of the table's optimizer per key, on the shards.
   status push(std::span<const uint64_t> keys, std::span<const float> gradients);
   /// Value, slots and step count per key.
   expected<std::vector<table_row>> fetch(std::span<const uint64_t> keys);
 
-  // --- matrix API (seed 004); dot, axpy, copy need the columns layout ----------
+  // --- matrix API (the Spark + parameter server talk); dot, axpy, copy need the columns layout ----------
   expected<std::vector<double>> dot(std::span<const uint64_t> a, std::span<const uint64_t> b);
   status axpy(float alpha, std::span<const uint64_t> x, std::span<const uint64_t> y); // y += alpha x
   status scal(float alpha, std::span<const uint64_t> keys);
@@ -137,7 +137,7 @@ public:
   /// result per shard, in shard order, to combine as the caller likes.
   expected<std::vector<wire_bytes>> call(const std::string& operation, const wire_bytes& args = {});
   /// Calls visit(key, row) for every row of the table (dim floats), shard by
-  /// shard, `page` rows per request (seed 004's export). Rows added or
+  /// shard, `page` rows per request (the Spark + parameter server talk's export). Rows added or
   /// removed meanwhile may or may not be visited; the others are, once.
   status for_each_row(const std::function<void(uint64_t key, const float* row)>& visit, uint32_t page = 4096);
   /// One table_info per shard: rows held, memory.
