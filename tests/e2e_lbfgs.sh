@@ -15,7 +15,7 @@ source "$here/strict.sh"
 gv=$1
 /usr/bin/python3 -c 'import sklearn' 2>/dev/null || cannot_run "scikit-learn (python3-sklearn) is not installed"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT # (cluster_init below replaces it with cluster_cleanup, which removes $work/kill)
 fail() {
   echo "FAIL: $*" >&2
   exit 1
@@ -70,4 +70,29 @@ for args in "--features 2^40" "--l2 0" "--memory 0" "--bogus 1"; do
 done
 if "$gv" lbfgs --train "$work/missing.svm" > "$work/missing.out" 2>&1; then fail "a missing file was accepted"; fi
 grep -q "^error: cannot read the training data $work/missing.svm: No such file or directory$" "$work/missing.out" || fail "missing: $(cat "$work/missing.out")"
+# A shard node killed mid-run: the run stops with one line naming the lost
+# shard (a request in flight to it fails after --timeout), exits non-zero,
+# and writes no weights file.
+source "$here/cluster_lib.sh"
+cluster_init "$gv" "$work/kill"
+mkdir -p "$work/kill"
+cluster_node coord "roles = coordinator, vocabulary, exporter"
+cluster_node shard-1 "roles = shard" "shards = 1"
+cluster_node shard-2 "roles = shard" "shards = 1"
+cluster_node learn "roles = learner" "learners = 1"
+cluster_write "$work/kill/cluster.conf"
+cluster_start shard-1 shard-2
+"$gv" lbfgs --config "$work/kill/cluster.conf" --train "$work/sparse/data.svm" --features 4096 --ftol 0 --tol 0 \
+  --max-iter 100000 --timeout 5 --output "$work/kill/weights.txt" > "$work/kill/lbfgs.out" 2> "$work/kill/lbfgs.log" &
+lbfgs_pid=$!
+wait_for_line "$work/kill/lbfgs.log" "iteration 3:" 30 "$lbfgs_pid" || fail "no third iteration: $(cat "$work/kill/lbfgs.log")"
+cluster_kill shard-2
+code=0
+timeout 30 tail --pid="$lbfgs_pid" -f /dev/null || fail "gridvec lbfgs did not stop within 30 s of losing a shard"
+wait "$lbfgs_pid" || code=$?
+[ "$code" = 1 ] || fail "gridvec lbfgs exited $code after losing a shard"
+grep -E "^error: .*table shard 1" "$work/kill/lbfgs.log" > "$work/kill/error.txt" || fail "no error line: $(tail -3 "$work/kill/lbfgs.log")"
+[ "$(wc -l < "$work/kill/error.txt")" = 1 ] || fail "several error lines: $(cat "$work/kill/error.txt")"
+echo "shard killed: $(cat "$work/kill/error.txt")"
+[ ! -e "$work/kill/weights.txt" ] || fail "a weights file was written by a failed run"
 echo "e2e_lbfgs: ok"
