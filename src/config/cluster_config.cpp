@@ -11,6 +11,8 @@
 #include <optional>
 #include <utility>
 
+#include "src/util/human_units.hpp"
+
 namespace gridvec {
 
 namespace {
@@ -24,7 +26,8 @@ constexpr uint32_t max_learners_per_node = 1024;
 constexpr uint32_t max_threads_per_node = 1024;
 
 constexpr const char* role_list = "coordinator, vocabulary, shard, learner, exporter";
-constexpr const char* node_key_list = "host, port, roles, shards, learners, threads, standby, http-port, http-bind";
+constexpr const char* node_key_list =
+  "host, port, roles, shards, learners, threads, memory, standby, http-port, http-bind";
 constexpr const char* cluster_key_list =
   "heartbeat-ms, connect-timeout-ms, secret, insecure, tls-certificate, tls-key, tls-ca, allow-read, "
   "allow-write, max-message-mb, max-connections, max-connections-per-address, max-handshakes, "
@@ -336,6 +339,9 @@ private:
       if (!parse_positive(value, max_threads_per_node, n.threads))
         return error("threads must be a positive integer up to " + std::to_string(max_threads_per_node) + ", got " +
                      in_quotes(value) + in);
+    } else if (key == "memory") {
+      if (!parse_byte_size(value, n.memory))
+        return error("memory must be a size such as 512M, 16G or 1.5T, got " + in_quotes(value) + in);
     } else if (key == "http-port") {
       uint32_t port = 0;
       if (!parse_positive(value, 65535, port))
