@@ -9,6 +9,7 @@
 #include <gridvec/roles/coordinator.hpp>
 #include "actors/audit_log.hpp"
 #include "src/access/path_policy.hpp"
+#include "src/model/shard_placement.hpp"
 
 namespace gridvec {
 
@@ -30,6 +31,7 @@ struct controller_state {
   coordinator_actor previous_job;
   bool running = false;
   train_options job_options;
+  bool choose_shards = false;                   // the job gave no --shards: placement picks S
   std::optional<expected<job_summary>> outcome; // of the last job, once over
   std::vector<caf::typed_response_promise<job_summary>> waiters;
   // Stopping the cluster: the nodes (config indices) not yet known to have
@@ -166,6 +168,7 @@ std::vector<job_node> job_nodes(controller_state& st, const train_options& opt) 
     n.shard_capacity = spec.has(node_role::shard) ? spec.shards : 0;
     n.learners = spec.has(node_role::learner) && !spec.standby ? spec.learners : 0;
     n.standby = spec.standby;
+    n.memory_budget = spec.memory;
     nodes.push_back(std::move(n));
   }
   return nodes;
@@ -182,7 +185,7 @@ void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
   if (st.previous_job)
     before_placing = [previous = st.previous_job] { caf::anon_send(previous, stop_atom::value); };
   st.job = spawn_coordinator(self->system(), job, st.job_options, job_nodes(st, st.job_options), sink, keep,
-                             std::move(before_placing));
+                             std::move(before_placing), st.choose_shards);
   self->request(st.job, caf::infinite, run_atom::value)
     .then([self, job](job_summary& s) { job_over(self, job, std::move(s)); },
           [self, job](caf::error& err) { job_over(self, job, failure_of(err)); });
@@ -276,6 +279,19 @@ void connect_all(controller_ptr self, std::function<void(std::string)> then) {
   one_done();
 }
 
+// A job of more shards than the config's shard nodes declare is refused
+// here, before counting, by the rule placement and recovery share.
+caf::error check_job_shards(const controller_state& st, const train_options& opt) {
+  if (!st.setup.cluster || opt.shards == 0 || !opt.resume.empty())
+    return {};
+  std::vector<shard_host> hosts;
+  for (const auto& n : st.setup.cluster->nodes)
+    hosts.push_back({n.name, n.has(node_role::shard) ? n.shards : 0, n.standby});
+  if (auto placed = place_shards(hosts, opt.shards); !placed)
+    return make_job_error(placed.error());
+  return {};
+}
+
 caf::error check_can_start(const controller_state& st) {
   if (st.running)
     return make_job_error(error_code::busy, "job " + std::to_string(st.jobs) +
@@ -302,7 +318,10 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
   st.running = true;
   st.outcome.reset();
   st.job_options = opt;
-  if (opt.shards == 0) // the default: as many as the cluster config lists
+  // The default: as many as the cluster config lists, or fewer where the
+  // nodes' memory holds fewer (placement chooses, src/model/memory_plan.hpp).
+  st.choose_shards = opt.shards == 0 && st.setup.cluster && opt.resume.empty();
+  if (opt.shards == 0)
     st.job_options.shards = st.setup.cluster ? st.setup.cluster->total_shards() : 1;
   // Options built in code rather than by parse_train_options may leave
   // -threads at 0 ("all cores"): a local gridvec would get no learner.
@@ -410,6 +429,8 @@ template <class T>
 caf::error admit_job(controller_ptr self, const train_options& opt, caf::typed_response_promise<T>& refuse) {
   auto& st = self->state;
   caf::error err = check_can_start(st);
+  if (!err)
+    err = check_job_shards(st, opt);
   if (!err)
     err = check_job_outputs(st, opt);
   const char* what = opt.resume.empty() ? "start" : "resume from a checkpoint";
@@ -538,6 +559,7 @@ controller_actor::behavior_type controller_behavior(controller_ptr self, control
                 row.shards = s.shards;
                 row.learners = s.learners;
                 row.peak_rss_bytes = s.peak_rss_bytes;
+                row.job_peak_rss_bytes = s.job_peak_rss_bytes;
                 row.memory_limit_bytes = s.memory_limit_bytes;
                 one_done();
               },

@@ -34,10 +34,28 @@ struct node_state {
   table_shard_actor tables; // if setup.table_shard
   std::vector<hosted> actors;
   std::vector<caf::actor_addr> owners; // monitored coordinators
+  uint64_t earlier_peak = 0;           // the process's peak before the latest job's reset
   static inline const char* name = "node";
 };
 
 using node_ptr = node_actor::stateful_pointer<node_state>;
+
+uint32_t count_alive(node_state& st, hosted::kind_t kind);
+
+node_status status_of(node_state& st) {
+  node_status s;
+  s.name = st.setup.name;
+  s.address = st.setup.address;
+  s.roles = st.setup.roles;
+  s.rss_bytes = current_rss_bytes();
+  // Read apart from the resident set now: a peak may lag it.
+  s.job_peak_rss_bytes = std::max(peak_rss_since_reset(), s.rss_bytes);
+  s.peak_rss_bytes = std::max({peak_rss_bytes(), st.earlier_peak, s.job_peak_rss_bytes});
+  s.memory_limit_bytes = memory_limit_bytes();
+  s.shards = count_alive(st, hosted::shard);
+  s.learners = count_alive(st, hosted::learner);
+  return s;
+}
 
 // Hosted actors stop with the node and with the coordinator that placed
 // them, whoever asked for them: a peer cannot leave actors behind that keep
@@ -184,17 +202,14 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
                               std::to_string(max_echo_bytes));
       return bytes;
     },
-    [self](status_atom) {
+    [self](status_atom) { return status_of(self->state); },
+    [self](status_atom, reset_atom) {
+      // A job begins: its peak is measured from here. The process's own
+      // peak is kept apart for `nodes` and /metrics.
       auto& st = self->state;
-      node_status s;
-      s.name = st.setup.name;
-      s.address = st.setup.address;
-      s.roles = st.setup.roles;
-      s.rss_bytes = current_rss_bytes();
-      s.peak_rss_bytes = std::max(peak_rss_bytes(), s.rss_bytes); // read apart: the peak may lag
-      s.memory_limit_bytes = memory_limit_bytes();
-      s.shards = count_alive(st, hosted::shard);
-      s.learners = count_alive(st, hosted::learner);
+      auto s = status_of(st);
+      st.earlier_peak = s.peak_rss_bytes;
+      reset_peak_rss();
       return s;
     },
     [self](link_atom, const std::vector<std::string>& hosts,

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "src/model/shard_placement.hpp"
+
 namespace gridvec {
 
 namespace {
@@ -28,10 +30,12 @@ struct supervisor_state {
 
 using supervisor_ptr = supervisor_actor::stateful_pointer<supervisor_state>;
 
-// A surviving shard node with room left (its config `shards` minus the
-// shards it hosts now or will host once restored), else a standby node
-// with room; never the node the shard was lost on. Counting the shards on
-// their way matters when several are lost at once: each needs its own room.
+// Where a lost shard goes, by the rule placement used
+// (src/model/shard_placement.hpp): a surviving shard node with room left
+// (its config `shards` minus the shards it hosts now or will host once
+// restored), else a standby node with room; never the node the shard was
+// lost on. Counting the shards on their way matters when several are lost
+// at once: each needs its own room.
 uint32_t pick_node(const supervisor_state& st, uint32_t lost_from) {
   std::vector<uint32_t> hosted(st.nodes.size(), 0);
   for (const auto& [index, shard] : st.shards)
@@ -39,12 +43,10 @@ uint32_t pick_node(const supervisor_state& st, uint32_t lost_from) {
       ++hosted[shard.node];
     else if (shard.restoring_on != no_node)
       ++hosted[shard.restoring_on];
-  for (bool standby : {false, true})
-    for (uint32_t n = 0; n < st.nodes.size(); ++n)
-      if (n != lost_from && st.node_alive[n] && st.nodes[n].standby == standby &&
-          hosted[n] < st.nodes[n].shard_capacity)
-        return n;
-  return no_node;
+  std::vector<shard_host> hosts;
+  for (const auto& n : st.nodes)
+    hosts.push_back({n.name, n.shard_capacity, n.standby});
+  return restore_target(hosts, hosted, st.node_alive, lost_from);
 }
 
 std::string reason_text(const caf::error& reason) {

@@ -226,7 +226,7 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
     lines[3] = "hots = 127.0.0.1";
     auto message = failure_of(joined(lines, "\r\n"));
     CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, "
-                     "standby, http-port, http-bind)");
+                     "memory, standby, http-port, http-bind)");
   }
   SECTION("no newline at the end") {
     auto text = joined(base_lines);
@@ -291,8 +291,8 @@ TEST_CASE("cluster config: which nodes serve their shards on the network thread"
 
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
   CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
-        "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, standby, "
-        "http-port, http-bind)");
+        "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, memory, "
+        "standby, http-port, http-bind)");
 }
 
 TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {
@@ -322,6 +322,31 @@ TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {
     {"missing node name", replacing(3, "[node]"), at(3), "missing node name"},
     {"missing node name, blank", replacing(3, "[node   ]"), at(3), "missing node name"},
   });
+}
+
+TEST_CASE("cluster config: a node's memory budget", "[cluster_config]") {
+  auto lines = base_lines;
+  lines.insert(lines.begin() + 11, "memory = 1.5G");
+  auto config = parse_cluster_config(joined(lines), "test.conf");
+  REQUIRE(config);
+  CHECK(config->nodes[1].memory == (uint64_t{3} << 29));
+  CHECK(config->nodes[0].memory == 0); // not set: what its OS reports
+  for (auto [text, bytes] : std::vector<std::pair<std::string, uint64_t>>{{"512M", uint64_t{512} << 20},
+                                                                          {"16GiB", uint64_t{16} << 30},
+                                                                          {"2T", uint64_t{2} << 40},
+                                                                          {"64KB", uint64_t{64} << 10},
+                                                                          {"1000000", 1000000}}) {
+    lines[11] = "memory = " + text;
+    auto c = parse_cluster_config(joined(lines), "test.conf");
+    REQUIRE(c);
+    CHECK(c->nodes[1].memory == bytes);
+  }
+  for (std::string bad : {"0", "16X", "G", "-1G", "1.5.2G", "16 G", "16Gb"}) {
+    lines[11] = "memory = " + bad;
+    auto c = parse_cluster_config(joined(lines), "test.conf");
+    REQUIRE(!c);
+    CHECK(c.error() == "test.conf:12: memory must be a size such as 512M, 16G or 1.5T, got '" + bad + "' in [node s]");
+  }
 }
 
 TEST_CASE("cluster config: bad values name their line", "[cluster_config]") {

@@ -125,12 +125,14 @@ assert r['final_loss'] is None and 'training diverged' in r['error'], r
 "; then echo "ok   the diverged run's report: null loss, the error"; else echo "FAIL diverged report"; fails=$((fails+1)); fi
 
 # --explain: the partition model's table for the job, both layouts and the
-# choice, then exit 0 with nothing trained or written.
+# choice, and the memory plan against this machine's memory, then exit 0
+# with nothing trained or written.
 rm -f out.txt explain-vocab.txt
 if "$gridvec" train -train good.txt -output out.txt -min-count 1 --shards 4 -save-vocab explain-vocab.txt \
      --explain > explain.txt 2> explain.err &&
    grep -q "bytes per trained word" explain.txt && grep -q "columns" explain.txt && grep -q "words" explain.txt &&
    grep -q "^choice: columns" explain.txt && [ ! -e out.txt ] && [ ! -e explain-vocab.txt ] &&
+   grep -q "^memory plan: 4 shards$" explain.txt && grep -q "^fits: every node's need is within its budget$" explain.txt &&
    ! grep -q "training:" explain.err; then
   echo "ok   --explain: $(grep '^choice' explain.txt)"
 else

@@ -124,3 +124,46 @@ TEST_CASE("part_walker: a word id past the vocabulary fails with a line", "[part
   CHECK(gridvec::test::contains(error.error(), "word id 70000 is not below the vocabulary's 1000 words"));
   CHECK(s.empty());
 }
+
+TEST_CASE("part_walker: with leases, each part given is trained to the end of its epoch", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1, 2}, {3}});
+  auto b = write_part(dir, 1, {{4, 5, 6}});
+  part_walker walker{3, UINT64_MAX, true};
+  REQUIRE(walker.add({a}));
+  size_t ends = 0;
+  CHECK(drain(walker, &ends) == sentences_t{{1, 2}, {3}}); // one epoch, not three
+  CHECK(ends == 1);
+  CHECK_FALSE(walker.has_work());
+  CHECK(walker.parts()[0].epoch == 1);
+  CHECK(walker.parts()[0].offset == id_reader::first_offset);
+  CHECK_FALSE(walker.parts()[0].finished(3));
+  // The coordinator hands out another part, then part 0 again for its next
+  // epoch: the ended lease of part 0 gives way to the new one.
+  REQUIRE(walker.add({b}));
+  CHECK(drain(walker) == sentences_t{{4, 5, 6}});
+  auto again = walker.parts()[0];
+  REQUIRE(walker.add({again}));
+  CHECK(drain(walker) == sentences_t{{1, 2}, {3}});
+  REQUIRE(walker.parts().size() == 2);
+  CHECK(walker.parts()[0].part == 1);
+  CHECK(walker.parts()[1].part == 0);
+  CHECK(walker.parts()[1].epoch == 2);
+  CHECK(walker.parts()[1].processed == 6);
+}
+
+TEST_CASE("part_walker: a lease taken mid-epoch ends at that epoch's end", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1, 2}, {3}, {4}});
+  part_walker first{2, UINT64_MAX, true};
+  REQUIRE(first.add({a}));
+  std::vector<uint32_t> s;
+  status error;
+  REQUIRE(first.next(s, error) == part_walker::step::sentence);
+  auto cursor = first.current(); // after {1, 2}: a learner lost here hands this on
+  part_walker second{2, UINT64_MAX, true};
+  REQUIRE(second.add({cursor}));
+  CHECK(drain(second) == sentences_t{{3}, {4}});
+  CHECK(second.parts()[0].epoch == 1);
+  CHECK(second.parts()[0].processed == 4);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <vector>
 
 #include <gridvec/core/report.hpp>
 
@@ -35,6 +36,38 @@ TEST_CASE("report JSON holds the promised fields", "[report]") {
   // A part that rode in another message adds bytes, not a message.
   CHECK(contains(json, "\"dotprod_request\": {\"count\": 1, \"bytes\": 100"));
   CHECK(contains(json, "\"adjust_request\": {\"count\": 0, \"bytes\": 40"));
+}
+
+TEST_CASE("report JSON holds every node's peak memory beside its plan, and the largest", "[report]") {
+  auto s = sample_summary();
+  CHECK(!contains(to_json(s), "node_memory")); // one process: its own peak only
+  s.peak_rss_bytes = 3000;
+  s.peak_rss_node = "shard-a";
+  s.memory = {{"coord", 1000, 900, 8000}, {"shard-a", 3000, 2500, 0}};
+  const auto json = to_json(s);
+  CHECK(contains(json,
+                 "\"peak_rss_bytes\": 3000,\n  \"peak_rss_node\": \"shard-a\",\n  \"node_memory\": {\n"
+                 "    \"coord\": {\"peak_rss_bytes\": 1000, \"planned_bytes\": 900, \"budget_bytes\": 8000},\n"
+                 "    \"shard-a\": {\"peak_rss_bytes\": 3000, \"planned_bytes\": 2500, \"budget_bytes\": 0}\n  },\n"));
+}
+
+TEST_CASE("report JSON holds the work queue's parts and what each learner trained", "[report]") {
+  auto s = sample_summary();
+  CHECK(!contains(to_json(s), "\"parts\""));
+  s.parts = 8;
+  s.parts_trained = {11, 5};
+  CHECK(contains(to_json(s), "  \"parts\": 8,\n  \"parts_trained_per_learner\": [11, 5],\n"));
+}
+
+TEST_CASE("a process's peak memory since a reset", "[report]") {
+  // What each node reports for a job: its peak since the job began.
+  std::vector<char> block(64 << 20, 1);
+  const uint64_t high = peak_rss_since_reset();
+  CHECK(high >= block.size());
+  block = {};
+  block.shrink_to_fit();
+  REQUIRE(reset_peak_rss());
+  CHECK(peak_rss_since_reset() < high);
 }
 
 TEST_CASE("report words/s leave paused time out; the training figure is written as given", "[report]") {

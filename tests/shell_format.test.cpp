@@ -182,5 +182,9 @@ TEST_CASE("a job's summary and a checkpoint are one line each", "[shell]") {
   s.final_loss = 2.5;
   CHECK(format_summary(s) ==
         "job done in 12.3 s: 162.1k words/s, 7129 vectors of 50, 2 shards, 2 learners, final loss 2.5000\n");
+  s.peak_rss_bytes = uint64_t{3} << 29;
+  s.peak_rss_node = "shard-a";
+  CHECK(format_summary(s) == "job done in 12.3 s: 162.1k words/s, 7129 vectors of 50, 2 shards, 2 learners, final loss "
+                             "2.5000, peak RSS 1.50 GiB on node shard-a\n");
   CHECK(format_checkpoint({4, "/data/ckpt/0004", 0.5}) == "checkpoint #4 written to /data/ckpt/0004 in 0.50 s\n");
 }

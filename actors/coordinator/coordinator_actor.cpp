@@ -63,7 +63,8 @@ void take_totals(coordinator_state& st) {
   st.ended = coordinator_clock::now();
   st.summary.seconds = std::chrono::duration<double>(st.ended - st.started).count();
   st.summary.paused_seconds = st.paused_seconds(st.ended);
-  st.summary.peak_rss_bytes = peak_rss_bytes();
+  if (st.summary.memory.empty()) // else the nodes' peaks since the job began (collect_node_memory)
+    st.summary.peak_rss_bytes = peak_rss_bytes();
   st.summary.processed_words = st.processed_words();
   st.summary.resumed_words = st.resumed_words;
   st.summary.trained_words = st.totals.trained_words;
@@ -72,8 +73,20 @@ void take_totals(coordinator_state& st) {
   st.summary.replicated = st.opt.replicated();
 }
 
+namespace {
+void write_summary(coordinator_ptr self);
+} // namespace
+
 void finish(coordinator_ptr self) {
+  collect_node_memory(self, [self] { write_summary(self); });
+}
+
+namespace {
+
+void write_summary(coordinator_ptr self) {
   auto& st = self->state;
+  if (st.finished)
+    return;
   take_totals(st);
   if (!st.opt.report.empty())
     if (auto s = write_report(st.opt.report, st.summary); !s) {
@@ -88,6 +101,8 @@ void finish(coordinator_ptr self) {
   cleanup(self, st.keep_shards);
   st.done.deliver(st.summary);
 }
+
+} // namespace
 
 void finish_explained(coordinator_ptr self) {
   auto& st = self->state;
@@ -127,9 +142,10 @@ status check_nodes(const coordinator_state& st) {
 
 coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint64_t job, train_options opt,
                                                       std::vector<job_node> nodes, progress_sink sink, bool keep_shards,
-                                                      placing_hook before_placing) {
+                                                      placing_hook before_placing, bool choose_shards) {
   auto& st = self->state;
   st.before_placing = std::move(before_placing);
+  st.choose_shards = choose_shards;
   st.job_id = job;
   st.opt = std::move(opt);
   st.nodes = std::move(nodes);
@@ -150,7 +166,10 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       if (auto s = check_nodes(st); !s)
         return make_job_error(s.error());
       self->send(self, tick_atom::value); // progress lines, checkpoints, cancellation
-      start(self);
+      fetch_budgets(self, [self] {
+        if (!self->state.finished)
+          start(self);
+      });
       return st.done;
     },
     [self](status_atom) { return make_status(self->state); },
@@ -274,8 +293,8 @@ coordinator_actor::behavior_type coordinator_behavior(coordinator_ptr self, uint
       st.recent_loss += p.loss_sum;
       st.recent_pairs += p.loss_pairs;
       st.history.add_loss(p.loss_sum, p.loss_pairs);
-      st.adopt_cursors(id, p.cursors);
       st.learner_idle[id] = p.idle;
+      take_reported_parts(self, id, p.cursors); // the work queue hands out more
       check_training_done(self);
     },
     [self](shard_lost_atom, uint32_t shard, uint32_t node) { on_shard_lost(self, shard, node); },
@@ -390,9 +409,9 @@ void request_cancel() { cancel_requested.store(true); }
 
 coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
                                     std::vector<job_node> nodes, progress_sink sink, bool keep_shards,
-                                    placing_hook before_placing) {
+                                    placing_hook before_placing, bool choose_shards) {
   return sys.spawn(coordinator_behavior, job, std::move(options), std::move(nodes), std::move(sink), keep_shards,
-                   std::move(before_placing));
+                   std::move(before_placing), choose_shards);
 }
 
 } // namespace gridvec

@@ -160,8 +160,10 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
     return;
   }
   auto pending = std::make_shared<size_t>(st.learners.size());
-  // Each learner's words/s: the words done by the parts it holds over the
-  // job's training clock, so that the learners' rates add up to the job's.
+  // Each learner's words/s: the words it moved its parts' cursors on by,
+  // whichever parts the work queue gave it, over the job's training clock,
+  // so that the learners' rates add up to the job's (but for words a
+  // recovery had trained again).
   const double seconds = st.active_training_seconds();
   for (uint32_t l = 0; l < st.learners.size(); ++l) {
     auto& row = (*out)[l];

@@ -233,6 +233,10 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
   }
   // Reports sent before a learner takes the rollback carry older cursors.
   const uint64_t generation = ++st.generation;
+  if (st.queue) { // every lease starts over from the rolled-back cursors
+    st.queue->clear();
+    st.owner.assign(st.cursors.size(), work_queue::nobody);
+  }
   rebalance_parts(st);
   learner_round(
     self,
@@ -352,7 +356,7 @@ void begin_recovery(coordinator_ptr self) {
             // A halt that a later loss restarted may answer late, after a
             // rollback: its cursors are no longer the learner's.
             if (self->state.generation == generation)
-              self->state.adopt_cursors(l, cursors);
+              take_reported_parts(self, l, cursors);
             done(true);
           },
           [done](caf::error&) { done(false); });
@@ -404,7 +408,7 @@ void pause_learners(coordinator_ptr self, std::function<void(bool)> then) {
       self->request(self->state.learners[l], learner_timeout, pause_atom::value)
         .then(
           [self, l, done](const std::vector<part_cursor>& cursors) {
-            self->state.adopt_cursors(l, cursors);
+            take_reported_parts(self, l, cursors);
             done(true);
           },
           [done](caf::error&) { done(false); });
@@ -418,6 +422,7 @@ void resume_learners(coordinator_ptr self) {
   for (uint32_t l = 0; l < st.learners.size(); ++l)
     if (st.learner_alive[l])
       self->request(st.learners[l], learner_timeout, resume_atom::value).then([](bool) {}, [](caf::error&) {});
+  hand_out_parts(self); // leases that ended while paused
 }
 
 void take_checkpoint(coordinator_ptr self, std::optional<caf::typed_response_promise<checkpoint_info>> rp) {
@@ -553,6 +558,22 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
                  " is lost; the other hosts start again from the last checkpoint without it");
     st.lost_learner = "learner " + std::to_string(learner) + " on node " + node + " lost";
     begin_recovery(self);
+    return;
+  }
+  if (st.queue) {
+    // Its parts go back to the queue from their last safe cursors: only
+    // what it had not yet made safe is trained again.
+    std::string parts;
+    for (uint32_t p : st.queue->held_by(learner)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%u (epoch %u, %.0f%% done)", parts.empty() ? "" : ", ", p,
+                    st.cursors[p].epoch + 1, 100.0 * st.cursors[p].fraction(st.opt.iter));
+      parts += buf;
+    }
+    warn(self,
+         "learner " + std::to_string(learner) + " on node " + node + " is lost" +
+           (parts.empty() ? std::string{"; it held no part"} : "; part " + parts + " goes back to the work queue"));
+    hand_out_parts(self);
     return;
   }
   auto moved = rebalance_parts(st);

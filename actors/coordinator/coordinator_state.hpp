@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gridvec/roles/coordinator.hpp>
+#include "src/corpus/work_queue.hpp"
 #include "src/formats/checkpoint.hpp"
 #include "src/corpus/text_corpus.hpp"
 #include "src/util/event_log.hpp"
@@ -50,6 +51,10 @@ struct coordinator_state {
   progress_sink sink;
   placing_hook before_placing; // called once, as placing begins
   bool keep_shards = false;
+  bool choose_shards = false;         // no --shards given: placement picks S (src/model/memory_plan.hpp)
+  bool budgets_known = false;         // os_memory is filled in (fetch_budgets)
+  std::vector<uint64_t> os_memory;    // per node without a configured `memory`: what its OS reports
+  std::vector<uint64_t> planned_need; // per node: the memory plan's need (the report shows it)
   job_phase phase = job_phase::starting;
   std::string message; // the last event, in words (status shows it)
   coordinator_clock::time_point started, training_started;
@@ -84,12 +89,17 @@ struct coordinator_state {
   supervisor_actor supervisor;
   std::vector<caf::actor> spawned; // everything to stop at the end
 
-  // The corpus parts: one per learner at the start; handed over when a
+  // The corpus parts: --parts-per-learner per learner, handed out as a
+  // work queue (src/corpus/work_queue.hpp), a part's epoch at a time; with
+  // --partition replicated one fixed part per learner, handed over when a
   // learner is lost. cursors[p] is the latest safe position of part p.
   std::vector<byte_range> ranges;
+  std::vector<byte_range> count_ranges; // counting: one range per learner
   std::vector<part_cursor> cursors;
-  std::vector<uint32_t> owner; // learner holding each part
-  uint64_t generation = 0;     // learner reports of older generations are stale
+  std::vector<uint32_t> owner; // learner holding each part; work_queue::nobody: none
+  std::optional<work_queue> queue;
+  std::vector<uint64_t> learner_words; // words each learner trained since the training clock started
+  uint64_t generation = 0;             // learner reports of older generations are stale
   std::string work_dir;
   bool own_work_dir = false;
 
@@ -158,8 +168,11 @@ struct coordinator_state {
   /// parts it owns; others are stale (a part moved to another learner).
   void adopt_cursors(uint32_t l, const std::vector<part_cursor>& reported) {
     for (const auto& c : reported)
-      if (c.part < cursors.size() && owner[c.part] == l)
+      if (c.part < cursors.size() && owner[c.part] == l) {
+        if (c.processed > cursors[c.part].processed && l < learner_words.size())
+          learner_words[l] += c.processed - cursors[c.part].processed;
         cursors[c.part] = c;
+      }
   }
   uint64_t processed_words() const {
     uint64_t n = 0;
@@ -188,13 +201,14 @@ struct coordinator_state {
     const double s = std::chrono::duration<double>(end - rate_started).count() - paused_seconds(end);
     return s > 0 ? s : 0;
   }
-  /// Words done since rate_started by the parts learner `l` holds, or by
-  /// all parts (l < 0).
+  /// Words done since rate_started by learner `l` (the words its reports
+  /// moved its parts' cursors on by, whichever parts it held), or by all
+  /// parts (l < 0).
   uint64_t words_since_start(int64_t l = -1) const {
+    if (l >= 0)
+      return static_cast<size_t>(l) < learner_words.size() ? learner_words[l] : 0;
     uint64_t n = 0;
     for (size_t p = 0; p < cursors.size(); ++p) {
-      if (l >= 0 && (p >= owner.size() || owner[p] != static_cast<uint64_t>(l)))
-        continue;
       const uint64_t base = p < part_words_at_start.size() ? part_words_at_start[p] : 0;
       n += cursors[p].processed > base ? cursors[p].processed - base : 0;
     }
@@ -207,6 +221,7 @@ struct coordinator_state {
     part_words_at_start.clear();
     for (const auto& c : cursors)
       part_words_at_start.push_back(c.processed);
+    learner_words.assign(learners.size(), 0);
   }
   bool training_like() const {
     return phase == job_phase::training || phase == job_phase::pausing || phase == job_phase::paused ||
@@ -233,8 +248,14 @@ std::vector<shard_actor> lanes_for(const coordinator_state& st, uint32_t learner
 /// --partition replicated: the learners still alive, the job's hosts.
 std::vector<caf::actor> live_hosts(const coordinator_state& st);
 /// Hands out the parts whose owner is lost to live learners (fewest parts
-/// first); returns the parts that moved, by new owner.
+/// first); with the work queue, the next part to every live learner that
+/// holds none. Returns the parts that moved, by new owner.
 std::vector<std::vector<part_cursor>> rebalance_parts(coordinator_state& st);
+/// Takes learner l's reported cursors; with the work queue, the leases they
+/// end go back and the learners without work get the next parts.
+void take_reported_parts(coordinator_ptr self, uint32_t l, const std::vector<part_cursor>& reported);
+/// The work queue: every live learner without a part takes the next one.
+void hand_out_parts(coordinator_ptr self);
 void check_training_done(coordinator_ptr self);
 void run_export(coordinator_ptr self);
 /// (Re-)places shard s on node n; then(shard_info) or fail the job.

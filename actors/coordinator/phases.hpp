@@ -53,7 +53,21 @@ void count_words(coordinator_ptr self);
 void use_vocabulary(coordinator_ptr self, const vocabulary_info& info);
 
 // placement_phase.cpp
-/// Places every shard on the shard nodes (round robin), then `then`.
+/// Asks every node what its OS lets it take (a node's configured `memory`
+/// takes precedence) and starts its peak memory over for this job; then
+/// `then`.
+void fetch_budgets(coordinator_ptr self, std::function<void()> then);
+/// Every node's peak memory since the job began, beside the plan's need and
+/// its budget, into the summary (and the largest as the job's); then `then`.
+void collect_node_memory(coordinator_ptr self, std::function<void()> then);
+/// No --shards given: the most shards, up to what the nodes declare, that
+/// fit every node's memory become the job's S.
+void choose_shard_count(coordinator_ptr self);
+/// The memory plan of the job as it stands, for --explain.
+std::string explain_memory_plan(coordinator_ptr self);
+/// Places every shard on the shard nodes (round robin over the nodes with
+/// room, src/model/shard_placement.hpp), then `then`; a job that does not
+/// fit a node's memory fails here with one line, before anything is placed.
 void place_all_shards(coordinator_ptr self, std::function<void()> then);
 /// Spawns every learner on its node, then `then`.
 void place_learners(coordinator_ptr self, std::function<void()> then);

@@ -5,8 +5,136 @@
 
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <filesystem>
+
+#include "src/model/memory_plan.hpp"
+#include "src/model/shard_placement.hpp"
 
 namespace gridvec {
+
+namespace {
+
+std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::node_id& here) {
+  std::vector<memory_node> out;
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    const auto& n = st.nodes[i];
+    memory_node m;
+    m.name = n.name;
+    m.budget_configured = n.memory_budget > 0;
+    m.budget = m.budget_configured ? n.memory_budget : i < st.os_memory.size() ? st.os_memory[i] : 0;
+    m.shard_capacity = n.shard_capacity;
+    m.standby = n.standby;
+    m.learners = n.learners;
+    m.other_roles = n.vocabulary || n.exporter || (n.handle && n.handle.node() == here);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+memory_job job_of(const coordinator_state& st) {
+  std::error_code ec;
+  const auto file = std::filesystem::file_size(st.vocab.path, ec);
+  return memory_job_of(st.opt, st.vocab.size, ec ? 0 : file);
+}
+
+} // namespace
+
+void fetch_budgets(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  if (st.budgets_known) {
+    then();
+    return;
+  }
+  st.os_memory.assign(st.nodes.size(), 0);
+  auto pending = std::make_shared<size_t>(1);
+  auto one_done = [self, pending, then] {
+    if (--*pending == 0) {
+      self->state.budgets_known = true;
+      then();
+    }
+  };
+  // Every node: what its OS lets it take, and its peak memory starts over
+  // with this job (the report shows each node's).
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    auto& node = st.nodes[i];
+    if (!node.handle)
+      continue;
+    ++*pending;
+    self->request(node.handle, placement_timeout, status_atom::value, reset_atom::value)
+      .then(
+        [self, i, one_done](const node_status& s) {
+          self->state.os_memory[i] = s.memory_limit_bytes;
+          one_done();
+        },
+        [self, i, one_done](caf::error& err) { // its budget stays unknown; placing on it will say why
+          if (!self->state.nodes[i].standby)
+            warn(self, "node " + self->state.nodes[i].name + " did not say how much memory it has: " + error_text(err));
+          one_done();
+        });
+  }
+  one_done();
+}
+
+void collect_node_memory(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  st.summary.memory.assign(st.nodes.size(), node_memory{});
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    auto& m = st.summary.memory[i];
+    m.node = st.nodes[i].name;
+    m.planned_bytes = i < st.planned_need.size() ? st.planned_need[i] : 0;
+    m.budget_bytes = st.nodes[i].memory_budget > 0 ? st.nodes[i].memory_budget
+                     : i < st.os_memory.size()     ? st.os_memory[i]
+                                                   : 0;
+  }
+  auto pending = std::make_shared<size_t>(1);
+  auto one_done = [self, pending, then] {
+    if (--*pending > 0)
+      return;
+    auto& st = self->state;
+    // The largest node's peak is the job's (one process: its own).
+    for (const auto& m : st.summary.memory)
+      if (m.peak_rss_bytes > st.summary.peak_rss_bytes || st.summary.peak_rss_node.empty()) {
+        st.summary.peak_rss_bytes = std::max(st.summary.peak_rss_bytes, m.peak_rss_bytes);
+        st.summary.peak_rss_node = m.node;
+      }
+    then();
+  };
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    if (!st.nodes[i].handle)
+      continue;
+    ++*pending;
+    self->request(st.nodes[i].handle, std::chrono::seconds(10), status_atom::value)
+      .then(
+        [self, i, one_done](const node_status& s) {
+          self->state.summary.memory[i].peak_rss_bytes = s.job_peak_rss_bytes;
+          one_done();
+        },
+        [one_done](caf::error&) { one_done(); }); // a node gone by now: no figure
+  }
+  one_done();
+}
+
+void choose_shard_count(coordinator_ptr self) {
+  auto& st = self->state;
+  if (!st.choose_shards)
+    return;
+  st.choose_shards = false;
+  const uint32_t most = std::min(st.opt.shards, st.opt.size);
+  const uint32_t least = st.opt.word_split ? std::min(2u, most) : 1;
+  const auto nodes = memory_nodes(st, self->node());
+  auto plan = choose_shards(nodes, job_of(st), least, most);
+  if (plan.shards != st.opt.shards) {
+    say(self, "shards: " + std::to_string(plan.shards) + " of the " + std::to_string(most) +
+                " the nodes declare, the most that fit their memory");
+    st.opt.shards = plan.shards;
+    st.summary.shards = plan.shards;
+  }
+}
+
+std::string explain_memory_plan(coordinator_ptr self) {
+  const auto nodes = memory_nodes(self->state, self->node());
+  return explain_memory(nodes, plan_memory(nodes, job_of(self->state)));
+}
 
 void place_learners(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
@@ -35,25 +163,51 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   }
 }
 
+namespace {
+
+void place_planned_shards(coordinator_ptr self, const std::vector<uint32_t>& shard_nodes, std::function<void()> then);
+
+} // namespace
+
 void place_all_shards(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
   st.phase = job_phase::placing;
-  if (st.before_placing) // the previous job's shards make room for these
-    std::exchange(st.before_placing, {})();
-  std::vector<size_t> shard_nodes;
-  for (size_t i = 0; i < st.nodes.size(); ++i)
-    if (st.nodes[i].shard_capacity > 0 && !st.nodes[i].standby)
-      shard_nodes.push_back(i);
+  fetch_budgets(self, [self, then] {
+    auto& st = self->state;
+    if (st.finished)
+      return;
+    const auto plan = plan_memory(memory_nodes(st, self->node()), job_of(st));
+    if (!plan.fits()) {
+      fail(self, make_job_error(plan.refusal));
+      return;
+    }
+    if (!plan.standby_warning.empty())
+      warn(self, plan.standby_warning);
+    st.planned_need.clear();
+    for (const auto& n : plan.need)
+      st.planned_need.push_back(n.total());
+    if (st.before_placing) // the previous job's shards make room for these
+      std::exchange(st.before_placing, {})();
+    place_planned_shards(self, plan.shard_node, then);
+  });
+}
+
+namespace {
+
+void place_planned_shards(coordinator_ptr self, const std::vector<uint32_t>& shard_nodes, std::function<void()> then) {
+  auto& st = self->state;
   st.shards.resize(st.opt.shards);
   st.shard_node.resize(st.opt.shards);
   st.shard_requests_seen.assign(st.opt.shards, 0);
   auto pending = std::make_shared<size_t>(st.opt.shards);
   for (uint32_t s = 0; s < st.opt.shards; ++s)
-    place_shard(self, s, shard_nodes[s % shard_nodes.size()], [self, pending, then] {
+    place_shard(self, s, shard_nodes[s], [self, pending, then] {
       if (--*pending == 0)
         tell_peers(self, then);
     });
 }
+
+} // namespace
 
 void tell_peers(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;

@@ -27,8 +27,11 @@ void run_preprocessing(coordinator_ptr self) {
         [self, pending, p, ids](uint64_t words) {
           auto& st = self->state;
           st.cursors[p] = part_cursor{p, ids, words, 0, id_reader::first_offset, 0};
-          if (--*pending == 0)
+          if (--*pending == 0) {
+            if (st.opt.work_queue())
+              st.queue.emplace(st.cursors.size(), st.opt.iter);
             start_training(self);
+          }
         },
         fail_with(self));
   }

@@ -20,11 +20,17 @@ namespace {
 
 void start_fresh(coordinator_ptr self) {
   auto& st = self->state;
-  auto parts = split_corpus(st.opt.train, st.learner_node.size());
-  if (!parts) {
-    fail(self, make_job_error(parts.error()));
+  // Counted in one range per learner; trained in --parts-per-learner parts
+  // per learner, handed out as a work queue.
+  auto counted = split_corpus(st.opt.train, st.learner_node.size());
+  auto parts = counted && st.opt.parts_for(static_cast<uint32_t>(st.learner_node.size())) != counted->size()
+                 ? split_corpus(st.opt.train, st.opt.parts_for(static_cast<uint32_t>(st.learner_node.size())))
+                 : counted;
+  if (!counted || !parts) {
+    fail(self, make_job_error(!counted ? counted.error() : parts.error()));
     return;
   }
+  st.count_ranges = std::move(*counted);
   st.ranges = std::move(*parts);
   auto& node = st.nodes[node_with(st, &job_node::vocabulary)];
   self->request(node.handle, placement_timeout, new_vocab_atom::value)
@@ -68,6 +74,8 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
   st.owner.resize(m.parts.size());
   for (uint32_t p = 0; p < m.parts.size(); ++p)
     st.owner[p] = p % static_cast<uint32_t>(st.learner_node.size());
+  if (st.opt.work_queue()) // the rollback to the checkpoint hands the parts out
+    st.queue.emplace(st.cursors.size(), st.opt.iter);
   st.resuming = true;
   say(self, "resuming from checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + ": " +
               std::to_string(m.processed_words()) + " words of " + std::to_string(st.total_words()) + " done");

@@ -116,12 +116,46 @@ void start_training(coordinator_ptr self) {
                 (st.opt.sync_rounds == 0 ? " (auto: 8 per learner)" : "") + ", combiner " +
                 (st.opt.average_combiner ? "avg" : "mc"));
   }
+  if (st.queue) {
+    say(self, "work queue: " + std::to_string(st.cursors.size()) + " parts for " + std::to_string(st.learners.size()) +
+                " learners, each takes the next part nobody trains");
+    st.owner.assign(st.cursors.size(), work_queue::nobody);
+    rebalance_parts(st); // one part each to begin with
+  }
   for (size_t i = 0; i < st.learners.size(); ++i) {
     std::vector<part_cursor> mine;
     for (size_t p = 0; p < st.cursors.size(); ++p)
       if (st.owner[p] == i)
         mine.push_back(st.cursors[p]);
     self->request(st.learners[i], placement_timeout, assign_atom::value, mine).then([](bool) {}, fail_with(self));
+  }
+}
+
+void take_reported_parts(coordinator_ptr self, uint32_t l, const std::vector<part_cursor>& reported) {
+  auto& st = self->state;
+  st.adopt_cursors(l, reported);
+  if (!st.queue)
+    return;
+  bool ended = false;
+  for (const auto& c : reported)
+    if (c.part < st.cursors.size() && st.queue->progressed(l, st.cursors[c.part])) {
+      st.owner[c.part] = work_queue::nobody;
+      ended = true;
+    }
+  if (ended)
+    hand_out_parts(self);
+}
+
+void hand_out_parts(coordinator_ptr self) {
+  auto& st = self->state;
+  if (!st.queue || st.phase != job_phase::training)
+    return; // a recovery or resume hands out its own
+  auto moved = rebalance_parts(st);
+  for (uint32_t l = 0; l < moved.size(); ++l) {
+    if (moved[l].empty())
+      continue;
+    st.learner_idle[l] = false;
+    self->request(st.learners[l], placement_timeout, assign_atom::value, moved[l]).then([](bool) {}, fail_with(self));
   }
 }
 
@@ -142,6 +176,23 @@ std::vector<shard_actor> lanes_for(const coordinator_state& st, uint32_t learner
 
 std::vector<std::vector<part_cursor>> rebalance_parts(coordinator_state& st) {
   std::vector<std::vector<part_cursor>> moved(st.learners.size());
+  if (st.queue) {
+    // A lost learner's leases go back to the queue (from their last safe
+    // cursors); every live learner that holds nothing takes the next part.
+    for (uint32_t l = 0; l < st.learners.size(); ++l)
+      if (!st.learner_alive[l])
+        for (uint32_t p : st.queue->release_all(l))
+          st.owner[p] = work_queue::nobody;
+    for (uint32_t l = 0; l < st.learners.size(); ++l) {
+      if (!st.learner_alive[l] || !st.queue->held_by(l).empty())
+        continue;
+      if (auto p = st.queue->take(l, st.cursors)) {
+        st.owner[*p] = l;
+        moved[l].push_back(st.cursors[*p]);
+      }
+    }
+    return moved;
+  }
   std::vector<size_t> load(st.learners.size(), 0);
   for (size_t p = 0; p < st.owner.size(); ++p)
     if (st.owner[p] < st.learners.size() && st.learner_alive[st.owner[p]] && !st.cursors[p].finished(st.opt.iter))
@@ -177,6 +228,11 @@ void check_training_done(coordinator_ptr self) {
   st.summary.training_words_per_second = training_rate(st);
   print_progress(self, true);
   st.summary.final_loss = st.last_loss;
+  st.summary.parts = static_cast<uint32_t>(st.cursors.size());
+  if (st.queue) {
+    st.summary.parts_trained = st.queue->completed();
+    st.summary.parts_trained.resize(st.learners.size(), 0);
+  }
   if (st.nodes.size() > 1)
     st.summary.nodes = traffic_per_node(st);
   run_export(self);

@@ -102,6 +102,7 @@ bool choose_layout(coordinator_ptr self) {
                                  : st.opt.word_split() ? "words"
                                                        : "columns") +
                                 " (given)\n";
+    st.summary.explanation += "\n" + explain_memory_plan(self);
     finish_explained(self);
     return false;
   }
@@ -133,9 +134,14 @@ void build_vocabulary(coordinator_ptr self) {
         if (!st.opt.save_vocab.empty() && !st.opt.explain)
           say(self, "vocabulary saved to " + st.opt.save_vocab);
         measure_link(self, [self] {
-          if (self->state.finished || !choose_layout(self))
-            return;
-          place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+          fetch_budgets(self, [self] {
+            if (self->state.finished)
+              return;
+            choose_shard_count(self);
+            if (!choose_layout(self))
+              return;
+            place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+          });
         });
       },
       fail_with(self));
@@ -217,9 +223,9 @@ void count_words(coordinator_ptr self) {
     return;
   }
   st.phase = job_phase::counting;
-  say(self, "counting words of " + st.opt.train + " in " + std::to_string(st.ranges.size()) + " parts");
-  auto pending = std::make_shared<size_t>(st.ranges.size());
-  for (size_t i = 0; i < st.ranges.size(); ++i) {
+  say(self, "counting words of " + st.opt.train + " in " + std::to_string(st.count_ranges.size()) + " parts");
+  auto pending = std::make_shared<size_t>(st.count_ranges.size());
+  for (size_t i = 0; i < st.count_ranges.size(); ++i) {
     auto& node = st.nodes[st.learner_node[i % st.learner_node.size()]];
     self->request(node.handle, placement_timeout, new_counter_atom::value)
       .then(
@@ -227,8 +233,8 @@ void count_words(coordinator_ptr self) {
           auto& st = self->state;
           track(self, worker);
           self
-            ->request(worker, long_phase, count_atom::value, st.opt.train, st.ranges[i].begin, st.ranges[i].end,
-                      st.opt.invalid_utf8)
+            ->request(worker, long_phase, count_atom::value, st.opt.train, st.count_ranges[i].begin,
+                      st.count_ranges[i].end, st.opt.invalid_utf8)
             .then(
               [self, pending, worker](const count_table& table) {
                 auto& st = self->state;

@@ -150,7 +150,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.vocab = std::move(vocab);
   st.shards = std::move(shards);
   st.coordinator = std::move(coordinator);
-  st.walker = std::make_unique<part_walker>(cfg.iter, st.vocab->size());
+  st.walker = std::make_unique<part_walker>(cfg.iter, st.vocab->size(), cfg.work_queue());
   st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
   st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);

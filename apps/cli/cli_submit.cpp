@@ -165,8 +165,15 @@ int cli_submit(const std::vector<std::string>& args) {
       std::fprintf(stderr, "gridvec submit: %s\n", st.error().c_str());
       return 1;
     }
-  spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written to {}", s.seconds,
-               human_count(s.words_per_second()), s.vocab_size, s.dim, opt->output);
+  // Where memory went: every node's peak beside the plan, then the largest
+  // on the closing line.
+  for (const auto& m : s.memory)
+    spdlog::info("memory: node {} peak RSS {} (planned {}, budget {})", m.node, human_bytes(m.peak_rss_bytes),
+                 m.planned_bytes > 0 ? human_bytes(m.planned_bytes) : std::string{"-"},
+                 m.budget_bytes > 0 ? human_bytes(m.budget_bytes) : std::string{"unknown"});
+  spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written to {}, peak RSS {}{}", s.seconds,
+               human_count(s.words_per_second()), s.vocab_size, s.dim, opt->output, human_bytes(s.peak_rss_bytes),
+               s.peak_rss_node.empty() ? std::string{} : " on node " + s.peak_rss_node);
   return 0;
 }
 

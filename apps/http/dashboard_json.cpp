@@ -95,6 +95,7 @@ std::string nodes_json(const std::vector<node_status>& nodes, const std::vector<
            ", \"state\": " + str(node_state(n, shards, phase)) + ", \"standby\": " + (n.standby ? "true" : "false") +
            ", \"shards\": " + std::to_string(n.shards) + ", \"learners\": " + std::to_string(n.learners) +
            ", \"rss_bytes\": " + num(n.rss_bytes) + ", \"peak_rss_bytes\": " + num(n.peak_rss_bytes) +
+           ", \"job_peak_rss_bytes\": " + num(n.job_peak_rss_bytes) +
            ", \"memory_limit_bytes\": " + num(n.memory_limit_bytes) +
            ", \"sent\": " + traffic_json(t ? t->sent : none) +
            ", \"received\": " + traffic_json(t ? t->received : none) + "}";

@@ -163,6 +163,9 @@ std::string format_summary(const job_summary& s) {
     out += ", " + std::to_string(s.checkpoints) + " checkpoints";
   if (s.recoveries > 0)
     out += ", " + std::to_string(s.recoveries) + " recoveries";
+  if (s.peak_rss_bytes > 0)
+    out +=
+      ", peak RSS " + human_bytes(s.peak_rss_bytes) + (s.peak_rss_node.empty() ? "" : " on node " + s.peak_rss_node);
   return out + "\n";
 }
 

@@ -31,7 +31,7 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
-           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives_mode, x.hierarchical_sampler,
+           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives_mode, x.hierarchical_sampler, x.parts_per_learner,
            x.word_partitions, x.partition, x.visits_per_skipgram, x.partition_auto, x.explain, x.link_speed,
            x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir, x.checkpoint_seconds,
            x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster, x.resume, x.invalid_utf8);
@@ -135,13 +135,18 @@ typename Inspector::result_type inspect(Inspector& f, node_traffic& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_memory& x) {
+  return f(caf::meta::type_name("node_memory"), x.node, x.peak_rss_bytes, x.planned_bytes, x.budget_bytes);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_summary& x) {
   return f(caf::meta::type_name("job_summary"), x.raw_words, x.trained_words, x.processed_words, x.pairs, x.seconds,
            x.training_seconds, x.vocab_size, x.peak_rss_bytes, x.final_loss, x.shards, x.learners, x.dim, x.iterations,
            x.wire, x.nodes, x.recoveries, x.redone_words, x.checkpoints, x.resumed_words, x.replicated, x.sync_rounds,
            x.word_split, x.partition_auto, x.partition_reason, x.explanation, x.negatives, x.hierarchical_sampler,
            x.word_partitions, x.sampling_bytes, x.partition_sampling_bytes, x.paused_seconds,
-           x.training_words_per_second);
+           x.training_words_per_second, x.peak_rss_node, x.memory, x.parts, x.parts_trained);
 }
 
 /// A job as `status` shows it.
@@ -234,17 +239,18 @@ struct node_status {
   std::string roles;
   bool up = true;
   uint64_t rss_bytes = 0;
-  uint32_t shards = 0;   // shard lanes it hosts now
-  uint32_t learners = 0; // learner actors it hosts now
-  uint64_t peak_rss_bytes = 0;
+  uint32_t shards = 0;             // shard lanes it hosts now
+  uint32_t learners = 0;           // learner actors it hosts now
+  uint64_t peak_rss_bytes = 0;     // since the process started
   uint64_t memory_limit_bytes = 0; // what the process may take (src/util/memory_limit.hpp); 0: unknown
   bool standby = false;            // a spare of the config, for lost shards
+  uint64_t job_peak_rss_bytes = 0; // since the latest job on the cluster began
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_status& x) {
   return f(caf::meta::type_name("node_status"), x.name, x.address, x.roles, x.up, x.rss_bytes, x.shards, x.learners,
-           x.peak_rss_bytes, x.memory_limit_bytes, x.standby);
+           x.peak_rss_bytes, x.memory_limit_bytes, x.standby, x.job_peak_rss_bytes);
 }
 
 /// A word and its cosine similarity to a query.

@@ -344,6 +344,8 @@ using controller_actor =
 ///               -> the learner
 ///   newexport:  (vocabulary file, shards, dim) -> an exporter
 ///   status:     -> name, roles, memory, actors hosted
+///   status, reset: the same, and the node's peak memory (job_peak_rss_bytes)
+///               starts over: a job begins
 ///   link:       (hosts, ports) -> nodes connected; opens direct
 ///               connections to those nodes (learner nodes to shard nodes)
 ///   controller: -> the cluster's controller (coordinator's node only)
@@ -358,7 +360,7 @@ using node_actor = caf::typed_actor<
   caf::replies_to<new_learner_atom, learner_config, std::string, std::vector<shard_actor>,
                   coordinator_actor>::with<learner_actor>,
   caf::replies_to<new_export_atom, std::string, std::vector<shard_info>, uint32_t>::with<exporter_actor>,
-  caf::replies_to<status_atom>::with<node_status>,
+  caf::replies_to<status_atom>::with<node_status>, caf::replies_to<status_atom, reset_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
   caf::replies_to<controller_atom>::with<controller_actor>, caf::replies_to<tables_atom>::with<table_shard_actor>,
   caf::replies_to<echo_atom, wire_bytes>::with<wire_bytes>, caf::reacts_to<stop_atom>>;

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/util/human_units.hpp"
+
 namespace gridvec {
 
 namespace {
@@ -173,6 +175,14 @@ key_spec<node_spec> roles_key() {
           }};
 }
 
+key_spec<node_spec> memory_key() {
+  return {"memory", [](node_spec& n, std::string_view value, const std::string& in) -> std::string {
+            if (!parse_byte_size(value, n.memory))
+              return "memory must be a size such as 512M, 16G or 1.5T, got " + in_quotes(value) + in;
+            return {};
+          }};
+}
+
 // The keys of [cluster], in the order the unknown-key error lists them.
 const std::vector<key_spec<cluster_config>>& cluster_keys() {
   using c = cluster_config;
@@ -207,6 +217,7 @@ const std::vector<key_spec<node_spec>>& node_keys() {
     count_key("shards", &n::shards, max_shards_per_node),
     count_key("learners", &n::learners, max_learners_per_node),
     count_key("threads", &n::threads, max_threads_per_node),
+    memory_key(),
     bool_key("standby", &n::standby),
     port_key("http-port", &n::http_port),
     text_key("http-bind", &n::http_bind, true),

@@ -2,9 +2,23 @@
 
 namespace gridvec {
 
+bool part_walker::done(size_t i) const { return parts_[i].finished(iterations_) || parts_[i].epoch >= until_[i]; }
+
 status part_walker::add(const std::vector<part_cursor>& parts) {
   const bool was_idle = !has_work();
-  parts_.insert(parts_.end(), parts.begin(), parts.end());
+  if (leases_) // an ended lease of a part given again goes: its cursor is the new one's past
+    for (const auto& c : parts)
+      for (size_t i = 0; i < parts_.size(); ++i)
+        if (parts_[i].part == c.part && done(i) && i < current_) {
+          parts_.erase(parts_.begin() + static_cast<std::ptrdiff_t>(i));
+          until_.erase(until_.begin() + static_cast<std::ptrdiff_t>(i));
+          --current_;
+          break;
+        }
+  for (const auto& c : parts) {
+    parts_.push_back(c);
+    until_.push_back(leases_ ? c.epoch + 1 : iterations_);
+  }
   if (was_idle) {
     skip_finished();
     if (has_work())
@@ -15,6 +29,9 @@ status part_walker::add(const std::vector<part_cursor>& parts) {
 
 status part_walker::reset(const std::vector<part_cursor>& parts) {
   parts_.assign(parts.begin(), parts.end());
+  until_.clear();
+  for (const auto& c : parts)
+    until_.push_back(leases_ ? c.epoch + 1 : iterations_);
   current_ = 0;
   reader_.reset();
   skip_finished();
@@ -24,7 +41,7 @@ status part_walker::reset(const std::vector<part_cursor>& parts) {
 bool part_walker::has_work() const { return current_ < parts_.size(); }
 
 void part_walker::skip_finished() {
-  while (current_ < parts_.size() && parts_[current_].finished(iterations_))
+  while (current_ < parts_.size() && done(current_))
     ++current_;
 }
 
@@ -61,7 +78,7 @@ part_walker::step part_walker::next(std::vector<uint32_t>& out, status& read) {
   // End of an epoch over this part.
   ++c.epoch;
   c.offset = id_reader::first_offset;
-  if (!c.finished(iterations_)) {
+  if (!done(current_)) {
     reader_->rewind();
     sentence_start_ = c;
     return step::epoch_end;

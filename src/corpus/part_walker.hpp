@@ -18,10 +18,14 @@ public:
   /// `vocabulary_size`: every word id must be below it. The id files lie
   /// in work and checkpoint directories without a checksum, and an id out
   /// of range would index past the vectors; such a file fails with a line.
-  explicit part_walker(uint32_t iterations, uint64_t vocabulary_size = UINT64_MAX)
-    : iterations_(iterations), vocabulary_size_(vocabulary_size) {}
+  /// With `leases` (the coordinator's work queue, src/corpus/work_queue.hpp),
+  /// every part given is trained to the end of the epoch it is in, then
+  /// counts as done here: the coordinator hands it out again for the next.
+  explicit part_walker(uint32_t iterations, uint64_t vocabulary_size = UINT64_MAX, bool leases = false)
+    : iterations_(iterations), vocabulary_size_(vocabulary_size), leases_(leases) {}
 
-  /// Adds parts to the end of the work (finished ones are kept for reports).
+  /// Adds parts to the end of the work (finished ones are kept for reports;
+  /// with leases, a part given again replaces its ended lease).
   status add(const std::vector<part_cursor>& parts);
   /// Makes `parts` the whole work, from their cursors (a rollback).
   status reset(const std::vector<part_cursor>& parts);
@@ -48,10 +52,14 @@ public:
 private:
   status open_current();
   void skip_finished();
+  /// Whether parts_[i] has nothing left to train here.
+  bool done(size_t i) const;
 
   uint32_t iterations_;
   uint64_t vocabulary_size_;
+  bool leases_;
   std::deque<part_cursor> parts_;
+  std::deque<uint32_t> until_; // per part: the epoch its training here ends at
   size_t current_ = 0;
   std::optional<id_reader> reader_; // on parts_[current_]
   part_cursor sentence_start_;

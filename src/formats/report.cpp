@@ -62,6 +62,19 @@ std::string to_json(const job_summary& s) {
   field("shards", "%u", s.shards);
   field("learners", "%u", s.learners);
   field("peak_rss_bytes", "%llu", static_cast<unsigned long long>(s.peak_rss_bytes));
+  if (!s.peak_rss_node.empty())
+    out += "  \"peak_rss_node\": \"" + json_escape(s.peak_rss_node) + "\",\n";
+  if (!s.memory.empty()) {
+    out += "  \"node_memory\": {\n";
+    for (size_t n = 0; n < s.memory.size(); ++n) {
+      const auto& m = s.memory[n];
+      std::snprintf(buf, sizeof buf, "\"peak_rss_bytes\": %llu, \"planned_bytes\": %llu, \"budget_bytes\": %llu}%s\n",
+                    static_cast<unsigned long long>(m.peak_rss_bytes), static_cast<unsigned long long>(m.planned_bytes),
+                    static_cast<unsigned long long>(m.budget_bytes), n + 1 < s.memory.size() ? "," : "");
+      out += "    \"" + json_escape(m.node) + "\": {" + buf;
+    }
+    out += "  },\n";
+  }
   if (!s.error.empty())
     out += "  \"error\": \"" + json_escape(s.error) + "\",\n";
   // JSON has no inf or nan: a diverged run's loss is written as null.
@@ -69,6 +82,13 @@ std::string to_json(const job_summary& s) {
     field("final_loss", "%.6f", s.final_loss);
   else
     out += "  \"final_loss\": null,\n";
+  if (s.parts > 0) {
+    field("parts", "%u", s.parts);
+    std::string each;
+    for (auto n : s.parts_trained)
+      each += (each.empty() ? "" : ", ") + std::to_string(n);
+    out += "  \"parts_trained_per_learner\": [" + each + "],\n";
+  }
   field("checkpoints", "%u", s.checkpoints);
   field("recoveries", "%u", s.recoveries);
   field("redone_words", "%llu", static_cast<unsigned long long>(s.redone_words));
@@ -156,6 +176,28 @@ uint64_t peak_rss_bytes() {
 } // namespace gridvec
 
 namespace gridvec {
+
+uint64_t peak_rss_since_reset() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f)
+    return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmHWM: %llu kB", &kib) == 1)
+      break;
+  std::fclose(f);
+  return static_cast<uint64_t>(kib) * 1024;
+}
+
+bool reset_peak_rss() {
+  // "5" resets the peak resident set to the current one (Linux 4.0 and later).
+  std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f)
+    return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
 
 uint64_t current_rss_bytes() {
   // /proc/self/statm: size resident shared ... in pages.

@@ -2,6 +2,8 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace gridvec {
 
@@ -44,6 +46,37 @@ std::string human_duration(double seconds) {
   if (t >= 3600)
     return print("%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
   return print("%ld:%02ld", t / 60, t % 60);
+}
+
+bool parse_byte_size(std::string_view text, uint64_t& out) {
+  size_t digits = 0;
+  bool point = false;
+  while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || (text[digits] == '.' && !point))) {
+    point |= text[digits] == '.';
+    ++digits;
+  }
+  if (digits == 0 || text[0] == '.')
+    return false;
+  const std::string number{text.substr(0, digits)};
+  std::string_view unit = text.substr(digits);
+  int shift = 0;
+  if (!unit.empty()) {
+    switch (unit.front()) {
+      case 'K': shift = 10; break;
+      case 'M': shift = 20; break;
+      case 'G': shift = 30; break;
+      case 'T': shift = 40; break;
+      default: return false;
+    }
+    unit.remove_prefix(1);
+    if (!unit.empty() && unit != "iB" && unit != "B")
+      return false;
+  }
+  const double value = std::strtod(number.c_str(), nullptr) * static_cast<double>(uint64_t{1} << shift);
+  if (!(value >= 1) || value > static_cast<double>(uint64_t{1} << 60))
+    return false;
+  out = static_cast<uint64_t>(value);
+  return true;
 }
 
 } // namespace gridvec

@@ -48,6 +48,9 @@
 //   learners = 2                 # learner actors on this node; required >= 1 iff role learner
 //   threads = 2                  # optional: CAF worker threads (default: shards + learners
 //                                # of the node, at least 1, at most the machine's cores)
+//   memory = 16G                 # optional: what a job may take on this node (K, M, G, T:
+//                                # binary multiples); default: what its OS reports. Jobs
+//                                # that would need more are refused (src/model/memory_plan.hpp)
 //
 //   [node spare]
 //   host = 127.0.0.1
@@ -93,6 +96,7 @@ struct node_spec {
   uint32_t learners = 0;        // > 0 iff has(node_role::learner)
   bool standby = false;         // then roles == {shard}
   uint32_t threads = 0;         // worker threads; 0: worker_threads() decides
+  uint64_t memory = 0;          // bytes its jobs may take (`memory`); 0: what its OS reports
   uint16_t http_port = 0;       // its HTTP server (docs/http.md); 0: none
   std::string http_bind;        // the address that server binds; empty: 127.0.0.1
   int line = 0;                 // of its [node NAME] header, for messages

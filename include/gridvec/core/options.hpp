@@ -52,6 +52,10 @@ struct train_options {
   bool fused = true;             // learners train on shards of their own process directly
   bool shared_negatives = false; // fused path: one draw of noise words per example
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
+  // The corpus is cut into this many parts per learner, handed out as a
+  // work queue (src/corpus/work_queue.hpp); the replicated mode keeps one
+  // fixed part per learner.
+  uint32_t parts_per_learner = 4;
   bool refresh_weights = true;   // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (the Distributed negative sampling paper, src/sgns/noise_sampler.hpp).
   uint8_t negatives_mode = 0;        // --negatives: 0 bns (word2vec's), 1 sns, 2 tns (-negative is the count)
@@ -99,6 +103,13 @@ struct train_options {
     return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
   }
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
+  /// Whether learners take parts from the work queue, one epoch at a time.
+  bool work_queue() const { return !replicated(); }
+  /// Corpus parts for `learners` learners.
+  uint32_t parts_for(uint32_t learners) const {
+    const uint32_t l = learners > 0 ? learners : 1;
+    return work_queue() ? l * (parts_per_learner > 0 ? parts_per_learner : 1) : l;
+  }
   /// Minibatches a learner keeps in flight on the protocol path: 10 by
   /// default, 1 with -hs 1, whose root node is a target of every pair: the
   /// updates in flight beside a minibatch all move it. The shards' refresh

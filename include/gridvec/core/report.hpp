@@ -61,6 +61,15 @@ struct node_traffic {
   traffic received;
 };
 
+/// One node's memory over a job: its process's peak resident set since the
+/// job began, beside what the memory plan said it would need and its budget.
+struct node_memory {
+  std::string node;
+  uint64_t peak_rss_bytes = 0;
+  uint64_t planned_bytes = 0; // 0: not planned (the job ended before placing)
+  uint64_t budget_bytes = 0;  // 0: unknown
+};
+
 struct job_summary {
   uint64_t raw_words = 0;       // tokens in the corpus (one pass)
   uint64_t trained_words = 0;   // input words after subsampling, all epochs
@@ -73,25 +82,29 @@ struct job_summary {
   // run: the figure the progress line, status and /status show.
   double training_words_per_second = 0;
   uint64_t vocab_size = 0;
-  uint64_t peak_rss_bytes = 0;
-  double final_loss = 0; // mean SGNS loss per positive pair, last stretch
-  std::string error;     // why the job failed (a report of a diverged run); empty: it did not
+  uint64_t peak_rss_bytes = 0;     // a cluster: the largest node's
+  std::string peak_rss_node;       // a cluster: which node that is
+  std::vector<node_memory> memory; // every node's (the coordinator asks them as the job ends)
+  double final_loss = 0;           // mean SGNS loss per positive pair, last stretch
+  std::string error;               // why the job failed (a report of a diverged run); empty: it did not
   uint32_t shards = 0;
   uint32_t learners = 0;
   uint32_t dim = 0;
   uint32_t iterations = 0;
   traffic wire;
-  std::vector<node_traffic> nodes; // cluster jobs only
-  uint32_t recoveries = 0;         // shards restored from a checkpoint
-  uint64_t redone_words = 0;       // words trained again after rollbacks
-  uint32_t checkpoints = 0;        // checkpoints written
-  uint64_t resumed_words = 0;      // words already done by the checkpoint a job resumed from
-  bool replicated = false;         // --partition replicated
-  bool word_split = false;         // --partition words
-  bool partition_auto = false;     // the partition was --partition auto's: the cost model chose it
-  std::string partition_reason;    // ... and why (src/model/partition_choice.hpp)
-  std::string explanation;         // --explain: the model's table; the job trained nothing
-  uint64_t sync_rounds = 0;        // ... synchronisation rounds done
+  std::vector<node_traffic> nodes;     // cluster jobs only
+  uint32_t parts = 0;                  // corpus parts trained (the work queue's)
+  std::vector<uint64_t> parts_trained; // per learner: the parts' epochs it trained (work queue leases ended)
+  uint32_t recoveries = 0;             // shards restored from a checkpoint
+  uint64_t redone_words = 0;           // words trained again after rollbacks
+  uint32_t checkpoints = 0;            // checkpoints written
+  uint64_t resumed_words = 0;          // words already done by the checkpoint a job resumed from
+  bool replicated = false;             // --partition replicated
+  bool word_split = false;             // --partition words
+  bool partition_auto = false;         // the partition was --partition auto's: the cost model chose it
+  std::string partition_reason;        // ... and why (src/model/partition_choice.hpp)
+  std::string explanation;             // --explain: the model's table; the job trained nothing
+  uint64_t sync_rounds = 0;            // ... synchronisation rounds done
   // Noise words (--negatives, --sampler, --word-partitions): how they were
   // drawn, and the memory of the sampling tables -- per shard, and what
   // one word partition would hold with the vectors split by word.
@@ -124,6 +137,13 @@ bool is_divergence(const std::string& error);
 
 /// Peak resident set size of this process so far.
 uint64_t peak_rss_bytes();
+/// Peak resident set size since the last reset_peak_rss() (Linux's VmHWM);
+/// 0 where the system does not say.
+uint64_t peak_rss_since_reset();
+/// Starts the peak over from the resident set now (a node's next job), so
+/// that each job's report shows its own peak; false where the system
+/// cannot (then the peak stays the process's).
+bool reset_peak_rss();
 /// Resident set size of this process now.
 uint64_t current_rss_bytes();
 

@@ -35,6 +35,7 @@ struct job_node {
   uint32_t shard_capacity = 0; // shard actors it takes (config `shards`); 0: no shard role
   uint32_t learners = 0;       // learner actors to place here
   bool standby = false;        // only used to restore lost shards
+  uint64_t memory_budget = 0;  // bytes a job may take there (config `memory`); 0: what its OS reports
 };
 
 /// Receives the job's lines besides the log, e.g. for a remote submitter:
@@ -53,9 +54,12 @@ using placing_hook = std::function<void()>;
 /// `job` numbers the job in its controller's lifetime (status shows it).
 /// With keep_shards, the shards stay up once the vectors are written, so
 /// that nearest/analogy/export keep working until the actor is stopped.
+/// With choose_shards (no --shards given), placement takes the most shards,
+/// up to options.shards, that fit every node's memory
+/// (src/model/memory_plan.hpp).
 coordinator_actor spawn_coordinator(caf::actor_system& sys, uint64_t job, train_options options,
                                     std::vector<job_node> nodes, progress_sink sink = {}, bool keep_shards = false,
-                                    placing_hook before_placing = {});
+                                    placing_hook before_placing = {}, bool choose_shards = false);
 
 /// Set from a signal handler: the running job stops at its next progress
 /// tick, and no output file is left behind. The job that stops takes the

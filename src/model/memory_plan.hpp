@@ -1,0 +1,121 @@
+#pragma once
+// Memory sized before it is taken: what each node of a job will hold once
+// its shards and learners are placed, against the node's budget (its
+// `memory` in the cluster config, else what its OS reports), so that a job
+// that does not fit is refused with one line before anything is allocated,
+// and a job submitted without --shards gets the most shards that fit.
+//
+// A node's need is the sum of
+//   process     the gridvec process itself (code, actor system, network
+//               buffers): process_bytes, measured; on the node that exports,
+//               its block of rows too;
+//   model       per shard it holds, its slice of the input and output
+//               vectors: columns, V x ceil(d/S) floats per matrix; split by
+//               word, ceil(V/S) x d floats per matrix (an input and an
+//               output matrix, the output one V-1 rows longer with -hs 1);
+//   tables      per shard, the noise words' sampling tables (an alias table
+//               of at most V runs, alias_entry_bytes each; with partitioned
+//               sampling the partitions' tables besides; split by word, one
+//               partition's) and with -hs 1 the Huffman tree's paths;
+//   vocabulary  once per process that holds any of the job's actors (each
+//               loads the vocabulary file, shared by all its actors):
+//               vocabulary_bytes_per_word per word plus twice the file's
+//               bytes (each word's text is held twice, in the list and in
+//               the index);
+//   learners    per learner, its minibatches in flight (the requests and
+//               every shard's replies) and its reading buffer; with
+//               --partition replicated, its whole copy of the model and the
+//               copy as of the last synchronisation.
+// Counting the words comes before the plan (the vocabulary is its input)
+// and is not in it. A node that holds nothing of the job needs nothing (its budget is not
+// checked). A standby node's need is what it holds after restoring as many shards as
+// it declares; a standby that cannot hold them is a warning, not a refusal
+// (it only matters once a node is lost).
+// Pure arithmetic: no I/O, no actors.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gridvec/core/options.hpp>
+
+namespace gridvec {
+
+// Measured figures (docs/performance.md, "Memory per node").
+// A gridvec process besides what the plan counts: an idle node measured
+// 15 MiB, a one-process run of the dev corpus 31 MiB beyond its model,
+// tables and vocabulary (threads, the actor system, allocator arenas), and
+// a loopback cluster's shard node 33 MiB beyond its shard; rounded up.
+inline constexpr uint64_t process_bytes = uint64_t{40} << 20;
+inline constexpr uint64_t alias_entry_bytes = 20;                    // src/sgns/alias_sampler.hpp's entry
+inline constexpr uint64_t vocabulary_bytes_per_word = 176;           // list, counts, hash index node and bucket
+inline constexpr uint64_t export_block_words = 4096;                 // actors/exporter_actor.cpp's block
+inline constexpr uint64_t learner_reading_bytes = uint64_t{2} << 20; // a learner's id buffer and passage
+
+/// A node as the plan sees it.
+struct memory_node {
+  std::string name;
+  uint64_t budget = 0;            // bytes it may take; 0: unknown, not checked
+  bool budget_configured = false; // from its `memory` key, else what its OS reports
+  uint32_t shard_capacity = 0;    // the config's `shards`
+  bool standby = false;
+  uint32_t learners = 0;
+  bool other_roles = false; // coordinator, vocabulary or exporter: it loads the vocabulary too
+};
+
+/// The job's figures the plan reads.
+struct memory_job {
+  uint64_t vocab = 0;            // V
+  uint64_t vocab_file_bytes = 0; // the vocabulary file's size (its words' text, counts, separators)
+  uint32_t dim = 100;
+  uint32_t shards = 1; // S
+  uint32_t negative = 5;
+  uint32_t window = 5;
+  uint32_t minibatch = 64;
+  uint32_t in_flight = 10;
+  bool hs = false;
+  bool word_split = false;
+  bool replicated = false;
+  bool partitioned_sampler = false;
+  uint32_t word_partitions = 1;
+};
+
+memory_job memory_job_of(const train_options& o, uint64_t vocab, uint64_t vocab_file_bytes);
+
+/// One node's need, by kind.
+struct memory_need {
+  uint32_t shards = 0, learners = 0;
+  uint64_t process = 0, model = 0, tables = 0, vocabulary = 0, learner_buffers = 0;
+  uint64_t total() const { return process + model + tables + vocabulary + learner_buffers; }
+};
+
+/// One shard's model slice and tables (shard s of job.shards).
+uint64_t shard_model_bytes(const memory_job& job, uint32_t s);
+uint64_t shard_table_bytes(const memory_job& job);
+uint64_t vocabulary_bytes(const memory_job& job);
+uint64_t learner_bytes(const memory_job& job);
+/// The exporter's block of rows and a shard's reply to it: counted with
+/// the process on a node of role coordinator, vocabulary or exporter.
+uint64_t exporter_bytes(const memory_job& job);
+
+struct memory_plan {
+  uint32_t shards = 0;
+  std::vector<uint32_t> shard_node; // node index of each shard
+  std::vector<memory_need> need;    // per node, in the nodes' order
+  std::string refusal;              // one line; empty: the job fits
+  std::string standby_warning;      // one line; empty: every standby can restore its shards
+  bool fits() const { return refusal.empty(); }
+};
+
+/// The plan of job.shards shards placed by the shared rule
+/// (src/model/shard_placement.hpp), checked against every budget.
+memory_plan plan_memory(const std::vector<memory_node>& nodes, const memory_job& job);
+
+/// --shards not given: the most shards, from `most` down to `least`, whose
+/// plan fits every node; if none does, the plan at `most` (its refusal
+/// says why).
+memory_plan choose_shards(const std::vector<memory_node>& nodes, memory_job job, uint32_t least, uint32_t most);
+
+/// The table --explain prints: each node's need by kind and its budget.
+std::string explain_memory(const std::vector<memory_node>& nodes, const memory_plan& plan);
+
+} // namespace gridvec
