@@ -120,7 +120,7 @@ void choose_shard_count(coordinator_ptr self) {
     return;
   st.choose_shards = false;
   const uint32_t most = std::min(st.opt.shards, st.opt.size);
-  const uint32_t least = st.opt.word_split ? std::min(2u, most) : 1;
+  const uint32_t least = st.opt.word_split() ? std::min(2u, most) : 1;
   const auto nodes = memory_nodes(st, self->node());
   auto plan = choose_shards(nodes, job_of(st), least, most);
   if (plan.shards != st.opt.shards) {

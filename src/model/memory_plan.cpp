@@ -75,9 +75,9 @@ memory_job memory_job_of(const train_options& o, uint64_t vocab, uint64_t vocab_
   job.minibatch = o.minibatch;
   job.in_flight = o.in_flight_window();
   job.hs = o.hs;
-  job.word_split = o.word_split;
-  job.replicated = o.replicated;
-  job.partitioned_sampler = o.partitioned_sampler() || o.negatives != 0;
+  job.word_split = o.word_split();
+  job.replicated = o.replicated();
+  job.partitioned_sampler = o.partitioned_sampler() || o.negatives_mode != 0;
   job.word_partitions = o.word_partitions_of(job.shards);
   return job;
 }
