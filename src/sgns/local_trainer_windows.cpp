@@ -108,16 +108,31 @@ weight_result local_trainer::train_windows(const minibatch& mb, float alpha) {
           f[j] += win_scratch_[j];
       }
     }
-    // G = alpha (label - sigmoid(F)), times the target's count.
+    // G = alpha (label - sigmoid(F)), times the target's count: one call
+    // for the window, each target's label repeated along its row.
     win_weights_.resize(n * m);
-    for (size_t i = 0; i < n; ++i) {
-      win_row_labels_.assign(m, labels[i]);
-      auto w = target_weights(win_dots_.data() + i * m, win_row_labels_.data(), m, alpha, win_weights_.data() + i * m);
-      total.loss += w.loss * counts[i];
+    win_row_labels_.resize(n * m);
+    for (size_t i = 0; i < n; ++i)
+      std::fill_n(win_row_labels_.begin() + static_cast<std::ptrdiff_t>(i * m), m, labels[i]);
+    {
+      auto w = target_weights(win_dots_.data(), win_row_labels_.data(), n * m, alpha, win_weights_.data());
       total.diverged |= w.diverged;
-      if (counts[i] != 1.0f)
-        for (uint32_t j = 0; j < m; ++j)
-          win_weights_[i * m + j] *= counts[i];
+      bool counted = true;
+      for (size_t i = 0; i < n; ++i)
+        counted &= counts[i] == 1.0f;
+      if (counted) {
+        total.loss += w.loss;
+      } else { // a noise word drawn twice: its loss and weights count twice
+        for (size_t i = 0; i < n; ++i)
+          if (counts[i] != 1.0f) {
+            const float* f = win_dots_.data() + i * m;
+            total.loss += (counts[i] - 1.0f) *
+                          target_weights(f, win_row_labels_.data() + i * m, m, alpha, win_scratch_.data()).loss;
+            for (uint32_t j = 0; j < m; ++j)
+              win_weights_[i * m + j] *= counts[i];
+          }
+        total.loss += w.loss;
+      }
     }
     // Every update from the rows as the window found them: the contexts'
     // deltas first (from Out), then Out += G In, then In += delta.
