@@ -14,6 +14,7 @@
 
 #include <gridvec/core/expected.hpp>
 #include <gridvec/core/table_wire.hpp>
+#include <gridvec/message_types.hpp>
 #include <gridvec/protocol.hpp>
 #include "src/table/table_service.hpp"
 #include "tests/table_test_util.hpp"
@@ -24,13 +25,14 @@ namespace {
 
 status refuse(error_code code) { return failure{"refused", code}; }
 
-// An error as CAF sends it to another node, read back there.
-caf::error across_the_wire(const caf::error& err) {
+// An error as a node's CAF sends it to another node (its context, the
+// line, is a message of the types every node registers), read back there.
+caf::error across_the_wire(caf::actor_system& sys, const caf::error& err) {
   std::vector<char> buf;
-  caf::binary_serializer sink{nullptr, buf};
-  REQUIRE_FALSE(sink(err));
+  caf::binary_serializer sink{sys, buf};
+  REQUIRE_FALSE(sink(const_cast<caf::error&>(err)));
   caf::error received;
-  caf::binary_deserializer source{nullptr, buf};
+  caf::binary_deserializer source{sys, buf};
   REQUIRE_FALSE(source(received));
   return received;
 }
@@ -59,10 +61,14 @@ TEST_CASE("a failure has a code, failed unless it says otherwise, and keeps it w
 }
 
 TEST_CASE("a job error's code and line survive CAF's serialization", "[errors]") {
+  caf::actor_system_config cfg;
+  register_message_types(cfg);
+  cfg.set("scheduler.max-threads", size_t{1});
+  caf::actor_system sys{cfg};
   for (uint8_t n = 0; n < error_code_count; ++n) {
     const auto code = static_cast<error_code>(n);
     const caf::error sent = make_job_error(code, "line " + std::to_string(n));
-    const caf::error got = across_the_wire(sent);
+    const caf::error got = across_the_wire(sys, sent);
     CHECK(got == sent);
     CHECK(is_job_error(got));
     CHECK(error_code_of(got) == code);

@@ -411,8 +411,10 @@ TEST_CASE("options: every default is written once, in train_options, and --help 
     if (o.note.empty())
       CHECK(o.default_text == o.default_value); // shown as the struct holds it
     // A note explains a default, never writes its value a second time.
-    if (!o.default_value.empty())
-      CHECK(o.note.rfind(o.default_value, 0) != 0);
+    if (!o.default_value.empty()) {
+      CHECK(o.note != o.default_value);
+      CHECK(o.note.rfind(o.default_value + " ", 0) != 0);
+    }
     // A note that replaces the value stands for a computed default only.
     if (!o.note.empty() && !aside)
       CHECK((o.default_value == "0" || o.default_value.empty() || o.default_value == "auto"));
