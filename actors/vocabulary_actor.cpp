@@ -26,7 +26,7 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
         {begin, end}, [&](std::string_view w) { counts.add(w); }, [&] { counts.add_line_end(); });
       if (!s)
         return make_job_error(s.error());
-      return counts.to_table();
+      return counts.release_table();
     },
   };
 }
@@ -44,8 +44,9 @@ struct vocabulary_state {
 vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
   self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   return {
-    [self](merge_atom, const count_table& part) -> uint64_t {
-      self->state.merged.merge(part);
+    [self](merge_atom, const count_table& part) -> caf::result<uint64_t> {
+      if (!self->state.merged.merge(part))
+        return make_job_error("a count table whose words, lengths and counts disagree");
       self->state.corpus_tokens += part.total;
       self->state.counted = true;
       return self->state.merged.distinct();

@@ -98,7 +98,7 @@ int ask(caf::actor_system& sys, const caf::actor& node, const std::vector<std::s
       .receive(
         [&](const count_worker_actor& counter) {
           self->request(counter, timeout, count_atom::value, a.at(1), uint64_t{0}, uint64_t{1} << 20, uint8_t{0})
-            .receive([](const count_table& t) { std::printf("ok %zu words\n", t.words.size()); }, print_error);
+            .receive([](const count_table& t) { std::printf("ok %zu words\n", t.size()); }, print_error);
         },
         print_error);
   } else if (what == "newshard") {

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -17,10 +20,7 @@ void add_n(word_counts& c, const std::string& w, uint64_t n) {
     c.add(w);
 }
 
-uint64_t count_of(const word_counts& c, const std::string& w) {
-  auto it = c.map().find(w);
-  return it == c.map().end() ? 0 : it->second.count;
-}
+uint64_t count_of(const word_counts& c, const std::string& w) { return c.find(w).count; }
 
 } // namespace
 
@@ -51,10 +51,10 @@ TEST_CASE("word_counts: counting and merging", "[vocabulary]") {
   word_counts other = b;
   other.merge(a);
   CHECK(other.total() == merged.total());
-  for (const auto& [w, seen] : merged.map()) {
-    CHECK(count_of(other, w) == seen.count);
-    CHECK(other.map().at(w).first == seen.first);
-  }
+  merged.for_each([&](std::string_view w, word_counts::seen seen) {
+    CHECK(other.find(w).count == seen.count);
+    CHECK(other.find(w).first == seen.first);
+  });
 
   // Merging an empty count changes nothing.
   merged.merge(word_counts{});
@@ -172,15 +172,17 @@ TEST_CASE("vocabulary: failures", "[vocabulary]") {
 TEST_CASE("vocabulary: a damaged file's header size fails the load instead of throwing", "[vocabulary]") {
   // Found by tests/fuzz/fuzz_vocabulary.cpp: "-5" reads as 2^64 - 5, and
   // load() reserved that many entries, throwing length_error (the process
-  // ended) where it should fail with one line.
+  // ended) where it should fail with one line. Sizes past 32-bit word ids
+  // are refused from the header; a smaller wrong size at the first missing entry.
   gridvec::test::temp_dir dir;
-  for (const char* size : {"-5", "18446744073709551615", "4294967296000"}) {
+  for (const char* size : {"-5", "18446744073709551615", "4294967296000", "3"}) {
     INFO(size);
     const auto path = dir.write("vocabulary.txt", std::string{"gridvec-vocabulary 1 "} + size + " 4\n2 cat\n2 mat\n");
     expected<vocabulary> v = failure{"not loaded"};
     REQUIRE_NOTHROW(v = vocabulary::load(path));
     REQUIRE_FALSE(v);
-    CHECK(contains(v.error(), "malformed entry 3"));
+    CHECK(contains(v.error(), std::string{size} == "3" ? "malformed entry 3" : "32-bit word ids"));
+    CHECK_FALSE(contains(v.error(), "\n"));
   }
   // A header that matches still loads.
   const auto path = dir.write("vocabulary.txt", "gridvec-vocabulary 1 2 4\n2 cat\n2 mat\n");
@@ -252,4 +254,85 @@ TEST_CASE("word_counts: parts counted apart order words as one pass would", "[vo
   REQUIRE(v);
   CHECK(v->word(0) == "early");
   CHECK(v->word(1) == "late");
+}
+
+TEST_CASE("word_counts: parts, tables and release give one pass's vocabulary", "[vocabulary]") {
+  // Id-like words with many equal counts, counted in 1, 2 and 3 parts whose
+  // tables are released and merged in reverse order: words, counts and
+  // order equal a plain map's count of the same tokens, sorted by count,
+  // then first appearance.
+  std::mt19937_64 rng{11};
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 60000; ++i)
+    tokens.push_back("q_" + std::to_string(rng() % 9000) + (rng() % 3 == 0 ? "_long_suffix_of_an_ad_id" : ""));
+  struct ref_seen {
+    uint64_t count = 0;
+    uint64_t first = 0;
+  };
+  std::map<std::string, ref_seen> plain;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    auto [it, added] = plain.try_emplace(tokens[i], ref_seen{0, i});
+    ++it->second.count;
+  }
+  std::vector<std::pair<std::string, ref_seen>> expect(plain.begin(), plain.end());
+  std::sort(expect.begin(), expect.end(), [](const auto& a, const auto& b) {
+    return a.second.count != b.second.count ? a.second.count > b.second.count : a.second.first < b.second.first;
+  });
+  for (size_t parts : {1, 2, 3}) {
+    std::vector<count_table> tables;
+    for (size_t p = 0; p < parts; ++p) {
+      const size_t begin = tokens.size() * p / parts, end = tokens.size() * (p + 1) / parts;
+      word_counts c{begin};
+      for (size_t i = begin; i < end; ++i)
+        c.add(tokens[i]);
+      tables.push_back(p % 2 ? c.release_table() : c.to_table());
+      if (p % 2)
+        CHECK(c.distinct() == 0); // released
+    }
+    word_counts merged;
+    for (size_t p = parts; p-- > 0;)
+      REQUIRE(merged.merge(tables[p]));
+    CHECK(merged.total() == tokens.size());
+    for (uint64_t min_count : {1, 8}) {
+      auto v = vocabulary::build(merged, min_count, 0);
+      REQUIRE(v);
+      size_t k = 0;
+      for (const auto& [w, s] : expect) {
+        if (s.count < min_count)
+          continue;
+        REQUIRE(k < v->size());
+        INFO(parts << " parts, min-count " << min_count << ", id " << k);
+        CHECK(v->word(static_cast<uint32_t>(k)) == w);
+        CHECK(v->count(static_cast<uint32_t>(k)) == s.count);
+        CHECK(v->id_of(w) == k);
+        ++k;
+      }
+      CHECK(k == v->size());
+    }
+  }
+}
+
+TEST_CASE("count_table: a table whose arrays disagree is refused", "[vocabulary]") {
+  count_table t;
+  t.add("the", 3, 0);
+  t.add("cat", 2, 1);
+  CHECK(t.well_formed());
+  word_counts c;
+  t.lengths[1] = 4; // past the words' bytes
+  CHECK_FALSE(c.merge(t));
+  CHECK(c.distinct() == 0);
+  t.lengths[1] = 3;
+  t.counts.pop_back();
+  CHECK_FALSE(c.merge(t));
+  t.counts.push_back(2);
+  CHECK(c.merge(t));
+  CHECK(c.find("cat").count == 2);
+}
+
+TEST_CASE("vocabulary: word ids are 32-bit; a file of more words is refused in one line", "[vocabulary]") {
+  gridvec::test::temp_dir dir;
+  const auto path = dir.write("v.txt", "gridvec-vocabulary 1 4294967296 5\n5 the\n");
+  auto v = vocabulary::load(path);
+  REQUIRE_FALSE(v);
+  CHECK(contains(v.error(), "4294967296 words, more than the 4294967295 that 32-bit word ids can number"));
 }

@@ -239,7 +239,7 @@ void sum_similarities(coordinator_ptr self, Ask ask, std::vector<uint32_t> ids, 
           auto& st = self->state;
           std::vector<neighbour> out;
           for (const auto& sw : top_cosine(*summed, k, ids))
-            out.push_back({st.words->word(sw.id), sw.score});
+            out.push_back({std::string{st.words->word(sw.id)}, sw.score});
           rp.deliver(std::move(out));
         },
         first_error(rp, failed));

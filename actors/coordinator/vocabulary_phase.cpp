@@ -236,10 +236,11 @@ void count_words(coordinator_ptr self) {
             ->request(worker, long_phase, count_atom::value, st.opt.train, st.count_ranges[i].begin,
                       st.count_ranges[i].end, st.opt.invalid_utf8)
             .then(
-              [self, pending, worker](const count_table& table) {
+              [self, pending, worker](count_table& table) {
                 auto& st = self->state;
                 self->send_exit(worker, caf::exit_reason::user_shutdown);
-                self->request(st.vocab_actor, long_phase, merge_atom::value, table)
+                // Moved on, not copied: a part's table holds its distinct words.
+                self->request(st.vocab_actor, long_phase, merge_atom::value, std::move(table))
                   .then(
                     [self, pending](uint64_t) {
                       if (--*pending == 0)

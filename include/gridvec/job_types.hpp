@@ -21,7 +21,7 @@ namespace gridvec {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, count_table& x) {
-  return f(caf::meta::type_name("count_table"), x.words, x.counts, x.firsts, x.total, x.lines);
+  return f(caf::meta::type_name("count_table"), x.words, x.lengths, x.counts, x.firsts, x.total, x.lines);
 }
 
 template <class Inspector>

@@ -93,6 +93,18 @@ inline void second_byte_range(unsigned char c, unsigned char& lo, unsigned char&
   hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
 }
 
+/// Bytes that are a whole character of a word on their own: ASCII other
+/// than NUL and white space (most bytes of most corpora).
+struct plain_bytes {
+  bool is[256] = {};
+  constexpr plain_bytes() {
+    for (int c = 1; c < 0x80; ++c)
+      is[c] = !(c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f');
+  }
+};
+inline constexpr plain_bytes plain{};
+inline bool is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 inline constexpr const char* replacement_character = "\xEF\xBF\xBD"; // U+FFFD
 inline constexpr const char* invalid_utf8_hint =
   "--invalid-utf8 skip drops the words that hold it, replace puts U+FFFD in its place";
@@ -177,8 +189,32 @@ status corpus_scanner::scan(byte_range range, OnWord&& on_word, OnLineEnd&& on_l
         result = bad_input(chunk_start + i, "a NUL byte (binary data, not text)");
         goto done;
       }
+      if (detail::plain.is[c]) {
+        // A run of plain bytes at once. A word wholly inside the buffer,
+        // ended by white space, goes out without being copied.
+        long j = i + 1;
+        while (j < n && detail::plain.is[static_cast<unsigned char>(buf_[j])])
+          ++j;
+        const auto run = static_cast<size_t>(j - i);
+        if (token.empty() && !token_bad) {
+          token_start = chunk_start + i;
+          if (j < n && run <= max_token_bytes && detail::is_space(static_cast<unsigned char>(buf_[j]))) {
+            on_word(std::string_view{buf_.data() + i, run});
+            line_has_words = true;
+            i = j - 1;
+            continue;
+          }
+        }
+        token.append(buf_.data() + i, run);
+        i = j - 1;
+        if (token.size() > max_token_bytes) {
+          result = bad_input(token_start, "a word longer than 4096 bytes (is this a text corpus?)");
+          goto done;
+        }
+        continue;
+      }
       int len = detail::utf8_length(c);
-      if (len == 1) { // ASCII, most bytes of most corpora
+      if (len == 1) { // ASCII
         if (token.empty() && !token_bad)
           token_start = chunk_start + i;
         token.push_back(static_cast<char>(c));

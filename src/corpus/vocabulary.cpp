@@ -19,50 +19,86 @@ uint64_t word_key(std::string_view word) {
   return h;
 }
 
+void count_table::add(std::string_view word, uint64_t count, uint64_t first) {
+  words.append(word);
+  lengths.push_back(static_cast<uint32_t>(word.size()));
+  counts.push_back(count);
+  firsts.push_back(first);
+}
+
+bool count_table::well_formed() const {
+  if (counts.size() != lengths.size() || firsts.size() != lengths.size())
+    return false;
+  uint64_t bytes = 0;
+  for (uint32_t n : lengths)
+    bytes += n;
+  return bytes == words.size();
+}
+
 void word_counts::add(std::string_view word, uint64_t count, uint64_t first) {
-  auto it = counts_.find(word);
-  if (it == counts_.end()) {
-    counts_.emplace(std::string{word}, seen{count, first});
-  } else {
-    it->second.count += count;
-    it->second.first = std::min(it->second.first, first);
+  auto [r, added] = words_.insert(word, seen{count, first});
+  if (!added) {
+    seen s = words_.value(r);
+    s.count += count;
+    s.first = std::min(s.first, first);
+    words_.set(r, s);
   }
 }
 
 void word_counts::merge(const word_counts& other) {
-  for (const auto& [word, s] : other.counts_)
-    add(word, s.count, s.first);
+  other.for_each([&](std::string_view word, seen s) { add(word, s.count, s.first); });
   total_ += other.total_;
   lines_ += other.lines_;
 }
 
-void word_counts::merge(const count_table& table) {
-  for (size_t i = 0; i < table.words.size() && i < table.counts.size(); ++i)
-    add(table.words[i], table.counts[i], i < table.firsts.size() ? table.firsts[i] : UINT64_MAX);
+bool word_counts::merge(const count_table& table) {
+  if (!table.well_formed())
+    return false;
+  words_.reserve(words_.size() + table.size());
+  table.for_each([&](std::string_view word, uint64_t count, uint64_t first) { add(word, count, first); });
   total_ += table.total;
   lines_ += table.lines;
+  return true;
 }
 
 count_table word_counts::to_table() const {
   count_table t;
-  t.words.reserve(counts_.size());
-  t.counts.reserve(counts_.size());
-  t.firsts.reserve(counts_.size());
-  for (const auto& [word, s] : counts_) {
-    t.words.push_back(word);
-    t.counts.push_back(s.count);
-    t.firsts.push_back(s.first);
-  }
+  t.lengths.reserve(words_.size());
+  t.counts.reserve(words_.size());
+  t.firsts.reserve(words_.size());
+  for_each([&](std::string_view word, seen s) { t.add(word, s.count, s.first); });
   t.total = total_;
   t.lines = lines_;
   return t;
 }
 
-void vocabulary::add_word(std::string word, uint64_t count) {
-  ids_.emplace(word, static_cast<uint32_t>(words_.size()));
-  words_.push_back(std::move(word));
+count_table word_counts::release_table() {
+  count_table t;
+  t.lengths.reserve(words_.size());
+  t.counts.reserve(words_.size());
+  t.firsts.reserve(words_.size());
+  words_.release([&](std::string_view word, seen s) { t.add(word, s.count, s.first); });
+  t.words.shrink_to_fit();
+  t.total = total_;
+  t.lines = lines_;
+  *this = word_counts{};
+  return t;
+}
+
+void vocabulary::reserve(size_t words) {
+  ids_.reserve(words);
+  refs_.reserve(words);
+  counts_.reserve(words);
+}
+
+bool vocabulary::add_word(std::string_view word, uint64_t count) {
+  auto [r, added] = ids_.insert(word, static_cast<uint32_t>(refs_.size()));
+  if (!added)
+    return false;
+  refs_.push_back(r);
   counts_.push_back(count);
   train_words_ += count;
+  return true;
 }
 
 status vocabulary::save(const std::string& path) const {
@@ -71,8 +107,12 @@ status vocabulary::save(const std::string& path) const {
     return failure{file.error()};
   std::FILE* f = file->stream();
   std::fprintf(f, "gridvec-vocabulary 1 %u %llu\n", size(), static_cast<unsigned long long>(train_words_));
-  for (uint32_t id = 0; id < size(); ++id)
-    std::fprintf(f, "%llu %s\n", static_cast<unsigned long long>(counts_[id]), words_[id].c_str());
+  for (uint32_t id = 0; id < size(); ++id) {
+    const auto w = word(id);
+    std::fprintf(f, "%llu ", static_cast<unsigned long long>(counts_[id]));
+    std::fwrite(w.data(), 1, w.size(), f);
+    std::fputc('\n', f);
+  }
   return file->commit();
 }
 
@@ -86,23 +126,22 @@ expected<vocabulary> vocabulary::load(const std::string& path) {
   uint64_t size = 0, train_words = 0;
   if (!(in >> magic >> version >> size >> train_words) || magic != "gridvec-vocabulary" || version != 1)
     return failure{path + " is not a gridvec vocabulary file"};
+  if (size > max_words)
+    return failure{path + ": " + std::to_string(size) + " words, more than the " + std::to_string(max_words) +
+                   " that 32-bit word ids can number"};
   vocabulary v;
   // The header's size is not trusted for the reservation: a damaged header
   // ("-5" reads as 2^64 - 5) made reserve() throw length_error or bad_alloc,
   // which ended the process instead of failing below (found by fuzzing,
   // tests/fuzz/fuzz_vocabulary.cpp). A larger vocabulary still loads.
-  const auto reserve = static_cast<size_t>(std::min<uint64_t>(size, uint64_t{1} << 20));
-  v.words_.reserve(reserve);
-  v.counts_.reserve(reserve);
-  v.ids_.reserve(reserve);
+  v.reserve(static_cast<size_t>(std::min<uint64_t>(size, uint64_t{1} << 20)));
+  std::string word;
   for (uint64_t i = 0; i < size; ++i) {
     uint64_t count = 0;
-    std::string word;
     if (!(in >> count >> word) || count == 0)
       return failure{path + ": malformed entry " + std::to_string(i + 1)};
-    if (v.ids_.count(word))
+    if (!v.add_word(word, count))
       return failure{path + ": word '" + word + "' appears twice"};
-    v.add_word(std::move(word), count);
   }
   if (v.train_words_ != train_words)
     return failure{path + ": counts do not add up to the header's total (truncated file?)"};
@@ -113,30 +152,33 @@ expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_c
   if (counts.total() == 0)
     return failure{"the corpus contains no words"};
   struct entry {
-    const std::string* word;
+    std::string_view word;
     uint64_t count;
     uint64_t first;
   };
   std::vector<entry> kept;
-  for (const auto& [word, s] : counts.map())
+  counts.for_each([&](std::string_view word, word_counts::seen s) {
     if (s.count >= min_count)
-      kept.push_back({&word, s.count, s.first});
+      kept.push_back({word, s.count, s.first});
+  });
   if (kept.empty())
     return failure{"the vocabulary is empty: no word occurs at least " + std::to_string(min_count) +
                    " times (-min-count " + std::to_string(min_count) + ")"};
   std::sort(kept.begin(), kept.end(), [](const entry& a, const entry& b) {
     if (a.count != b.count)
       return a.count > b.count;
-    return a.first != b.first ? a.first < b.first : *a.word < *b.word;
+    return a.first != b.first ? a.first < b.first : a.word < b.word;
   });
   if (max_size > 0 && kept.size() > max_size)
     kept.resize(max_size);
+  if (kept.size() > max_words)
+    return failure{"the vocabulary would hold " + std::to_string(kept.size()) + " words, more than the " +
+                   std::to_string(max_words) +
+                   " that 32-bit word ids can number (raise -min-count or give -max-vocab)"};
   vocabulary v;
-  v.words_.reserve(kept.size());
-  v.counts_.reserve(kept.size());
-  v.ids_.reserve(kept.size());
+  v.reserve(kept.size());
   for (const auto& e : kept)
-    v.add_word(*e.word, e.count);
+    v.add_word(e.word, e.count);
   return v;
 }
 

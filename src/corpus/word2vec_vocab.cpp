@@ -22,8 +22,11 @@ status write_vocab(size_t n, Word word, Count count, uint64_t lines, const std::
     return failure{file.error()};
   std::FILE* f = file->stream();
   std::fprintf(f, "%s %llu\n", line_end_word, static_cast<unsigned long long>(lines));
-  for (size_t id = 0; id < n; ++id)
-    std::fprintf(f, "%s %llu\n", word(id).c_str(), static_cast<unsigned long long>(count(id)));
+  for (size_t id = 0; id < n; ++id) {
+    const std::string_view w = word(id);
+    std::fwrite(w.data(), 1, w.size(), f);
+    std::fprintf(f, " %llu\n", static_cast<unsigned long long>(count(id)));
+  }
   return file->commit();
 }
 
@@ -31,7 +34,7 @@ status write_vocab(size_t n, Word word, Count count, uint64_t lines, const std::
 
 status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path) {
   return write_vocab(
-    vocab.size(), [&](size_t id) -> const std::string& { return vocab.word(static_cast<uint32_t>(id)); },
+    vocab.size(), [&](size_t id) { return vocab.word(static_cast<uint32_t>(id)); },
     [&](size_t id) { return vocab.count(static_cast<uint32_t>(id)); }, lines, path);
 }
 
@@ -41,8 +44,8 @@ status save_word2vec_vocab(std::span<const std::string> words, std::span<const u
     return failure{"cannot write " + path + ": " + std::to_string(words.size()) + " words and " +
                    std::to_string(counts.size()) + " counts"};
   return write_vocab(
-    words.size(), [&](size_t id) -> const std::string& { return words[id]; }, [&](size_t id) { return counts[id]; },
-    lines, path);
+    words.size(), [&](size_t id) { return std::string_view{words[id]}; }, [&](size_t id) { return counts[id]; }, lines,
+    path);
 }
 
 expected<count_table> read_word2vec_vocab(const std::string& path) {
@@ -79,14 +82,12 @@ expected<count_table> read_word2vec_vocab(const std::string& path) {
       continue; // word2vec.c drops it too (below any -min-count)
     if (!seen.insert(word).second)
       return failure{where() + "'" + word + "' is listed twice"};
-    t.firsts.push_back(t.words.size());
-    t.words.push_back(std::move(word));
-    t.counts.push_back(count);
+    t.add(word, count, t.size());
     t.total += count;
   }
   if (in.bad())
     return failure{"cannot read the vocabulary " + path + " (-read-vocab)"};
-  if (t.words.empty())
+  if (t.size() == 0)
     return failure{path + " lists no words (-read-vocab)"};
   return t;
 }

@@ -26,17 +26,18 @@ eval_vocabulary::eval_vocabulary(const embedding_table& table, size_t restrict)
     for (uint32_t j = 0; j < dim_; ++j)
       u[j] = norm > 0 ? v[j] / norm : 0.0f;
   }
-  // Walked backwards, as gensim builds its dict: the earliest (most
-  // frequent) spelling of an upper-cased word is the one that stays.
-  for (uint32_t i = size_; i-- > 0;)
-    by_upper_[ascii_upper(table.words[i])] = i;
+  // The earliest (most frequent) spelling of an upper-cased word is the
+  // one that stays, as in gensim's dict (built backwards, overwriting).
+  by_upper_.reserve(size_);
+  for (uint32_t i = 0; i < size_; ++i)
+    by_upper_.insert(ascii_upper(table.words[i]), i);
 }
 
 std::optional<uint32_t> eval_vocabulary::find(std::string_view word) const {
-  auto it = by_upper_.find(ascii_upper(word));
-  if (it == by_upper_.end())
+  const auto r = by_upper_.find(ascii_upper(word));
+  if (r == 0)
     return std::nullopt;
-  return it->second;
+  return by_upper_.value(r);
 }
 
 } // namespace gridvec

@@ -12,9 +12,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include <gridvec/core/word_map.hpp>
 #include "src/formats/vectors_file.hpp"
 
 namespace gridvec {
@@ -37,7 +37,7 @@ private:
   uint32_t dim_;
   uint32_t size_;
   std::vector<float> unit_;
-  std::unordered_map<std::string, uint32_t> by_upper_;
+  word_map<uint32_t> by_upper_; // upper-cased word -> row
 };
 
 std::string ascii_upper(std::string_view word);

@@ -37,7 +37,7 @@ expected<checkpoint_model> read_checkpoint_model(const std::string& dir) {
     table->data.assign(size_t{words} * opt->size, 0.0f);
   }
   for (uint32_t w = 0; w < words; ++w) {
-    model.input.words.push_back(vocab->word(w));
+    model.input.words.emplace_back(vocab->word(w));
     model.counts.push_back(vocab->count(w));
   }
   model.output.words = model.input.words;

@@ -17,7 +17,7 @@ expected<vectors_writer> vectors_writer::create(const std::string& path, bool bi
   return vectors_writer{std::move(*file), binary, dim};
 }
 
-void vectors_writer::add(const std::string& word, const float* vec) {
+void vectors_writer::add(std::string_view word, const float* vec) {
   line_.assign(word);
   line_.push_back(' ');
   if (binary_) {

@@ -6,6 +6,7 @@
 // accept both. Writing goes through atomic_file: all or nothing.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/util/atomic_file.hpp"
@@ -16,7 +17,7 @@ namespace gridvec {
 class vectors_writer {
 public:
   static expected<vectors_writer> create(const std::string& path, bool binary, uint64_t count, uint32_t dim);
-  void add(const std::string& word, const float* vec);
+  void add(std::string_view word, const float* vec);
   status commit();
 
 private:

@@ -266,8 +266,8 @@ void caf_seeds() {
   shard_spec spec{1, 2, 100, "/ck/vocabulary.txt", 1, 2, "/ck/ckpt-000001/shard-1.bin", 0x1234};
   put("newshard", caf::make_message(new_shard_atom::value, spec));
   count_table t;
-  t.words = {"the", "cat"};
-  t.counts = {3, 2};
+  t.add("the", 3, 0);
+  t.add("cat", 2, 1);
   t.total = 5;
   put("merge", caf::make_message(merge_atom::value, t));
   put("assign", caf::make_message(assign_atom::value, p.cursors));
@@ -317,8 +317,8 @@ void node_request_seeds() {
   put("count",
       caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20, uint8_t{0}));
   count_table t;
-  t.words = {"the", "cat"};
-  t.counts = {3, 2};
+  t.add("the", 3, 0);
+  t.add("cat", 2, 1);
   t.total = 5;
   put("merge", caf::make_message(merge_atom::value, t));
   put("build", caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, std::string{"v.txt"}, std::string{}));

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <gridvec/core/expected.hpp>
+#include <gridvec/core/word_map.hpp>
 
 namespace gridvec {
 
@@ -17,35 +17,59 @@ namespace gridvec {
 /// that "words" may be arbitrary strings such as queries or ad ids).
 uint64_t word_key(std::string_view word);
 
-struct string_hash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return word_key(s); }
-};
-
-/// Counts in a form that can be sent between nodes.
+/// Counts in a form that can be sent between nodes: the words back to back
+/// in one string, their lengths, counts and first places (see word_counts)
+/// in arrays, so that a table of millions of words is a few blocks, not
+/// millions of strings.
 struct count_table {
-  std::vector<std::string> words;
+  std::string words;             // every word's bytes, back to back
+  std::vector<uint32_t> lengths; // each word's bytes in `words`, in order
   std::vector<uint64_t> counts;
   std::vector<uint64_t> firsts; // where each word was first seen (see word_counts)
   uint64_t total = 0;           // tokens seen, including every repetition
   uint64_t lines = 0;           // line ends seen (word2vec.c's "</s>" tokens)
+
+  size_t size() const { return lengths.size(); }
+  void add(std::string_view word, uint64_t count, uint64_t first);
+  /// The arrays agree: as many counts and firsts as lengths, and the
+  /// lengths add up to the words' bytes. (A table from a peer is checked.)
+  bool well_formed() const;
+  /// Calls f(word, count, first) for each word, in order; nothing if not well_formed().
+  template <class F>
+  void for_each(F&& f) const {
+    if (!well_formed())
+      return;
+    size_t at = 0;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      f(std::string_view{words}.substr(at, lengths[i]), counts[i], firsts[i]);
+      at += lengths[i];
+    }
+  }
 };
 
 /// Word -> occurrences, for one corpus part or merged over many. Each word
 /// also keeps where it was first seen, as a number that grows through the
 /// corpus (a part starting at byte B numbers its n-th token B + n, below the
 /// next part's start), so that words of equal count can be ordered by first
-/// appearance, as word2vec.c's vocabulary is.
+/// appearance, as word2vec.c's vocabulary is. The words are held in a
+/// word_map: 16 bytes of counts, about 12 of index and one of length beside
+/// each word's bytes.
 class word_counts {
 public:
+  struct seen {
+    uint64_t count = 0;
+    uint64_t first = 0;
+  };
+
   explicit word_counts(uint64_t first_position = 0) : next_position_(first_position) {}
 
   void add(std::string_view word) {
-    auto it = counts_.find(word);
-    if (it == counts_.end())
-      counts_.emplace(std::string{word}, seen{1, next_position_});
-    else
-      ++it->second.count;
+    auto [r, added] = words_.insert(word, seen{1, next_position_});
+    if (!added) {
+      seen s = words_.value(r);
+      ++s.count;
+      words_.set(r, s);
+    }
     ++next_position_;
     ++total_;
   }
@@ -53,21 +77,32 @@ public:
   /// Adds `count` occurrences of `word`, first seen at `first`.
   void add(std::string_view word, uint64_t count, uint64_t first);
   void merge(const word_counts& other);
-  void merge(const count_table& table);
+  /// Adds a table's words (nothing if it is not well formed: false).
+  bool merge(const count_table& table);
   count_table to_table() const;
+  /// The table, giving up this object's memory as it is built (the words
+  /// are copied block by block and each block freed), so that counting
+  /// and sending never hold two copies of the words.
+  count_table release_table();
 
   uint64_t total() const { return total_; }
   uint64_t lines() const { return lines_; }
-  size_t distinct() const { return counts_.size(); }
-
-  struct seen {
-    uint64_t count = 0;
-    uint64_t first = 0;
-  };
-  const auto& map() const { return counts_; }
+  size_t distinct() const { return words_.size(); }
+  /// The count and first place of `word`; a count of 0 if it was not seen.
+  seen find(std::string_view word) const {
+    const auto r = words_.find(word);
+    return r == 0 ? seen{} : words_.value(r);
+  }
+  /// Calls f(word, seen) for every word, in the order they were first added.
+  template <class F>
+  void for_each(F&& f) const {
+    words_.for_each([&](word_map<seen>::ref r) { f(words_.word(r), words_.value(r)); });
+  }
+  /// Bytes held by the words, their counts and their index.
+  size_t memory_bytes() const { return words_.memory_bytes(); }
 
 private:
-  std::unordered_map<std::string, seen, string_hash, std::equal_to<>> counts_;
+  word_map<seen> words_;
   uint64_t next_position_;
   uint64_t total_ = 0;
   uint64_t lines_ = 0;
@@ -76,14 +111,18 @@ private:
 class vocabulary {
 public:
   static constexpr uint32_t npos = 0xFFFFFFFFu;
+  /// Word ids are 32-bit (they index the shards' rows and travel in every
+  /// minibatch): at most 2^32 - 1 words (4,294,967,295), npos excluded.
+  static constexpr uint64_t max_words = npos;
 
   /// Keeps words with count >= min_count, at most max_size of the most
   /// frequent (0 = no limit), ordered by count descending, then by first
-  /// appearance (word2vec.c's order: its stable sort of words as they came).
+  /// appearance (word2vec.c's order: its stable sort of words as they came),
+  /// then by the words' bytes.
   static expected<vocabulary> build(const word_counts& counts, uint64_t min_count, uint64_t max_size);
 
-  uint32_t size() const { return static_cast<uint32_t>(words_.size()); }
-  const std::string& word(uint32_t id) const { return words_[id]; }
+  uint32_t size() const { return static_cast<uint32_t>(refs_.size()); }
+  std::string_view word(uint32_t id) const { return ids_.word(refs_[id]); }
   uint64_t count(uint32_t id) const { return counts_[id]; }
   const std::vector<uint64_t>& counts() const { return counts_; }
   /// Occurrences of vocabulary words in the corpus (word2vec's train_words).
@@ -96,16 +135,23 @@ public:
   static expected<vocabulary> load(const std::string& path);
 
   uint32_t id_of(std::string_view word) const {
-    auto it = ids_.find(word);
-    return it == ids_.end() ? npos : it->second;
+    const auto r = ids_.find(word);
+    return r == 0 ? npos : ids_.value(r);
+  }
+  /// Bytes held by the words, their index and counts.
+  size_t memory_bytes() const {
+    return ids_.memory_bytes() + refs_.capacity() * sizeof(uint64_t) + counts_.capacity() * sizeof(uint64_t);
   }
 
-private:
-  void add_word(std::string word, uint64_t count);
+  /// Adds the next id's word (used by build and load, and by a vocabulary
+  /// assembled from partitions); false if the word is already there.
+  bool add_word(std::string_view word, uint64_t count);
+  void reserve(size_t words);
 
-  std::vector<std::string> words_;
+private:
+  word_map<uint32_t> ids_;     // word -> id, the words' only copy
+  std::vector<uint64_t> refs_; // id -> the word's record in ids_
   std::vector<uint64_t> counts_;
-  std::unordered_map<std::string, uint32_t, string_hash, std::equal_to<>> ids_;
   uint64_t train_words_ = 0;
 };
 
