@@ -403,6 +403,9 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
     o.minibatch = 16;
     o.interleave = 1;
     o.coalesce = coalesce;
+    // One part per learner: each keeps its own, so the same minibatches
+    // whatever the timing (the work queue hands parts to whoever is free).
+    o.parts_per_learner = 1;
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
     auto summary = run_train_job(sys, o);
@@ -486,6 +489,7 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
     o.shards = shards;
     o.partition = replicated ? model_partition::replicated : model_partition::columns;
     o.average_combiner = average;
+    o.parts_per_learner = 1; // the replicated mode's one part per learner, in the fused path too
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
     auto summary = run_train_job(sys, o);
