@@ -348,7 +348,7 @@ TEST_CASE("dashboard routes: a real job's history, events, nodes, shards and lea
   CHECK_THAT(nodes.body, Contains("\"name\": \"local\""));
   CHECK_THAT(nodes.body, Contains("\"state\": \"up\""));
   CHECK_THAT(nodes.body, !Contains("\"memory_limit_bytes\": 0,"));
-  CHECK(call(routes, "/shards").status == 409); // no job yet
+  CHECK(call(routes, "/shards").status == 404); // no job yet (the controller's not_found)
   CHECK(call(routes, "/").status == 200);
   CHECK(call(routes, "/events?after=x").status == 400);
   CHECK(call(routes, "/tables").status == 200);

@@ -13,13 +13,16 @@ cd "$work"
 { zcat "$here/data/dev-corpus.txt.gz" || true; } | head -n 3000 > corpus.txt
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# The corpus's word ids live in a work directory of their own: learners
+# read their parts from it as they take them, and only the checkpoints'
+# disk fails here.
 start() { # POLICY: trains in the background; breaks the checkpoint directory after checkpoint 1
-  rm -rf ck out.txt log.txt; mkdir ck
+  rm -rf ck wd out.txt log.txt; mkdir ck
   "$gridvec" train -train corpus.txt -output out.txt -size 20 -iter 400 -threads 2 --log-every 0.2 \
-    --checkpoint-dir ck --checkpoint-every 300000w --checkpoint-failures "$1" > log.txt 2>&1 &
+    --checkpoint-dir ck --work-dir wd --checkpoint-every 300000w --checkpoint-failures "$1" > log.txt 2>&1 &
   pid=$!
   for _ in $(seq 1 300); do grep -q "checkpoint 1 written" log.txt && break; sleep 0.1; done
-  grep -q "checkpoint 1 written" log.txt || { kill $pid; cat log.txt; fail "no first checkpoint"; }
+  grep -q "checkpoint 1 written" log.txt || { kill $pid 2>/dev/null; cat log.txt; fail "no first checkpoint"; }
   rm -rf ck && touch ck
 }
 

@@ -31,10 +31,11 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
   return f(caf::meta::type_name("train_options"), x.train, x.output, x.size, x.window, x.negative, x.sample,
            x.min_count, x.iter, x.alpha, x.threads, x.binary, x.cbow, x.hs, x.max_vocab, x.classes, x.debug,
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
-           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives_mode, x.hierarchical_sampler, x.parts_per_learner,
-           x.word_partitions, x.partition, x.visits_per_skipgram, x.partition_auto, x.explain, x.link_speed,
-           x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir, x.checkpoint_seconds,
-           x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster, x.resume, x.invalid_utf8);
+           x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives_mode, x.hierarchical_sampler,
+           x.parts_per_learner, x.word_partitions, x.partition, x.visits_per_skipgram, x.partition_auto, x.explain,
+           x.link_speed, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
+           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
+           x.resume, x.invalid_utf8);
 }
 
 template <class Inspector>

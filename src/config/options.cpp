@@ -317,7 +317,7 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
     {"parts-per-learner", "K", "",
      "corpus parts per learner: each learner takes the next part nobody trains, one epoch at a time, so a slow "
-     "learner trains fewer (--partition replicated: 1 each, fixed)",
+     "learner trains fewer (1, and --partition replicated: one fixed part each)",
      number<uint32_t>(&train_options::parts_per_learner, 1, 1024, "parts-per-learner")},
     {"coalesce", "G", "", "minibatches per message to a shard (protocol path); each is still applied on its own",
      number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},

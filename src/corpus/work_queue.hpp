@@ -1,5 +1,5 @@
 #pragma once
-// The corpus parts as a work queue (seed 000, Figure 7): the corpus is cut
+// The corpus parts as a work queue (Network-efficient word2vec, Figure 7): the corpus is cut
 // into more parts than learners, and a learner takes the next part nobody
 // holds, trains one epoch of it and hands it back; so a slow learner trains
 // fewer parts instead of holding up the epoch. Each hand-out is a lease of

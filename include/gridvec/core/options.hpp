@@ -56,7 +56,7 @@ struct train_options {
   // work queue (src/corpus/work_queue.hpp); the replicated mode keeps one
   // fixed part per learner.
   uint32_t parts_per_learner = 4;
-  bool refresh_weights = true;   // protocol path: shards refresh stale weights for the rows as they are
+  bool refresh_weights = true; // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (the Distributed negative sampling paper, src/sgns/noise_sampler.hpp).
   uint8_t negatives_mode = 0;        // --negatives: 0 bns (word2vec's), 1 sns, 2 tns (-negative is the count)
   bool hierarchical_sampler = false; // --sampler hierarchical (else alias)
@@ -103,8 +103,9 @@ struct train_options {
     return word_partitions > 0 ? word_partitions : (shards > 0 ? shards : 1);
   }
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
-  /// Whether learners take parts from the work queue, one epoch at a time.
-  bool work_queue() const { return !replicated(); }
+  /// Whether learners take parts from the work queue, one epoch at a time;
+  /// with one part per learner each keeps its own part, as a fixed split.
+  bool work_queue() const { return !replicated() && parts_per_learner > 1; }
   /// Corpus parts for `learners` learners.
   uint32_t parts_for(uint32_t learners) const {
     const uint32_t l = learners > 0 ? learners : 1;
