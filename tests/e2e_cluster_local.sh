@@ -27,7 +27,7 @@ for port in $(sed -n 's/^port = //p' "$conf"); do
 done
 
 timeout 600 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/vectors.txt" \
-  -size 100 -iter 5 --checkpoint-dir "$work/ck" --checkpoint-every 1000000w > "$work/submit.log" 2>&1 &
+  -size 100 -iter 3 --checkpoint-dir "$work/ck" --checkpoint-every 600000w > "$work/submit.log" 2>&1 &
 job=$!
 wait_for_line "$work/submit.log" "checkpoint 1 written" 300 || fail "no checkpoint"
 shard=$(pgrep -f -- "--config $conf --name shard-a") || fail "no shard-a process"

@@ -15,7 +15,8 @@ namespace gridvec {
 
 namespace {
 
-constexpr auto query_timeout = std::chrono::seconds(60);
+// How long a nearest/analogy/rows query waits on the shards.
+constexpr auto shard_query_timeout = std::chrono::seconds(60);
 
 } // namespace
 
@@ -257,7 +258,7 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
   auto pending = std::make_shared<size_t>(ids.size());
   auto on_error = first_error(rp, failed);
   for (size_t i = 0; i < ids.size(); ++i)
-    self->request(st.shards[ids[i] % shards].lanes.front(), query_timeout, rows_atom::value, ids[i], ids[i] + 1)
+    self->request(st.shards[ids[i] % shards].lanes.front(), shard_query_timeout, rows_atom::value, ids[i], ids[i] + 1)
       .then(
         [self, rp, ids, k, q, pending, failed, on_error, dim, weight = weights[i]](const wire_bytes& bytes) mutable {
           if (*failed)
@@ -278,7 +279,7 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
           sum_similarities(
             self,
             [self, query = float_bytes(*q)](const shard_actor& lane) {
-              return self->request(lane, query_timeout, similar_atom::value, query);
+              return self->request(lane, shard_query_timeout, similar_atom::value, query);
             },
             ids, k, rp, failed, qq);
         },
@@ -313,7 +314,7 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
   auto failed = std::make_shared<bool>(false);
   auto on_error = first_error(rp, failed);
   for (const auto& shard : st.shards)
-    self->request(shard.lanes.front(), query_timeout, norms_atom::value, ids)
+    self->request(shard.lanes.front(), shard_query_timeout, norms_atom::value, ids)
       .then(
         [self, rp, ids, signs, k, norms, pending, failed, on_error](const wire_bytes& bytes) mutable {
           if (*failed)
@@ -340,7 +341,7 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
           sum_similarities(
             self,
             [self, ids, query = float_bytes(weights)](const shard_actor& lane) {
-              return self->request(lane, query_timeout, similar_atom::value, ids, query);
+              return self->request(lane, shard_query_timeout, similar_atom::value, ids, query);
             },
             ids, k, rp, failed, std::nullopt);
         },
@@ -368,7 +369,7 @@ void query_vector(coordinator_ptr self, const std::string& word, caf::typed_resp
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
   for (const auto& shard : st.shards)
-    self->request(shard.lanes.front(), query_timeout, rows_atom::value, id, id + 1)
+    self->request(shard.lanes.front(), shard_query_timeout, rows_atom::value, id, id + 1)
       .then(
         [rp, row, pending, failed, first = shard.first,
          width = shard.holds_rows && id % st.shards.size() != shard.index ? 0 : shard.width](

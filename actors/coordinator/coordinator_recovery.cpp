@@ -23,6 +23,7 @@
 #include <filesystem>
 
 #include "actors/coordinator/coordinator_state.hpp"
+#include "actors/coordinator/phases.hpp"
 #include "src/corpus/id_stream.hpp"
 
 namespace gridvec {
@@ -31,7 +32,6 @@ namespace {
 
 constexpr auto learner_timeout = std::chrono::seconds(180);
 constexpr auto shard_io_timeout = std::chrono::seconds(3600);
-constexpr auto placement_timeout = std::chrono::seconds(120);
 
 std::string seconds_text(double s) {
   char buf[32];
@@ -512,6 +512,7 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
   warn(self, "shard " + std::to_string(shard) + " on node " + st.nodes[st.shard_node[shard]].name +
                " is lost; restoring it on node " + st.nodes[node].name + " from the last checkpoint");
   st.lost_shards[shard] = node;
+  st.lost_nodes.insert(st.shard_node[shard]);
   if (st.phase == job_phase::recovering && st.halting_for.empty())
     return;             // the shards are being placed and loaded: apply_rollback takes it along
   begin_recovery(self); // a new recovery, or the halt under way again without this shard
@@ -528,6 +529,7 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
   const std::string node = st.nodes[st.learner_node[learner]].name;
   st.learner_alive[learner] = false;
   st.learner_idle[learner] = true;
+  st.lost_nodes.insert(st.learner_node[learner]);
   // A lost learner counts as having answered whatever round waits for it.
   for (auto round : std::vector(st.rounds))
     if (round->waiting.erase(learner) && round->waiting.empty()) {

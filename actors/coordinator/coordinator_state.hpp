@@ -133,6 +133,7 @@ struct coordinator_state {
   // Recovery.
   std::map<uint32_t, uint32_t> lost_shards; // shard -> node to restore it on
   std::map<uint32_t, uint32_t> halting_for; // lost shards of the halt under way
+  std::set<size_t> lost_nodes;              // nodes that died in this job: nobody waits on them again
   bool learners_halted = false;             // by this recovery, not resumed since
   std::string lost_learner;                 // --partition replicated: whose loss began the recovery
   std::vector<uint32_t> restoring;          // shards placed anew in this recovery

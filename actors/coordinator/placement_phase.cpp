@@ -100,7 +100,9 @@ void collect_node_memory(coordinator_ptr self, std::function<void()> then) {
     then();
   };
   for (size_t i = 0; i < st.nodes.size(); ++i) {
-    if (!st.nodes[i].handle)
+    // A node lost during the job would only make the summary wait for the
+    // request's timeout; its peak stays unknown (0).
+    if (!st.nodes[i].handle || st.lost_nodes.count(i))
       continue;
     ++*pending;
     self->request(st.nodes[i].handle, std::chrono::seconds(10), status_atom::value)

@@ -15,15 +15,15 @@ namespace gridvec {
 
 namespace {
 
-const char* usage = "usage: gridvec eval VECTORS [--analogies FILE] [--similarity FILE] [options]\n"
-                    "Scores word vectors (word2vec text or binary) as gensim's KeyedVectors does.\n\n"
-                    "  --analogies FILE      questions as in questions-words.txt: accuracy over the\n"
-                    "                        questions whose words are all in the vocabulary\n"
-                    "  --similarity FILE     word pairs with human scores, as WordSim-353:\n"
-                    "                        Spearman's rho of the cosines against the scores\n"
-                    "  --restrict-vocab N    analogies use the N most frequent words [30000]\n"
-                    "  --sections            analogy accuracy of every section too\n"
-                    "  --json                one JSON object instead of the lines\n";
+const char* eval_usage = "usage: gridvec eval VECTORS [--analogies FILE] [--similarity FILE] [options]\n"
+                         "Scores word vectors (word2vec text or binary) as gensim's KeyedVectors does.\n\n"
+                         "  --analogies FILE      questions as in questions-words.txt: accuracy over the\n"
+                         "                        questions whose words are all in the vocabulary\n"
+                         "  --similarity FILE     word pairs with human scores, as WordSim-353:\n"
+                         "                        Spearman's rho of the cosines against the scores\n"
+                         "  --restrict-vocab N    analogies use the N most frequent words [30000]\n"
+                         "  --sections            analogy accuracy of every section too\n"
+                         "  --json                one JSON object instead of the lines\n";
 
 struct eval_args {
   std::string vectors, analogies, similarity;
@@ -35,7 +35,7 @@ struct eval_args {
 // gensim's evaluate_word_pairs keeps its default restrict_vocab.
 constexpr size_t pairs_restrict = 300000;
 
-int usage_error(const std::string& why) {
+int eval_usage_error(const std::string& why) {
   std::fprintf(stderr, "gridvec eval: %s (gridvec eval --help)\n", why.c_str());
   return 2;
 }
@@ -57,33 +57,33 @@ int cli_eval(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
     if (arg == "--help" || arg == "-h") {
-      std::fputs(usage, stdout);
+      std::fputs(eval_usage, stdout);
       return 0;
     } else if (arg == "--analogies" || arg == "--similarity") {
       const std::string* v = value();
       if (!v)
-        return usage_error(arg + " needs a file");
+        return eval_usage_error(arg + " needs a file");
       (arg == "--analogies" ? a.analogies : a.similarity) = *v;
     } else if (arg == "--restrict-vocab") {
       const std::string* v = value();
       if (!v || std::from_chars(v->data(), v->data() + v->size(), a.restrict).ec != std::errc{} || a.restrict == 0)
-        return usage_error("--restrict-vocab needs a positive number");
+        return eval_usage_error("--restrict-vocab needs a positive number");
     } else if (arg == "--sections") {
       a.sections = true;
     } else if (arg == "--json") {
       a.json = true;
     } else if (!arg.empty() && arg[0] == '-') {
-      return usage_error("unknown option " + arg);
+      return eval_usage_error("unknown option " + arg);
     } else if (a.vectors.empty()) {
       a.vectors = arg;
     } else {
-      return usage_error("one vectors file at a time ('" + arg + "' is a second)");
+      return eval_usage_error("one vectors file at a time ('" + arg + "' is a second)");
     }
   }
   if (a.vectors.empty())
-    return usage_error("which vectors file?");
+    return eval_usage_error("which vectors file?");
   if (a.analogies.empty() && a.similarity.empty())
-    return usage_error("nothing to score: give --analogies FILE, --similarity FILE or both");
+    return eval_usage_error("nothing to score: give --analogies FILE, --similarity FILE or both");
 
   auto table = read_vectors(a.vectors);
   if (!table) {

@@ -17,20 +17,21 @@ namespace gridvec {
 
 namespace {
 
-const char* usage = "usage: gridvec export MODEL_DIR|CHECKPOINT -output FILE [-binary 0|1] [--vectors input|output]\n"
-                    "                      [--config CLUSTER_CONFIG]\n"
-                    "Writes the vectors of a model saved with --save-model, or of one checkpoint\n"
-                    "of a run (CHECKPOINT_DIR/ckpt-000007, --checkpoint-dir):\n"
-                    "  -output FILE          where to write them\n"
-                    "  -binary 0|1           word2vec binary format; 0: text, which is also\n"
-                    "                        fastText's .vec format [0]\n"
-                    "  --vectors input|output  the input vectors (what -output of train holds)\n"
-                    "                        or the output (context) vectors [input]\n"
-                    "  --config FILE         the cluster config of the run, for a checkpoint a\n"
-                    "                        cluster with a secret wrote: its manifest is checked\n"
-                    "                        against the secret's authentication code\n";
+const char* export_usage =
+  "usage: gridvec export MODEL_DIR|CHECKPOINT -output FILE [-binary 0|1] [--vectors input|output]\n"
+  "                      [--config CLUSTER_CONFIG]\n"
+  "Writes the vectors of a model saved with --save-model, or of one checkpoint\n"
+  "of a run (CHECKPOINT_DIR/ckpt-000007, --checkpoint-dir):\n"
+  "  -output FILE          where to write them\n"
+  "  -binary 0|1           word2vec binary format; 0: text, which is also\n"
+  "                        fastText's .vec format [0]\n"
+  "  --vectors input|output  the input vectors (what -output of train holds)\n"
+  "                        or the output (context) vectors [input]\n"
+  "  --config FILE         the cluster config of the run, for a checkpoint a\n"
+  "                        cluster with a secret wrote: its manifest is checked\n"
+  "                        against the secret's authentication code\n";
 
-int usage_error(const std::string& why) {
+int export_usage_error(const std::string& why) {
   std::fprintf(stderr, "gridvec export: %s (gridvec export --help)\n", why.c_str());
   return 2;
 }
@@ -43,39 +44,39 @@ int cli_export(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
+      std::fputs(export_usage, stdout);
       return 0;
     }
     if (a.rfind("--", 0) == 0)
       a = a.substr(1);
     const bool takes_value = a == "-output" || a == "-binary" || a == "-vectors" || a == "-config";
     if (takes_value && i + 1 >= args.size())
-      return usage_error(a + " needs a value");
+      return export_usage_error(a + " needs a value");
     if (a == "-output") {
       output = args[++i];
     } else if (a == "-binary") {
       const std::string& v = args[++i];
       if (v != "0" && v != "1")
-        return usage_error("-binary expects 0 or 1, got '" + v + "'");
+        return export_usage_error("-binary expects 0 or 1, got '" + v + "'");
       binary = v == "1";
     } else if (a == "-vectors") {
       which = args[++i];
       if (which != "input" && which != "output")
-        return usage_error("--vectors expects input or output, got '" + which + "'");
+        return export_usage_error("--vectors expects input or output, got '" + which + "'");
     } else if (a == "-config") {
       config = args[++i];
     } else if (!a.empty() && a[0] == '-') {
-      return usage_error("unknown option " + args[i]);
+      return export_usage_error("unknown option " + args[i]);
     } else if (dir.empty()) {
       dir = a;
     } else {
-      return usage_error("one model at a time ('" + a + "' is a second)");
+      return export_usage_error("one model at a time ('" + a + "' is a second)");
     }
   }
   if (dir.empty())
-    return usage_error("which model directory?");
+    return export_usage_error("which model directory?");
   if (output.empty())
-    return usage_error("missing -output FILE");
+    return export_usage_error("missing -output FILE");
   if (!config.empty()) {
     // A cluster with a secret signs its checkpoint manifests; reading one
     // back checks the signature under the key derived from that secret.

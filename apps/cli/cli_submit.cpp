@@ -168,7 +168,8 @@ int cli_submit(const std::vector<std::string>& args) {
   // Where memory went: every node's peak beside the plan, then the largest
   // on the closing line.
   for (const auto& m : s.memory)
-    spdlog::info("memory: node {} peak RSS {} (planned {}, budget {})", m.node, human_bytes(m.peak_rss_bytes),
+    spdlog::info("memory: node {} peak RSS {} (planned {}, budget {})", m.node,
+                 m.peak_rss_bytes > 0 ? human_bytes(m.peak_rss_bytes) : std::string{"unknown (lost or silent)"},
                  m.planned_bytes > 0 ? human_bytes(m.planned_bytes) : std::string{"-"},
                  m.budget_bytes > 0 ? human_bytes(m.budget_bytes) : std::string{"unknown"});
   spdlog::info("done in {:.1f} s: {} words/s, {} vectors of {} written to {}, peak RSS {}{}", s.seconds,

@@ -8,32 +8,33 @@
 
 namespace {
 
-const char* usage = "usage: gridvec COMMAND [options]\n\n"
-                    "commands:\n"
-                    "  train     train word vectors on a text corpus in this process\n"
-                    "  nearest   the nearest words of a vectors file to words, or to a query of\n"
-                    "            --positive and --negative words (gensim's most_similar)\n"
-                    "  analogy   A is to B as C is to ?: the words nearest to B - A + C\n"
-                    "  doesnt-match\n"
-                    "            the word of a list that does not match the others\n"
-                    "  eval      score a vectors file on analogies and word similarity\n"
-                    "  export    write the vectors of a saved model (--save-model) as a file\n"
-                    "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
-                    "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
-                    "  stop      stop every node of a cluster (gridvec stop --config FILE)\n"
-                    "  config    write a cluster config from a host list (gridvec config from-hosts ...)\n"
-                    "  shell     control a cluster and its job interactively (--config FILE)\n"
-                    "  table     the parameter server's tables on a cluster (gridvec table --config FILE list)\n"
-                    "  lbfgs     logistic regression by L-BFGS on the table shards (gridvec lbfgs --train DATA.svm)\n"
-                    "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
-                    "`gridvec COMMAND --help` describes a command's options.\n";
+const char* main_usage =
+  "usage: gridvec COMMAND [options]\n\n"
+  "commands:\n"
+  "  train     train word vectors on a text corpus in this process\n"
+  "  nearest   the nearest words of a vectors file to words, or to a query of\n"
+  "            --positive and --negative words (gensim's most_similar)\n"
+  "  analogy   A is to B as C is to ?: the words nearest to B - A + C\n"
+  "  doesnt-match\n"
+  "            the word of a list that does not match the others\n"
+  "  eval      score a vectors file on analogies and word similarity\n"
+  "  export    write the vectors of a saved model (--save-model) as a file\n"
+  "  node      start one node of a cluster (gridvec node --config FILE --name NODE)\n"
+  "  submit    run a training job on a cluster (gridvec submit --config FILE ...)\n"
+  "  stop      stop every node of a cluster (gridvec stop --config FILE)\n"
+  "  config    write a cluster config from a host list (gridvec config from-hosts ...)\n"
+  "  shell     control a cluster and its job interactively (--config FILE)\n"
+  "  table     the parameter server's tables on a cluster (gridvec table --config FILE list)\n"
+  "  lbfgs     logistic regression by L-BFGS on the table shards (gridvec lbfgs --train DATA.svm)\n"
+  "  keygen    write a new cluster secret (keygen FILE), or print the HTTP token\n\n"
+  "`gridvec COMMAND --help` describes a command's options.\n";
 
 } // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    std::fputs(usage, args.empty() ? stderr : stdout);
+    std::fputs(main_usage, args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version") {

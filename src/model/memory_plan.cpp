@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "src/model/shard_placement.hpp"
+#include "src/util/ceil_div.hpp"
 #include "src/util/human_units.hpp"
 
 namespace gridvec {
@@ -12,8 +13,6 @@ namespace gridvec {
 namespace {
 
 constexpr uint64_t float_bytes = 4;
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return b > 0 ? (a + b - 1) / b : a; }
 
 // Huffman paths are about log2(V) nodes long: a point (4 bytes) and a code
 // (1) each, and an offset per word.

@@ -4,15 +4,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "src/util/ceil_div.hpp"
 #include "src/util/human_units.hpp"
 
 namespace gridvec {
 
 namespace {
 
-constexpr double float_bytes = 4, id_bytes = 4;
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return b > 0 ? (a + b - 1) / b : a; }
+// What a float and a word id take in a message.
+constexpr double wire_float_bytes = 4, wire_id_bytes = 4;
 
 std::string format(const char* fmt, double x) {
   char buf[64];
@@ -39,17 +39,17 @@ layout_cost columns_cost(const partition_inputs& in) {
   const double pairs = pairs_per_word(in.window), shards = std::max(1u, in.shards);
   layout_cost c;
   // Formula (7), w·(n+1)·S·4 each way, with w the pairs per trained word.
-  c.vector_bytes_per_word = 2 * pairs * (in.negative + 1) * shards * float_bytes;
+  c.vector_bytes_per_word = 2 * pairs * (in.negative + 1) * shards * wire_float_bytes;
   // The input word, its pairs' outputs and the seed, to and from each shard.
-  c.id_bytes_per_word = 2 * shards * id_bytes * (1 + pairs + 1);
+  c.id_bytes_per_word = 2 * shards * wire_id_bytes * (1 + pairs + 1);
   c.model_bytes = 2 * in.vocab * ceil_div(in.dim, std::max(1u, in.shards)) * 4;
   c.sampling_bytes = in.column_sampling_bytes;
   // Per shard: requests carry the ids and the weights, replies the dot
   // products. A learner node's link carries S / L shards' worth; a shard
   // node's link its own shard's (the busier where learners outnumber
   // shards).
-  const double requests = id_bytes * (pairs + 2) + pairs * (in.negative + 1) * float_bytes;
-  const double replies = pairs * (in.negative + 1) * float_bytes;
+  const double requests = wire_id_bytes * (pairs + 2) + pairs * (in.negative + 1) * wire_float_bytes;
+  const double replies = pairs * (in.negative + 1) * wire_float_bytes;
   c.busiest_link_bytes_per_word =
     in.shards > 1 ? std::max(requests, replies) * std::max(1.0, shards / std::max(1u, in.learner_nodes)) : 0;
   return c;
@@ -70,16 +70,16 @@ layout_cost words_cost(const partition_inputs& in) {
   layout_cost c;
   if (in.grouping == visit_grouping::skipgram) {
     c.vector_bytes_per_word =
-      pairs_per_word(in.window) * vectors_per_pair(in.negatives, in.negative) * crossing * in.dim * float_bytes;
+      pairs_per_word(in.window) * vectors_per_pair(in.negatives, in.negative) * crossing * in.dim * wire_float_bytes;
   } else {
     // An example visits each other shard its targets fall in once.
     const double m = pairs_per_word(in.window) * partitions_per_pair(in.negatives, in.negative);
     const double remote = (shards - 1) * (1 - std::pow(1 - 1 / shards, m));
-    c.vector_bytes_per_word = 2 * remote * in.dim * float_bytes;
+    c.vector_bytes_per_word = 2 * remote * in.dim * wire_float_bytes;
   }
   // Each shard node sends 1/S of the exchange (its batches and its
   // replies); a learner node sends the word ids of its share of examples.
-  const double ids = id_bytes * (pairs_per_word(in.window) + 2);
+  const double ids = wire_id_bytes * (pairs_per_word(in.window) + 2);
   c.busiest_link_bytes_per_word =
     in.shards > 1 ? std::max(c.vector_bytes_per_word / shards, ids / std::max(1u, in.learner_nodes)) : 0;
   c.model_bytes = 2 * ceil_div(in.vocab, std::max(1u, in.shards)) * in.dim * 4;
