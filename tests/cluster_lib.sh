@@ -20,6 +20,10 @@
 #                              log and every node's, stops the submit, exits 1
 #   cluster_expect_line RE     cluster_fail unless submit.log has a line
 #                              matching RE (grep -E)
+#   quality_floor VECTORS ANALOGY WORDSIM
+#                              prints the vectors' analogy accuracy and
+#                              WordSim-353 rho (gridvec eval: gensim's numbers,
+#                              e2e.eval checks), fails below either floor
 # cluster_cleanup (run on EXIT by cluster_init) kills whatever is left.
 
 cluster_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -134,6 +138,11 @@ cluster_start() {
       return 1
     fi
   done
+}
+
+quality_floor() {
+  "$CLUSTER_BIN" eval "$1" --analogies "$cluster_lib_dir/data/questions-words.txt" \
+    --similarity "$cluster_lib_dir/data/wordsim353.tsv" --floor-analogy "$2" --floor-wordsim "$3"
 }
 
 cluster_fail() {

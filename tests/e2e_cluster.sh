@@ -76,7 +76,7 @@ grep -q "still running on this cluster" "$work/second.err" || fail "$(cat "$work
 echo "ok: $(grep -v '^\[' "$work/second.err" | tail -1)"
 wait $job || { cat "$work/submit.log"; fail "the job failed"; }
 
-/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.010 --floor-wordsim 0.18
+quality_floor "$work/vectors.txt" 0.010 0.18
 
 # Bytes per trained input word, each direction, against formula (7) plus
 # the index bytes (input, outputs and counts, in dotprod and adjust).
@@ -169,7 +169,7 @@ echo "ok: the cluster saved a model and continued it"
 # the shards beside the words (word2vec.c scores about 0.033 / 0.50 here).
 timeout 300 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/hs.txt" -size 100 -iter 5 \
   -sample 1e-4 -hs 1 -negative 0 > "$work/hs.log" 2>&1 || { tail -5 "$work/hs.log"; fail "-hs 1"; }
-/usr/bin/python3 "$here/../scripts/eval.py" "$work/hs.txt" --floor-analogy 0.020 --floor-wordsim 0.40
+quality_floor "$work/hs.txt" 0.020 0.40
 echo "ok: -hs 1 on the cluster"
 
 # The nodes were kept running: SIGTERM stops each one cleanly.

@@ -35,7 +35,7 @@ kill -KILL $shard
 wait_for_line "$work/local.log" "node shard-a failed.*still running" 30 || fail "the loss was not reported"
 wait $job || { cat "$work/submit.log" >&2; fail "the job failed after the shard was lost"; }
 grep -q "restored\|recovered\|recovery" "$work/submit.log" || fail "no recovery in the job's log"
-/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.010 --floor-wordsim 0.18
+quality_floor "$work/vectors.txt" 0.010 0.18
 kill -0 $script || fail "cluster-local.sh ended with the job"
 timeout 60 "$gridvec" stop --config "$conf" > "$work/stop.out" 2>&1 || fail "gridvec stop: $(cat "$work/stop.out")"
 set +e; timeout 60 tail --pid=$script -f /dev/null; wait $script; code=$?; set -e

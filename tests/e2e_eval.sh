@@ -113,6 +113,24 @@ expect_error "missing questions" "cannot read" "$work/vectors.txt" --analogies "
 expect_error "question before a section" "before the first section" "$work/vectors.txt" --analogies "$work/nosection.txt"
 expect_error "no pairs" "has no word pairs" "$work/vectors.txt" --similarity "$work/nopairs.tsv"
 expect_error "bad restrict" "positive number" "$work/vectors.txt" --analogies x --restrict-vocab 0
+expect_error "bad floor" "--floor-analogy needs a number" "$work/vectors.txt" --analogies x --floor-analogy high
+expect_error "floor without its test" "--floor-wordsim needs --similarity" "$work/vectors.txt" \
+  --analogies "$data/questions-words.txt" --floor-wordsim 0.1
+
+# Floors: met, exit 0; missed, exit 1 with one FAIL line per floor missed.
+floors=("$work/vectors.txt" --analogies "$data/questions-words.txt" --similarity "$data/wordsim353.tsv")
+if "$gridvec" eval "${floors[@]}" --floor-analogy 0.05 --floor-wordsim -1 > /dev/null 2> "$work/err"; then
+  echo "ok   floors met"
+else
+  echo "FAIL floors that the vectors meet: $(cat "$work/err")"; fails=$((fails+1))
+fi
+code=0
+"$gridvec" eval "${floors[@]}" --floor-analogy 0.99 --floor-wordsim 0.999 > /dev/null 2> "$work/err" || code=$?
+if [ $code = 1 ] && [ "$(grep -c '^FAIL: .* is below the floor' "$work/err")" = 2 ]; then
+  echo "ok   floors missed: $(tr '\n' ' ' < "$work/err")"
+else
+  echo "FAIL floors missed: exit $code: $(cat "$work/err")"; fails=$((fails+1))
+fi
 
 [ $fails = 0 ] || { echo "$fails failed"; exit 1; }
 echo "gridvec eval agrees with gensim"

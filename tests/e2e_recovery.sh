@@ -120,7 +120,7 @@ esac
 [ -s "$work/vectors.txt" ] || fail "no vectors were written"
 # Analogy on this small corpus varies by +-0.005 from run to run (word2vec.c:
 # 0.015-0.020); random vectors score 0.
-/usr/bin/python3 "$here/../scripts/eval.py" "$work/vectors.txt" --floor-analogy 0.008 --floor-wordsim 0.18
+quality_floor "$work/vectors.txt" 0.008 0.18
 # Nothing skipped: every part was trained for every epoch.
 /usr/bin/python3 - "$work/report.json" "$work/corpus.txt" "$scenario" <<'PY'
 import json, sys

@@ -35,7 +35,7 @@ expect_line() { cluster_expect_line "$1"; }
 # 0.031 / 0.333, docs/replicated.md); averaging instead of the combiner
 # falls to about 0.01 / 0.17 at four hosts. Random vectors score 0.
 floor() {
-  /usr/bin/python3 "$here/../scripts/eval.py" "$1" --floor-analogy 0.018 --floor-wordsim 0.24 ||
+  quality_floor "$1" 0.018 0.24 ||
     fail "the vectors are below the floor"
 }
 

@@ -136,8 +136,8 @@ echo "ok   -debug 0/1/2"
 "$gridvec" train -train "$work/corpus.txt" -output "$work/gv-hs.txt" "${hs_flags[@]}"
 "$gridvec" train -train "$work/corpus.txt" -output "$work/gv-hs-msg.txt" "${hs_flags[@]}" --fused 0 --shards 2
 for f in gv-hs gv-hs-msg; do
-  /usr/bin/python3 "$here/../scripts/eval.py" "$work/$f.txt" --floor-analogy 0.025 --floor-wordsim 0.44 ||
-    fail "-hs 1 ($f): below the floor"
+  "$gridvec" eval "$work/$f.txt" --analogies "$data/questions-words.txt" --similarity "$data/wordsim353.tsv" \
+    --floor-analogy 0.025 --floor-wordsim 0.44 || fail "-hs 1 ($f): below the floor"
 done
 echo "ok   -hs 1"
 echo "gridvec takes word2vec.c's command line"

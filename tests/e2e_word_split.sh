@@ -42,7 +42,7 @@ expect_line() { cluster_expect_line "$1"; }
 # and the word split within 0.004 / 0.01 of it (docs/word-partitions.md).
 # Random vectors score 0.
 floor() {
-  /usr/bin/python3 "$here/../scripts/eval.py" "$1" --floor-analogy 0.025 --floor-wordsim 0.30 ||
+  quality_floor "$1" 0.025 0.30 ||
     fail "the vectors are below the floor"
 }
 

@@ -5,6 +5,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "apps/cli/cli.hpp"
 #include "src/eval/word_analogies.hpp"
@@ -23,14 +27,28 @@ const char* eval_usage = "usage: gridvec eval VECTORS [--analogies FILE] [--simi
                          "                        Spearman's rho of the cosines against the scores\n"
                          "  --restrict-vocab N    analogies use the N most frequent words [30000]\n"
                          "  --sections            analogy accuracy of every section too\n"
-                         "  --json                one JSON object instead of the lines\n";
+                         "  --json                one JSON object instead of the lines\n"
+                         "  --floor-analogy X     exit 1 (a FAIL line on stderr) if analogy accuracy is\n"
+                         "                        below X; with --analogies\n"
+                         "  --floor-wordsim X     the same for Spearman's rho; with --similarity\n";
 
 struct eval_args {
   std::string vectors, analogies, similarity;
   size_t restrict = 30000;
   bool sections = false;
   bool json = false;
+  std::optional<double> floor_analogy, floor_wordsim; // a quality gate, for scripts and tests
 };
+
+// "0.025" as a floor; false for anything else.
+bool parse_floor(const std::string& text, std::optional<double>& floor) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(x))
+    return false;
+  floor = x;
+  return true;
+}
 
 // gensim's evaluate_word_pairs keeps its default restrict_vocab.
 constexpr size_t pairs_restrict = 300000;
@@ -38,6 +56,12 @@ constexpr size_t pairs_restrict = 300000;
 int eval_usage_error(const std::string& why) {
   std::fprintf(stderr, "gridvec eval: %s (gridvec eval --help)\n", why.c_str());
   return 2;
+}
+
+std::string format_score(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", x);
+  return buf;
 }
 
 // A number for JSON: NaN (too few pairs) has no JSON spelling.
@@ -68,6 +92,10 @@ int cli_eval(const std::vector<std::string>& args) {
       const std::string* v = value();
       if (!v || std::from_chars(v->data(), v->data() + v->size(), a.restrict).ec != std::errc{} || a.restrict == 0)
         return eval_usage_error("--restrict-vocab needs a positive number");
+    } else if (arg == "--floor-analogy" || arg == "--floor-wordsim") {
+      const std::string* v = value();
+      if (!v || !parse_floor(*v, arg == "--floor-analogy" ? a.floor_analogy : a.floor_wordsim))
+        return eval_usage_error(arg + " needs a number");
     } else if (arg == "--sections") {
       a.sections = true;
     } else if (arg == "--json") {
@@ -84,6 +112,11 @@ int cli_eval(const std::vector<std::string>& args) {
     return eval_usage_error("which vectors file?");
   if (a.analogies.empty() && a.similarity.empty())
     return eval_usage_error("nothing to score: give --analogies FILE, --similarity FILE or both");
+  if (a.floor_analogy && a.analogies.empty())
+    return eval_usage_error("--floor-analogy needs --analogies FILE");
+  if (a.floor_wordsim && a.similarity.empty())
+    return eval_usage_error("--floor-wordsim needs --similarity FILE");
+  std::vector<std::string> below; // the floors not met
 
   auto table = read_vectors(a.vectors);
   if (!table) {
@@ -99,6 +132,9 @@ int cli_eval(const std::vector<std::string>& args) {
       return 1;
     }
     const uint64_t asked = r->correct + r->incorrect;
+    if (a.floor_analogy && !(r->accuracy() >= *a.floor_analogy))
+      below.push_back("analogy " + format_score(r->accuracy()) + " is below the floor " +
+                      format_score(*a.floor_analogy));
     if (a.json) {
       json += ", \"analogy\": " + json_number(r->accuracy()) + ", \"analogy_correct\": " + std::to_string(r->correct) +
               ", \"analogy_asked\": " + std::to_string(asked) + ", \"analogy_skipped\": " + std::to_string(r->skipped);
@@ -132,6 +168,10 @@ int cli_eval(const std::vector<std::string>& args) {
       std::fprintf(stderr, "gridvec eval: %s\n", r.error().c_str());
       return 1;
     }
+    // No score (too few pairs) meets no floor.
+    if (a.floor_wordsim && !(r->spearman >= *a.floor_wordsim))
+      below.push_back("WordSim-353 Spearman " + format_score(r->spearman) + " is below the floor " +
+                      format_score(*a.floor_wordsim));
     if (a.json) {
       json += ", \"wordsim\": " + json_number(r->spearman) + ", \"wordsim_pearson\": " + json_number(r->pearson) +
               ", \"wordsim_pairs\": " + std::to_string(r->pairs) +
@@ -147,7 +187,9 @@ int cli_eval(const std::vector<std::string>& args) {
   }
   if (a.json)
     std::printf("%s}\n", json.c_str());
-  return 0;
+  for (const auto& why : below)
+    std::fprintf(stderr, "FAIL: %s\n", why.c_str());
+  return below.empty() ? 0 : 1;
 }
 
 } // namespace gridvec
