@@ -130,9 +130,15 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     // a node's actors answer only to nodes (src/net/client_gate.hpp).
     net::expose_to_clients(self->system(), st.controller.id());
   }
+  const node_spec* spec = st.setup.cluster ? st.setup.cluster->find(st.setup.name) : nullptr;
   if (st.setup.table_shard) {
     st.tables = spawn_table_shard(self->system(), st.setup.table_shard->index, st.setup.table_shard->count,
                                   st.setup.table_shard->dir);
+    net::expose_to_clients(self->system(), st.tables.id());
+  } else if (spec && spec->standby && spec->has(node_role::shard)) {
+    // A standby shard node keeps a spare table shard, to take over one
+    // whose node is lost (its slices come from the table-dir).
+    st.tables = spawn_table_shard(self->system(), 0, 0, st.setup.cluster->table_dir);
     net::expose_to_clients(self->system(), st.tables.id());
   }
   self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });
@@ -256,7 +262,7 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     [self](tables_atom) -> caf::result<table_shard_actor> {
       auto& st = self->state;
       if (!st.tables)
-        return make_job_error("node " + st.setup.name + " hosts no table shard (only non-standby shard nodes do)");
+        return make_job_error("node " + st.setup.name + " hosts no table shard (only shard nodes do)");
       return st.tables;
     },
     [self](stop_atom) {

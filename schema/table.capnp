@@ -71,6 +71,8 @@ struct TableRequest {
     sparseGet @20 :SparseRows;  # -> floats: rows x indices, row after row
     sparseAdd @21 :SparseAdd;   # -> done: row[indices[j]] += values[j]
     lookup @22 :Lookup;         # -> floats: examples x width, each example's rows combined
+    load @23 :Void;             # -> done: the table as its last `save` left it (a rollback)
+    takeOver @24 :TakeOver;     # -> done: a standby's spare shard becomes a lost one (no table named)
   }
 }
 
@@ -113,6 +115,15 @@ struct Lookup {
   offsets @2 :List(UInt32);   # examples + 1, from 0 to positions' length
   positions @3 :List(UInt32); # indices into keys
   counts @4 :List(UInt32);    # one per example
+}
+
+# A standby node's spare table shard holds no tables and refuses every
+# other request until it becomes table shard `shard` of `shards` in place
+# of a lost one, loading that shard's slices from its table directory; it
+# does so once (the same request again is answered `done`).
+struct TakeOver {
+  shard @0 :UInt32;
+  shards @1 :UInt32;
 }
 
 struct Axpy {

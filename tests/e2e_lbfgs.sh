@@ -33,6 +33,8 @@ relative, ours, theirs = float(w[6]), int(w[8]), int(w[9])
 assert relative <= 1e-4, f"relative difference {relative} > 1e-4"
 assert ours <= 2 * theirs + 10, f"{ours} iterations against sklearn's {theirs}"
 PY
+  # Converged by its own test, not cut off by a cap sklearn does not have.
+  if grep -q "^lbfgs: .*(stopped by the iteration limit)" "$2"; then fail "$1: gridvec stopped at its iteration cap"; fi
 }
 
 "$root/scripts/lbfgs-vs-sklearn" --gridvec "$gv" --work "$work/dense" > "$work/dense.out" 2>&1 \

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "src/lbfgs/lbfgs.hpp"
@@ -254,6 +255,84 @@ TEST_CASE("the line search keeps the lowest step meeting Armijo and Wolfe, and b
   CHECK(r->iterations < 40);
   // Every iteration is one line-search pass and one gradient pass when step 1 or 2 is taken.
   CHECK(r->data_passes <= 2 * r->iterations + 1 + r->iterations);
+}
+
+TEST_CASE("a run cut short and resumed from its last checkpoint ends where the whole run ends", "[lbfgs]") {
+  std::mt19937 rng(5);
+  const size_t n = 12;
+  matrix a = random_spd(n, rng);
+  vec b(n);
+  for (size_t i = 0; i < n; ++i)
+    b[i] = std::sin(double(i) + 1);
+  lbfgs_options o;
+  o.memory = 4; // fewer pairs than iterations: the history's slots wrap around
+  o.l2 = 0.5;
+  o.gtol = 1e-12;
+  o.ftol = 0;
+  o.max_iterations = 30;
+  memory_store whole_store(lbfgs_rows::count(o.memory), n);
+  quadratic whole_q(whole_store, a, b);
+  auto whole = run_lbfgs(whole_store, whole_q, o);
+  REQUIRE(whole);
+  REQUIRE(whole->iterations > 12);
+
+  // The same run, its data failing (a lost shard) during iteration 11; the
+  // checkpoints every 4 iterations copy the rows, as the shards' save does.
+  struct failing : quadratic {
+    using quadratic::quadratic;
+    size_t fail_at = 0;
+    expected<double> gradient() override {
+      if (fail_at > 0 && passes + 1 >= fail_at)
+        return failure{"table shard 1: no answer within 3000 ms"};
+      return quadratic::gradient();
+    }
+  };
+  memory_store store(lbfgs_rows::count(o.memory), n);
+  failing q(store, a, b);
+  std::optional<lbfgs_state> saved;
+  std::vector<vec> saved_rows;
+  std::vector<uint32_t> checkpoints;
+  auto checkpoint = [&](const lbfgs_state& state) -> status {
+    checkpoints.push_back(state.iteration);
+    if (state.iteration % 4 == 0) {
+      saved = state;
+      saved_rows.clear();
+      for (uint64_t r = 0; r < lbfgs_rows::count(o.memory); ++r)
+        saved_rows.push_back(store.row(r));
+    }
+    return {};
+  };
+  q.fail_at = 0;
+  // Find the data pass of iteration 11 from the whole run's trace.
+  size_t passes = 1;
+  for (size_t i = 0; i < 10; ++i)
+    passes += whole->trace[i].passes + 1;
+  q.fail_at = passes + whole->trace[10].passes + 1; // iteration 11's gradient pass
+  auto cut = run_lbfgs(store, q, o, {}, checkpoint);
+  REQUIRE_FALSE(cut);
+  CHECK(test::contains(cut.error(), "no answer"));
+  REQUIRE(saved);
+  CHECK(saved->iteration == 8);
+  CHECK(checkpoints.front() == 0);
+  CHECK(checkpoints.back() == 10);
+  // Back to the checkpoint's rows, and on from there.
+  for (uint64_t r = 0; r < saved_rows.size(); ++r)
+    store.row(r) = saved_rows[r];
+  q.fail_at = 0;
+  auto resumed = run_lbfgs(store, q, o, {}, checkpoint, &*saved);
+  REQUIRE(resumed);
+  CHECK(resumed->iterations == whole->iterations);
+  CHECK(resumed->objective == whole->objective);
+  CHECK(resumed->stopped == whole->stopped);
+  REQUIRE(resumed->trace.size() == whole->trace.size());
+  for (size_t i = 0; i < whole->trace.size(); ++i) {
+    CHECK(resumed->trace[i].objective == whole->trace[i].objective);
+    CHECK(resumed->trace[i].step == whole->trace[i].step);
+  }
+  CHECK(store.row(lbfgs_rows::w) == whole_store.row(lbfgs_rows::w));
+  // A state of another history length is refused.
+  o.memory = 2;
+  CHECK_FALSE(run_lbfgs(store, q, o, {}, {}, &*saved));
 }
 
 TEST_CASE("L-BFGS on logistic regression reaches the optimum's gradient", "[lbfgs]") {

@@ -286,6 +286,29 @@ TEST_CASE("the table service answers every request, bad ones with one error line
   CHECK(before.floats == after.floats);
   CHECK(after.floats[4] == Approx(1.0)); // G of key 10, column 0: one push of 1.0
 
+  // Load puts the slice back as the last save left it (a rollback).
+  CHECK(ask(service, encode_table_values(table_op::push, "emb", keys, values)).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_keys(table_op::fetch, "emb", keys)).floats != before.floats);
+  CHECK(ask(service, encode_table_simple(table_op::load, "emb")).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_keys(table_op::fetch, "emb", keys)).floats == before.floats);
+  CHECK(test::contains(error_of(service, encode_table_simple(table_op::load, "wide")), "table wide not loaded"));
+
+  // A standby's spare refuses everything but a takeOver, which makes it a
+  // shard and restores that shard's slices; it takes over one shard only.
+  table_service spare{0, 0, dir.path()};
+  CHECK(spare.restore().empty());
+  CHECK(test::contains(error_of(spare, encode_table_simple(table_op::list, "")), "spare table shard"));
+  CHECK(test::contains(error_of(spare, encode_table_take_over(1, 1)), "no table shard 1 of 1"));
+  CHECK(ask(spare, encode_table_take_over(0, 1)).what == table_reply::kind::done);
+  CHECK_FALSE(spare.spare());
+  auto took = spare.take_over_lines();
+  REQUIRE(took.size() == 1);
+  CHECK(test::contains(took[0], "table emb restored"));
+  CHECK(ask(spare, encode_table_keys(table_op::fetch, "emb", keys)).floats == before.floats);
+  CHECK(ask(spare, encode_table_take_over(0, 1)).what == table_reply::kind::done);
+  CHECK(test::contains(error_of(spare, encode_table_take_over(0, 2)), "took over table shard 0 of 1 already"));
+  CHECK(test::contains(error_of(service, encode_table_take_over(0, 1)), "not a standby's spare"));
+
   // Slices of a cluster of another size are named, not loaded.
   table_service resized{0, 3, dir.path()};
   auto resized_lines = resized.restore();
@@ -296,6 +319,7 @@ TEST_CASE("the table service answers every request, bad ones with one error line
   table_service volatile_service{0, 1, ""};
   REQUIRE(ask(volatile_service, encode_table_create(spec)).what == table_reply::kind::done);
   CHECK(test::contains(error_of(volatile_service, encode_table_simple(table_op::save, "emb")), "no table directory"));
+  CHECK(test::contains(error_of(volatile_service, encode_table_simple(table_op::load, "emb")), "no table directory"));
 }
 
 TEST_CASE("the table service refuses keys of another shard and splits columns it cannot", "[tables]") {

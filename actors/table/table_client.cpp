@@ -212,6 +212,15 @@ uint32_t table_client::shards() const { return core_->count(); }
 
 table_client::traffic_count table_client::traffic() const { return core_->traffic; }
 
+std::vector<uint32_t> table_client::lost_shards() {
+  core_->note_downs();
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < core_->count(); ++i)
+    if (!core_->gone[i].empty())
+      out.push_back(i);
+  return out;
+}
+
 expected<table> table_client::open(const table_spec& spec) {
   if (core_->shards.empty())
     return failure{"there are no table shards to open table " + spec.name + " on"};
@@ -755,6 +764,10 @@ status table::save() {
   return as_status(core_->ask_all(encode_table_simple(table_op::save, spec_.name), table_reply::kind::done));
 }
 
+status table::load() {
+  return as_status(core_->ask_all(encode_table_simple(table_op::load, spec_.name), table_reply::kind::done));
+}
+
 status table::drop() {
   return as_status(core_->ask_all(encode_table_simple(table_op::drop, spec_.name), table_reply::kind::done));
 }
@@ -771,6 +784,39 @@ expected<std::vector<table_shard_actor>> connect_table_shards(caf::actor_system&
   if (out.empty())
     return failure{cluster.source + " has no shard node to hold tables"};
   return out;
+}
+
+expected<table_shard_actor> take_over_table_shard(caf::actor_system& sys, const cluster_config& cluster,
+                                                  const node_spec& standby, uint32_t index, uint32_t count,
+                                                  std::chrono::milliseconds load_timeout) {
+  const auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms);
+  const std::string where = "standby node " + standby.name + " (" + cluster.source + ")";
+  if (!standby.standby || !standby.has(node_role::shard))
+    return failure{where + " is not a standby shard node"};
+  auto spare = ask_node<table_shard_actor>(sys, standby.host, standby.port, timeout, tables_atom::value, "table shard");
+  if (!spare)
+    return failure{where + ": " + spare.error()};
+  // Loading the slices takes as long as reading them: the caller's timeout.
+  caf::scoped_actor self{sys};
+  std::optional<std::string> refused;
+  self->request(*spare, load_timeout, table_atom::value, encode_table_take_over(index, count))
+    .receive(
+      [&](wire_bytes& bytes) {
+        auto reply = decode_table_reply(bytes);
+        if (!reply)
+          refused = reply.error();
+        else if (reply->what == table_reply::kind::error)
+          refused = reply->error;
+        else if (reply->what != table_reply::kind::done)
+          refused = "it sent a reply of another kind";
+      },
+      [&](caf::error& err) {
+        refused = err == caf::sec::request_timeout ? "no answer within " + std::to_string(load_timeout.count()) + " ms"
+                                                   : error_text(err);
+      });
+  if (refused)
+    return failure{where + " did not take over table shard " + std::to_string(index) + ": " + *refused};
+  return *spare;
 }
 
 } // namespace gridvec

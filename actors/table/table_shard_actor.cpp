@@ -10,16 +10,29 @@ namespace {
 
 struct table_shard_state {
   std::unique_ptr<table_service> service;
+  std::string dir;
   static inline const char* name = "table-shard";
 };
 
 table_shard_actor::behavior_type table_shard_behavior(table_shard_actor::stateful_pointer<table_shard_state> self,
                                                       uint32_t shard, uint32_t shards, std::string dir) {
   self->state.service = std::make_unique<table_service>(shard, shards, dir);
+  self->state.dir = std::move(dir);
   for (const auto& line : self->state.service->restore())
     spdlog::info("table shard {} of {}: {}", shard, shards, line);
   return {
-    [self](table_atom, const wire_bytes& request) -> wire_bytes { return self->state.service->handle(request); },
+    [self](table_atom, const wire_bytes& request) -> wire_bytes {
+      auto& service = *self->state.service;
+      const bool spare = service.spare();
+      auto reply = service.handle(request);
+      if (spare && !service.spare()) {
+        spdlog::info("taking over table shard {} of {}, its tables loaded from {}", service.shard(), service.shards(),
+                     self->state.dir.empty() ? "nowhere (no table-dir)" : self->state.dir);
+        for (const auto& line : service.take_over_lines())
+          spdlog::info("table shard {} of {}: {}", service.shard(), service.shards(), line);
+      }
+      return reply;
+    },
   };
 }
 

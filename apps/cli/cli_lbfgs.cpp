@@ -13,12 +13,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -55,7 +57,10 @@ const char* const usage =
   "  --threads T        learner threads over the examples (default 2)\n"
   "  --table NAME       the model table (default lbfgs; its row 0 is the model)\n"
   "  --output FILE      the weights file: COLUMN WEIGHT per non-zero weight\n"
-  "  --timeout SECONDS  the most a shard may take to answer (default 600)\n";
+  "  --timeout SECONDS  the most a shard may take to answer (default 600)\n"
+  "  --checkpoint-every N  save the vectors to the cluster's table-dir every N iterations, to\n"
+  "                     restore a lost table shard on a standby node from (default 10 on a\n"
+  "                     cluster with a table-dir, else 0: never)\n";
 
 // The vectors as rows of the model table: the math runs on the shards.
 class table_store : public vector_store {
@@ -90,8 +95,8 @@ public:
   using job = std::function<status(size_t learner, table& t, const logistic_part& part)>;
 
   learners(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, const table_spec& spec,
-           std::vector<logistic_part> parts, std::chrono::milliseconds timeout)
-    : parts_(std::move(parts)), results_(parts_.size()), traffic_(parts_.size()) {
+           const std::vector<logistic_part>& parts, std::chrono::milliseconds timeout)
+    : parts_(parts), results_(parts_.size()), traffic_(parts_.size()) {
     for (size_t i = 0; i < parts_.size(); ++i)
       threads_.emplace_back([this, i, &sys, shards, spec, timeout] { loop(i, sys, shards, spec, timeout); });
   }
@@ -158,7 +163,7 @@ private:
     }
   }
 
-  std::vector<logistic_part> parts_;
+  const std::vector<logistic_part>& parts_;
   std::vector<status> results_;
   std::vector<table_client::traffic_count> traffic_;
   std::vector<std::thread> threads_;
@@ -245,6 +250,40 @@ private:
   learners& l_;
 };
 
+// Everything that talks to the table shards: the optimiser's client and
+// table, the learner threads (each with its own client) and the data pass.
+// Made anew, with the new shard list, once a lost shard is replaced.
+struct lbfgs_session {
+  lbfgs_session(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, std::chrono::milliseconds timeout)
+    : client(sys, shards, timeout) {}
+  void start(gridvec::table t, caf::actor_system& sys, const std::vector<table_shard_actor>& shards,
+             const table_spec& spec, const std::vector<logistic_part>& parts, std::chrono::milliseconds timeout) {
+    vectors.emplace(std::move(t));
+    store = std::make_unique<table_store>(*vectors);
+    pool = std::make_unique<learners>(sys, shards, spec, parts, timeout);
+    pass = std::make_unique<learner_pass>(*pool);
+  }
+  ~lbfgs_session() { // the learners before what they use
+    pass.reset();
+    pool.reset();
+  }
+
+  table_client client;
+  std::optional<gridvec::table> vectors; // the model table
+  std::unique_ptr<table_store> store;
+  std::unique_ptr<learners> pool;
+  std::unique_ptr<learner_pass> pass;
+};
+
+// Requests and bytes both ways, over several clients.
+struct traffic_total {
+  double requests = 0, bytes = 0;
+  void add(const table_client::traffic_count& t) {
+    requests += double(t.requests);
+    bytes += double(t.bytes_sent + t.bytes_received);
+  }
+};
+
 // The weights file: a header line, then COLUMN WEIGHT per non-zero weight,
 // read from the shards a block of columns at a time.
 status write_weights(table& t, const std::string& path, uint32_t features, double l2, double objective) {
@@ -296,6 +335,7 @@ int cli_lbfgs(const std::vector<std::string>& args) {
   std::string config, train, output, table_name = "lbfgs", features_text = "2^24";
   uint32_t shards = 2, threads = 2;
   double timeout_seconds = 600;
+  std::optional<uint32_t> checkpoint_every;
   lbfgs_options o;
   o.gtol = 1e-6;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -339,6 +379,8 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       ok = parse_number(a, v, o.steps_per_pass);
     else if (a == "--timeout")
       ok = parse_number(a, v, timeout_seconds);
+    else if (a == "--checkpoint-every")
+      ok = parse_number(a, v, checkpoint_every.emplace());
     else {
       std::fprintf(stderr, "error: unknown option '%s' (gridvec lbfgs --help)\n", a.c_str());
       return 2;
@@ -387,6 +429,14 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     if (auto ok = configure_cluster_system(cfg, *cluster); !ok)
       return fail(ok.error());
   }
+  // Checkpoints: every `checkpoint_every` iterations the shards save the
+  // table to the cluster's table-dir and this process keeps the optimiser's
+  // scalars (the state) beside it; a lost table shard is then restored on
+  // a standby node from there.
+  if (!checkpoint_every)
+    checkpoint_every = cluster && !cluster->table_dir.empty() ? 10 : 0;
+  if (*checkpoint_every > 0 && !(cluster && !cluster->table_dir.empty()))
+    return fail("--checkpoint-every needs a cluster config with a table-dir (the shards save there)");
   caf::actor_system sys{cfg};
   std::vector<table_shard_actor> table_shards;
   if (cluster) {
@@ -398,77 +448,161 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     table_shards = spawn_table_shards(sys, shards);
   }
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000));
+  table_spec spec;
+  spec.name = table_name;
+  spec.kind = table_kind::matrix;
+  spec.rows = lbfgs_rows::count(o.memory);
+  spec.dim = *features;
+  spec.layout = table_layout::columns;
+  spec.dense = true;
+  // Contiguous shares of the examples, one per learner thread.
+  const size_t n = data->examples();
+  std::vector<logistic_part> parts;
+  for (size_t k = 0, count = std::min<size_t>(threads, n); k < count; ++k)
+    parts.push_back(make_logistic_part(*data, n * k / count, n * (k + 1) / count));
+  o.examples = static_cast<double>(n);
+
   int code = 0;
-  {
-    table_client client{sys, table_shards, timeout};
-    table_spec spec;
-    spec.name = table_name;
-    spec.kind = table_kind::matrix;
-    spec.rows = lbfgs_rows::count(o.memory);
-    spec.dim = *features;
-    spec.layout = table_layout::columns;
-    spec.dense = true;
-    auto t = client.open(spec);
-    if (!t) {
-      code = fail(t.error(), 1);
-    } else {
-      // Contiguous shares of the examples, one per learner thread.
-      const size_t n = data->examples();
-      const size_t count = std::min<size_t>(threads, n);
-      std::vector<logistic_part> parts;
-      for (size_t k = 0; k < count; ++k)
-        parts.push_back(make_logistic_part(*data, n * k / count, n * (k + 1) / count));
-      learners pool(sys, table_shards, spec, std::move(parts), timeout);
-      learner_pass pass(pool);
-      table_store store(*t);
-      o.examples = static_cast<double>(n);
-      spdlog::info("L-BFGS: {} table shards, {} learner threads, m = {}, l2 = {}", client.shards(), pool.size(),
-                   o.memory, o.l2);
-      auto result = run_lbfgs(store, pass, o, [](const lbfgs_iteration& it) {
-        spdlog::info("iteration {}: objective {:.10g}, |gradient| {:.4g}, step {:.4g}, {} line-search pass{}",
-                     it.iteration, it.objective, it.gradient_norm, it.step, it.passes, it.passes == 1 ? "" : "es");
-      });
-      if (!result) {
-        code = fail(result.error(), 1);
-      } else {
-        // Bytes on the wire per iteration: the optimiser's vector math (its
-        // own client: scalars only) and the learners' sparse fetches and
-        // increments, against shipping the vectors: a driver that ran the
-        // two-loop recursion itself would at least fetch each new gradient
-        // and send back the new model and direction (3 x features floats).
-        if (result->iterations > 0) {
-          const auto math = client.traffic();
-          const auto data_traffic = pool.traffic();
-          const double its = result->iterations;
-          spdlog::info("bytes per iteration: vector math on the shards {:.0f} ({:.1f} requests), data passes {:.0f}; "
-                       "shipping the vectors instead: at least {:.0f} for the vector math",
-                       double(math.bytes_sent + math.bytes_received) / its, double(math.requests) / its,
-                       double(data_traffic.bytes_sent + data_traffic.bytes_received) / its,
-                       3.0 * double(*features) * sizeof(float));
+  std::optional<lbfgs_session> session;
+  auto start_session = [&]() -> status {
+    session.reset(); // its learner threads and clients first
+    session.emplace(sys, table_shards, timeout);
+    auto t = session->client.open(spec);
+    if (!t)
+      return failure{t.error()};
+    session->start(std::move(*t), sys, table_shards, spec, parts, timeout);
+    return {};
+  };
+  if (auto ok = start_session(); !ok) {
+    code = fail(ok.error(), 1);
+  } else {
+    spdlog::info("L-BFGS: {} table shards, {} learner threads, m = {}, l2 = {}{}", session->client.shards(),
+                 session->pool->size(), o.memory, o.l2,
+                 *checkpoint_every > 0 ? ", a checkpoint every " + std::to_string(*checkpoint_every) + " iterations"
+                                       : std::string());
+    std::optional<lbfgs_state> saved; // the last checkpoint whose slices are all written
+    std::vector<std::string> standbys_used;
+    traffic_total math_before, data_before; // of the sessions before a recovery
+    uint32_t recoveries = 0;
+    auto checkpoint = [&](const lbfgs_state& state) -> status {
+      if (*checkpoint_every == 0 || state.iteration % *checkpoint_every != 0)
+        return {};
+      // A save cut short leaves slices of two checkpoints: none is kept then.
+      saved.reset();
+      if (auto ok = session->vectors->save(); !ok)
+        return failure{"checkpoint at iteration " + std::to_string(state.iteration) + ": " + ok.error()};
+      saved = state;
+      spdlog::info("checkpoint: iteration {} saved in the cluster's table-dir", state.iteration);
+      return {};
+    };
+    auto progress = [](const lbfgs_iteration& it) {
+      spdlog::info("iteration {}: objective {:.10g}, |gradient| {:.4g}, step {:.4g}, {} line-search pass{}",
+                   it.iteration, it.objective, it.gradient_norm, it.step, it.passes, it.passes == 1 ? "" : "es");
+    };
+    expected<lbfgs_result> result = failure{"not run"};
+    for (;;) {
+      const std::optional<lbfgs_state> resume = saved; // the checkpoints of this try replace `saved`
+      result = run_lbfgs(*session->store, *session->pass, o, progress, checkpoint, resume ? &*resume : nullptr);
+      if (result || !cluster || *checkpoint_every == 0)
+        break;
+      // A table shard lost: restore it on a standby node and go on from
+      // the last checkpoint, every shard rolled back to it.
+      auto lost = session->client.lost_shards();
+      if (lost.empty())
+        break;
+      const auto started_recovery = std::chrono::steady_clock::now();
+      const auto table_nodes = cluster->table_shard_nodes();
+      status restored;
+      for (uint32_t shard : lost) {
+        const node_spec* spare = nullptr;
+        for (const auto& node : cluster->nodes)
+          if (node.standby && node.has(node_role::shard) &&
+              std::find(standbys_used.begin(), standbys_used.end(), node.name) == standbys_used.end()) {
+            spare = &node;
+            break;
+          }
+        if (!spare) {
+          restored = failure{result.error() + "; no standby shard node is left to restore table shard " +
+                             std::to_string(shard) + " on"};
+          break;
         }
-        auto counted = pass.correct();
-        const uint64_t correct = counted ? *counted : 0;
-        if (!counted)
-          code = fail(counted.error(), 1);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (!output.empty())
-          if (auto ok = write_weights(*t, output, *features, o.l2, result->objective); !ok)
-            code = fail(ok.error(), 1);
-        if (cluster) {
-          // The model table is kept on the shards; with a table-dir it is saved too.
-          if (auto saved = t->save(); !saved)
-            spdlog::info("the model table {} was not saved: {}", table_name, saved.error());
-          else
-            spdlog::info("the model table {} is saved in the cluster's table-dir", table_name);
+        spdlog::info("table shard {} on node {} is lost; restoring it on standby node {} from {}", shard,
+                     table_nodes[shard]->name, spare->name,
+                     saved ? "the checkpoint of iteration " + std::to_string(saved->iteration)
+                           : std::string("the start (no checkpoint yet)"));
+        standbys_used.push_back(spare->name);
+        auto taken =
+          take_over_table_shard(sys, *cluster, *spare, shard, static_cast<uint32_t>(table_shards.size()), timeout);
+        if (!taken) {
+          restored = failure{result.error() + "; " + taken.error()};
+          break;
         }
-        if (code == 0)
-          std::printf(
-            "lbfgs: objective %.10g accuracy %.6f iterations %u data-passes %u seconds %.3f (stopped by %s)\n",
-            result->objective, double(correct) / double(n), result->iterations, result->data_passes, seconds,
-            result->stopped.c_str());
+        table_shards[shard] = *taken;
       }
+      if (restored) {
+        math_before.add(session->client.traffic());
+        data_before.add(session->pool->traffic());
+        restored = start_session();
+      }
+      if (restored && saved)
+        if (auto ok = session->vectors->load(); !ok)
+          restored = failure{"the checkpoint of iteration " + std::to_string(saved->iteration) +
+                             " could not be loaded: " + ok.error()};
+      if (!restored) {
+        result = failure{restored.error()};
+        break;
+      }
+      ++recoveries;
+      std::string which;
+      for (uint32_t shard : lost)
+        which += (which.empty() ? "" : ", ") + std::to_string(shard);
+      spdlog::info("recovered: table shard{} {} restored in {:.1f} s; going on from iteration {}",
+                   lost.size() == 1 ? "" : "s", which,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started_recovery).count(),
+                   saved ? saved->iteration + 1 : 1);
+    }
+    if (!result) {
+      code = fail(result.error(), 1);
+    } else {
+      // Bytes on the wire per iteration: the optimiser's vector math (its
+      // own client: scalars only) and the learners' sparse fetches and
+      // increments, against shipping the vectors: a driver that ran the
+      // two-loop recursion itself would at least fetch each new gradient
+      // and send back the new model and direction (3 x features floats).
+      if (result->iterations > 0) {
+        auto math = math_before, data_traffic = data_before;
+        math.add(session->client.traffic());
+        data_traffic.add(session->pool->traffic());
+        const double its = result->iterations;
+        spdlog::info("bytes per iteration: vector math on the shards {:.0f} ({:.1f} requests), data passes {:.0f}; "
+                     "shipping the vectors instead: at least {:.0f} for the vector math",
+                     double(math.bytes) / its, double(math.requests) / its, double(data_traffic.bytes) / its,
+                     3.0 * double(*features) * sizeof(float));
+      }
+      if (recoveries > 0)
+        spdlog::info("{} recover{} from a lost table shard", recoveries, recoveries == 1 ? "y" : "ies");
+      auto counted = session->pass->correct();
+      const uint64_t correct = counted ? *counted : 0;
+      if (!counted)
+        code = fail(counted.error(), 1);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (code == 0 && !output.empty())
+        if (auto ok = write_weights(*session->vectors, output, *features, o.l2, result->objective); !ok)
+          code = fail(ok.error(), 1);
+      if (code == 0 && cluster) {
+        // The model table is kept on the shards; with a table-dir it is saved too.
+        if (auto saved_now = session->vectors->save(); !saved_now)
+          spdlog::info("the model table {} was not saved: {}", table_name, saved_now.error());
+        else
+          spdlog::info("the model table {} is saved in the cluster's table-dir", table_name);
+      }
+      if (code == 0)
+        std::printf("lbfgs: objective %.10g accuracy %.6f iterations %u data-passes %u seconds %.3f (stopped by %s)\n",
+                    result->objective, double(correct) / double(n), result->iterations, result->data_passes, seconds,
+                    result->stopped.c_str());
     }
   }
+  session.reset();
   if (!cluster)
     for (auto& s : table_shards)
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);

@@ -58,13 +58,15 @@ int choose_step(double f0, double slope0, std::span<const double> steps, std::sp
 }
 
 expected<lbfgs_result> run_lbfgs(vector_store& store, data_pass& data, const lbfgs_options& o,
-                                 const std::function<void(const lbfgs_iteration&)>& progress) {
+                                 const std::function<void(const lbfgs_iteration&)>& progress,
+                                 const std::function<status(const lbfgs_state&)>& checkpoint,
+                                 const lbfgs_state* resume) {
   if (o.memory == 0 || o.steps_per_pass == 0 || o.max_passes == 0)
     return failure{"L-BFGS needs a history of at least one pair and at least one step per pass"};
+  if (resume && (resume->next_slot >= o.memory || std::any_of(resume->history.begin(), resume->history.end(),
+                                                              [&](const lbfgs_pair& p) { return p.slot >= o.memory; })))
+    return failure{"L-BFGS: the state to resume from has another history length"};
   lbfgs_result result;
-  for (uint64_t r = 0; r < R::count(o.memory); ++r)
-    if (auto ok = store.zero(r); !ok)
-      return failure{ok.error()};
   // f(w) with grad f(w) left in row g_new.
   auto objective_and_gradient = [&]() -> expected<double> {
     if (auto ok = store.zero(R::g_new); !ok)
@@ -80,21 +82,54 @@ expected<lbfgs_result> run_lbfgs(vector_store& store, data_pass& data, const lbf
       return failure{ww.error()};
     return *loss + 0.5 * o.l2 * *ww;
   };
-  auto f = objective_and_gradient();
-  if (!f)
-    return failure{f.error()};
-  if (auto ok = store.copy(R::g_new, R::g); !ok)
-    return failure{ok.error()};
-  auto gg = dot1(store, R::g, R::g);
-  if (!gg)
-    return failure{gg.error()};
-  double fx = *f, gnorm = std::sqrt(*gg);
+  double fx = 0, gnorm = 0;
   std::vector<lbfgs_pair> history; // oldest first
   double gamma = 1.0;
-  uint32_t next_slot = 0;
+  uint32_t next_slot = 0, first = 1;
+  if (resume) {
+    fx = resume->objective;
+    gnorm = resume->gradient_norm;
+    history = resume->history;
+    gamma = resume->gamma;
+    next_slot = resume->next_slot;
+    first = resume->iteration + 1;
+    result.data_passes = resume->data_passes;
+    result.trace = resume->trace;
+    result.iterations = resume->iteration;
+  } else {
+    for (uint64_t r = 0; r < R::count(o.memory); ++r)
+      if (auto ok = store.zero(r); !ok)
+        return failure{ok.error()};
+    auto f = objective_and_gradient();
+    if (!f)
+      return failure{f.error()};
+    if (auto ok = store.copy(R::g_new, R::g); !ok)
+      return failure{ok.error()};
+    auto gg = dot1(store, R::g, R::g);
+    if (!gg)
+      return failure{gg.error()};
+    fx = *f;
+    gnorm = std::sqrt(*gg);
+  }
+  // What a checkpoint keeps of the run as it stands after iteration `done`.
+  auto state_after = [&](uint32_t done) {
+    lbfgs_state st;
+    st.iteration = done;
+    st.objective = fx;
+    st.gradient_norm = gnorm;
+    st.gamma = gamma;
+    st.history = history;
+    st.next_slot = next_slot;
+    st.data_passes = result.data_passes;
+    st.trace = result.trace;
+    return st;
+  };
+  if (checkpoint && !resume)
+    if (auto ok = checkpoint(state_after(0)); !ok)
+      return failure{ok.error()};
   const double gtol = o.gtol * std::max(1.0, o.examples);
   result.stopped = "the iteration limit";
-  for (uint32_t it = 1; it <= o.max_iterations; ++it) {
+  for (uint32_t it = first; it <= o.max_iterations; ++it) {
     if (gnorm <= gtol) {
       result.stopped = "the gradient's norm";
       break;
@@ -191,6 +226,9 @@ expected<lbfgs_result> run_lbfgs(vector_store& store, data_pass& data, const lbf
     result.iterations = it;
     if (progress)
       progress(rec);
+    if (checkpoint)
+      if (auto ok = checkpoint(state_after(it)); !ok)
+        return failure{ok.error()};
     if (decrease <= o.ftol) {
       result.stopped = "the objective's relative decrease";
       break;

@@ -112,9 +112,27 @@ struct lbfgs_result {
   std::vector<lbfgs_iteration> trace;
 };
 
-/// Minimises from w = 0 (the store's rows are zeroed first). `progress`, if
-/// given, is called after every iteration.
+/// Where a run stands after an iteration: with the store's rows as they
+/// were at that moment, all it needs to go on from there (a checkpoint).
+struct lbfgs_state {
+  uint32_t iteration = 0; // iterations done
+  double objective = 0, gradient_norm = 0;
+  double gamma = 1;                // the initial inverse Hessian's scale
+  std::vector<lbfgs_pair> history; // oldest first
+  uint32_t next_slot = 0;          // where the next pair goes
+  uint32_t data_passes = 0;
+  std::vector<lbfgs_iteration> trace;
+};
+
+/// Minimises from w = 0 (the store's rows are zeroed first), or, given
+/// `resume`, goes on from that state, the store's rows being as they were
+/// then. `progress`, if given, is called after every iteration;
+/// `checkpoint`, if given, with the state once the first gradient is known
+/// (iteration 0) and after every iteration: a failure it returns ends the
+/// run with it.
 expected<lbfgs_result> run_lbfgs(vector_store& store, data_pass& data, const lbfgs_options& options,
-                                 const std::function<void(const lbfgs_iteration&)>& progress = {});
+                                 const std::function<void(const lbfgs_iteration&)>& progress = {},
+                                 const std::function<status(const lbfgs_state&)>& checkpoint = {},
+                                 const lbfgs_state* resume = nullptr);
 
 } // namespace gridvec

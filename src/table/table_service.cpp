@@ -108,7 +108,8 @@ expected<const float*> values_of(const table_slice& slice, wire::KeyValues::Read
 } // namespace
 
 table_service::table_service(uint32_t shard, uint32_t shards, std::string dir, uint64_t dense_limit)
-  : shard_(shard), shards_(shards), dir_(std::move(dir)), dense_limit_(dense_limit) {}
+  : shard_(shards == 0 ? 0 : shard), shards_(shards), dir_(std::move(dir)), dense_limit_(dense_limit),
+    was_spare_(shards == 0) {}
 
 table_info table_service::info_of(const table_slice& slice) const {
   table_info info;
@@ -133,7 +134,7 @@ std::vector<table_info> table_service::tables() const {
 std::vector<std::string> table_service::restore() {
   std::vector<std::string> lines;
   std::error_code ec;
-  if (dir_.empty() || !fs::is_directory(dir_, ec))
+  if (spare() || dir_.empty() || !fs::is_directory(dir_, ec))
     return lines;
   for (auto& entry : fs::directory_iterator(dir_, ec)) {
     if (!entry.is_directory())
@@ -188,6 +189,29 @@ wire_bytes table_service::handle(const wire_bytes& request) {
   auto run = [&](wire::TableRequest::Reader r) -> status {
     const std::string name = r.getTable().cStr();
     using R = wire::TableRequest;
+    if (r.which() == R::TAKE_OVER) {
+      const uint32_t shard = r.getTakeOver().getShard(), shards = r.getTakeOver().getShards();
+      if (!was_spare_)
+        return failure{"table shard " + std::to_string(shard_) + " of " + std::to_string(shards_) +
+                       " is not a standby's spare; it takes over no other shard"};
+      if (!spare()) {
+        if (shard == shard_ && shards == shards_) {
+          reply = done_reply();
+          return {};
+        }
+        return failure{"this standby took over table shard " + std::to_string(shard_) + " of " +
+                       std::to_string(shards_) + " already"};
+      }
+      if (shards == 0 || shard >= shards)
+        return failure{"there is no table shard " + std::to_string(shard) + " of " + std::to_string(shards)};
+      shard_ = shard;
+      shards_ = shards;
+      take_over_lines_ = restore();
+      reply = done_reply();
+      return {};
+    }
+    if (spare())
+      return failure{"this is a standby node's spare table shard: it holds no tables until it takes over a lost one"};
     if (r.which() == R::LIST) {
       reply = tables_reply(tables());
       return {};
@@ -510,6 +534,22 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         auto written = write_table_slice(table_slice_path(dir_, name, shard_, shards_), slice);
         if (!written)
           return failure{written.error()};
+        reply = done_reply();
+        return {};
+      }
+      case R::LOAD: {
+        // Back to the last save: the slice file replaces the rows held now,
+        // and only if it is whole and of this very table and shard.
+        if (dir_.empty())
+          return failure{"shard " + std::to_string(shard_) +
+                         " has no table directory to load from (table-dir in the cluster config)"};
+        const std::string path = table_slice_path(dir_, name, shard_, shards_);
+        auto saved = read_table_slice(path);
+        if (!saved)
+          return failure{"table " + name + " not loaded: " + saved.error()};
+        if (!((*saved)->spec() == slice.spec()) || (*saved)->shard() != shard_ || (*saved)->shards() != shards_)
+          return failure{"table " + name + " not loaded: " + path + " holds another table or shard"};
+        it->second = std::move(*saved);
         reply = done_reply();
         return {};
       }

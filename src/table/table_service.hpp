@@ -37,7 +37,9 @@ class table_service {
 public:
   /// Shard `shard` of `shards`; `dir` is where save writes and restore
   /// reads its slices (docs/tables.md); empty: tables are not saved.
-  /// `dense_limit`: the most bytes one dense slice may take.
+  /// `dense_limit`: the most bytes one dense slice may take. With `shards`
+  /// 0, a standby node's spare: it refuses every request but a takeOver,
+  /// which makes it shard i of S and restores that shard's slices.
   table_service(uint32_t shard, uint32_t shards, std::string dir, uint64_t dense_limit = default_dense_limit());
 
   /// Loads every slice of this shard found under the directory (a restarted
@@ -48,6 +50,12 @@ public:
   /// Answers one TableRequest with one TableReply (an error reply for a
   /// malformed or refused request).
   wire_bytes handle(const wire_bytes& request);
+
+  /// A spare that has not taken over a shard yet.
+  bool spare() const { return shards_ == 0; }
+  /// What the takeOver that made this spare a shard restored (restore()'s
+  /// lines), once: then empty.
+  std::vector<std::string> take_over_lines() { return std::move(take_over_lines_); }
 
   /// What this shard holds, for the shell and the metrics.
   std::vector<table_info> tables() const;
@@ -63,6 +71,8 @@ private:
   uint64_t dense_limit_;
   std::map<std::string, std::shared_ptr<table_slice>> tables_;
   uint64_t requests_ = 0;
+  bool was_spare_ = false;
+  std::vector<std::string> take_over_lines_;
 };
 
 } // namespace gridvec

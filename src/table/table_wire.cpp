@@ -101,8 +101,19 @@ wire_bytes encode_table_simple(table_op op, const std::string& table) {
     case table_op::info: root.setInfo(); break;
     case table_op::list: root.setList(); break;
     case table_op::drop: root.setDrop(); break;
+    case table_op::load: root.setLoad(); break;
     default: root.setSave(); break;
   }
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_take_over(uint32_t shard, uint32_t shards) {
+  capnp::MallocMessageBuilder builder(32);
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable("");
+  auto t = root.initTakeOver();
+  t.setShard(shard);
+  t.setShards(shards);
   return to_bytes(builder);
 }
 

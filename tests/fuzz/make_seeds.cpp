@@ -161,6 +161,8 @@ void table_seeds() {
   write("table_request", "call", encode_table_call("rows", "nothing", wire_bytes(4, 'x')));
   write("table_request", "list", encode_table_simple(table_op::list, ""));
   write("table_request", "save", encode_table_simple(table_op::save, "rows"));
+  write("table_request", "load", encode_table_simple(table_op::load, "rows"));
+  write("table_request", "take-over", encode_table_take_over(1, 2));
   write("table_request", "scan", encode_table_scan("rows", 0, 10));
   const std::vector<uint64_t> vector_rows{0, 3};
   const std::vector<uint32_t> columns{50000, 99999, 50000};

@@ -45,7 +45,8 @@ enum class table_op {
   save,
   sparse_get,
   sparse_add,
-  lookup
+  lookup,
+  load
 };
 
 /// How an embedding lookup combines each example's rows.
@@ -63,8 +64,11 @@ wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<c
 wire_bytes encode_table_scal(const std::string& table, float alpha, std::span<const uint64_t> keys);
 wire_bytes encode_table_reduce(const std::string& table, const std::string& what);
 wire_bytes encode_table_call(const std::string& table, const std::string& operation, const wire_bytes& args);
-/// info, list, drop, save
+/// info, list, drop, save, load
 wire_bytes encode_table_simple(table_op op, const std::string& table);
+/// A standby's spare table shard becomes shard `shard` of `shards`
+/// (schema/table.capnp, TakeOver).
+wire_bytes encode_table_take_over(uint32_t shard, uint32_t shards);
 /// A page of a shard's rows (schema/table.capnp, Scan).
 wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t limit);
 

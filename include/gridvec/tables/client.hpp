@@ -39,6 +39,15 @@ namespace gridvec {
 /// configure_cluster_system. One error line if a node cannot be reached.
 expected<std::vector<table_shard_actor>> connect_table_shards(caf::actor_system& sys, const cluster_config& cluster);
 
+/// Asks the standby shard node `standby` of a running cluster to host table
+/// shard `index` of `count` in place of a lost one: its spare table shard
+/// loads that shard's slices from the cluster's table-dir (their last save)
+/// within `load_timeout`. Blocks; one error line if the node cannot be
+/// reached, is no standby shard node, or has taken over another shard.
+expected<table_shard_actor> take_over_table_shard(caf::actor_system& sys, const cluster_config& cluster,
+                                                  const node_spec& standby, uint32_t index, uint32_t count,
+                                                  std::chrono::milliseconds load_timeout);
+
 /// One key's value and optimizer slots, as table::fetch returns them.
 struct table_row {
   std::vector<float> value; // dim floats
@@ -69,6 +78,10 @@ public:
     uint64_t requests = 0, bytes_sent = 0, bytes_received = 0;
   };
   traffic_count traffic() const;
+
+  /// The shards this client has seen go down (their process ended, or their
+  /// node became unreachable), by index, in order.
+  std::vector<uint32_t> lost_shards();
 
   struct core; // the shards and the scoped actor, shared with the tables (table_client.cpp)
 
@@ -144,6 +157,10 @@ public:
   expected<std::vector<table_info>> info();
   /// Every shard writes its slice to its table directory (table-dir).
   status save();
+  /// Every shard puts its slice back as the last save left it (a rollback
+  /// to a checkpoint); a shard without a whole saved slice of this very
+  /// table fails the call and keeps what it holds.
+  status load();
   /// Removes the table from every shard (and its saved slices).
   status drop();
 

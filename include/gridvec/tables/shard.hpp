@@ -13,7 +13,10 @@ namespace gridvec {
 /// Spawns table shard `shard` of `shards`, saving to and restoring from
 /// `dir` (empty: no saving). Tables saved there for this shard are loaded
 /// first: a restarted shard node comes back with its tables (each line of
-/// what was restored, or not, is logged).
+/// what was restored, or not, is logged). With `shards` 0, a standby node's
+/// spare: it holds no tables and refuses every request until a takeOver
+/// request makes it shard i of S, whose slices it then loads from `dir`
+/// (take_over_table_shard in gridvec/tables/client.hpp).
 table_shard_actor spawn_table_shard(caf::actor_system& sys, uint32_t shard, uint32_t shards, const std::string& dir);
 
 /// `count` table shards in this process (an application's own tables, or
