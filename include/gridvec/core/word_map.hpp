@@ -174,8 +174,8 @@ public:
     if ((size_ + 1) * 5 > slots_.size() * 4)
       slots = grown_size();
     const size_t need = sizeof(T) + length_bytes(word_bytes) + word_bytes;
-    size_t arena = arena_bytes_;
-    if (chunks_.empty() || ends_.back() + need > chunk_bytes) {
+    size_t arena = arena_bytes_ + (chunks_.empty() ? chunk_bytes : 0);
+    if ((chunks_.empty() ? first_pos : ends_.back()) + need > chunk_bytes) {
       const size_t count = (need + chunk_bytes - 1) / chunk_bytes;
       arena += (count > 1 ? count + 1 : count) * chunk_bytes;
     }
