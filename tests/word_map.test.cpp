@@ -97,3 +97,25 @@ TEST_CASE("word_hash: stable values", "[word_map]") {
   CHECK(the == word_hash(std::string{"the"}));
   CHECK(id == word_hash(std::string{"q_1f63b72bb73e_11e06"}));
 }
+
+TEST_CASE("word_map: memory_bytes_after_insert says what one more word will cost", "[word_map]") {
+  // Through index growths, new arena chunks and a word longer than a
+  // chunk: the prediction before each insert is what memory_bytes() says
+  // after it.
+  word_map<uint64_t> m;
+  // The first word longer than a chunk: its own chunks after the first.
+  const std::string huge(1'048'570, 'h');
+  size_t predicted = m.memory_bytes_after_insert(huge.size());
+  REQUIRE(m.insert(huge, 0).second);
+  CHECK(m.memory_bytes() == predicted);
+  std::mt19937_64 rng{3};
+  for (uint64_t i = 0; i < 200'000; ++i) {
+    std::string w = "id_" + std::to_string(rng()) + "_" + std::to_string(i);
+    if (i == 150'000)
+      w = std::string(1'500'000, 'x');
+    predicted = m.memory_bytes_after_insert(w.size());
+    REQUIRE(m.insert(w, i).second);
+    REQUIRE(m.memory_bytes() == predicted);
+  }
+  CHECK(m.size() == 200'001);
+}

@@ -162,11 +162,24 @@ public:
   }
 
   /// Bytes held: the arena's chunks and the index.
-  size_t memory_bytes() const {
-    size_t bytes = slots_.capacity() * sizeof(uint64_t);
-    for (const auto& block : blocks_)
-      bytes += block.bytes;
-    return bytes;
+  size_t memory_bytes() const { return arena_bytes_ + slots_.capacity() * sizeof(uint64_t); }
+
+  /// What memory_bytes() will be once a word of `word_bytes` bytes that is
+  /// not in the map is inserted: the index grown if it must, a new chunk if
+  /// the record does not fit in the last one. (A budget is kept by asking
+  /// before inserting; rebuilding the index frees the old one first, so
+  /// nothing more is held at any moment.)
+  size_t memory_bytes_after_insert(size_t word_bytes) const {
+    size_t slots = slots_.capacity();
+    if ((size_ + 1) * 5 > slots_.size() * 4)
+      slots = grown_size();
+    const size_t need = sizeof(T) + length_bytes(word_bytes) + word_bytes;
+    size_t arena = arena_bytes_ + (chunks_.empty() ? chunk_bytes : 0);
+    if ((chunks_.empty() ? first_pos : ends_.back()) + need > chunk_bytes) {
+      const size_t count = (need + chunk_bytes - 1) / chunk_bytes;
+      arena += (count > 1 ? count + 1 : count) * chunk_bytes;
+    }
+    return arena + slots * sizeof(uint64_t);
   }
 
   void clear() { *this = word_map{}; }
@@ -242,6 +255,7 @@ private:
 
   void add_chunks(size_t count) {
     blocks_.push_back({std::unique_ptr<char[]>(new char[count * chunk_bytes]), count * chunk_bytes});
+    arena_bytes_ += count * chunk_bytes;
     char* base = blocks_.back().data.get();
     for (size_t k = 0; k < count; ++k) {
       chunks_.push_back(base + k * chunk_bytes);
@@ -272,10 +286,11 @@ private:
     std::memcpy(p, w.data(), w.size());
   }
 
-  void grow() {
+  size_t grown_size() const {
     const size_t n = slots_.size();
-    rebuild(n < 16 ? 16 : n < (size_t{1} << 20) ? 2 * n : n + n / 2);
+    return n < 16 ? 16 : n < (size_t{1} << 20) ? 2 * n : n + n / 2;
   }
+  void grow() { rebuild(grown_size()); }
 
   // A new index of `capacity` slots, filled by walking the arena in order
   // (a sequential read, rehashing each word).
@@ -297,6 +312,7 @@ private:
   std::vector<size_t> ends_; // bytes used in each chunk
   std::vector<uint64_t> slots_;
   size_t size_ = 0;
+  size_t arena_bytes_ = 0; // the blocks' bytes
 };
 
 } // namespace gridvec

@@ -1,0 +1,195 @@
+#include "src/corpus/vocabulary_layout.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace gridvec {
+
+expected<vocabulary_layout> vocabulary_layout::decide(const std::vector<count_histogram>& histograms, uint64_t tokens,
+                                                      uint64_t min_count, uint64_t max_size,
+                                                      const earlier_fn& earlier) {
+  if (tokens == 0)
+    return failure{"the corpus contains no words"};
+  const auto partitions = static_cast<uint32_t>(histograms.size());
+  // count -> words of each partition, most frequent first.
+  std::map<uint64_t, std::vector<uint64_t>, std::greater<>> classes;
+  for (uint32_t p = 0; p < partitions; ++p)
+    for (const count_class& c : histograms[p])
+      if (c.count >= min_count && c.words > 0) {
+        auto& words = classes[c.count];
+        words.resize(partitions);
+        words[p] += c.words;
+      }
+  vocabulary_layout layout;
+  layout.partitions_ = partitions;
+  for (auto& entry : classes) {
+    const uint64_t count = entry.first;
+    std::vector<uint64_t>& words = entry.second;
+    uint64_t total = 0;
+    for (uint64_t n : words)
+      total += n;
+    if (max_size > 0 && layout.size_ + total > max_size) {
+      // -max-vocab cuts through this count: keep its words that appeared
+      // first, as one process does. Find the smallest place L such that
+      // the words first seen before L number what is left; first places
+      // are distinct (each is one token's), so exactly that many are.
+      const uint64_t need = max_size - layout.size_;
+      auto before = [&](uint64_t limit) {
+        uint64_t n = 0;
+        for (uint32_t p = 0; p < partitions; ++p)
+          if (words[p] > 0)
+            n += earlier(p, count, limit);
+        return n;
+      };
+      uint64_t lo = 0, hi = std::numeric_limits<uint64_t>::max();
+      while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (before(mid) >= need)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      total = 0;
+      for (uint32_t p = 0; p < partitions; ++p) {
+        words[p] = words[p] > 0 ? earlier(p, count, lo) : 0;
+        total += words[p];
+      }
+      if (total != need)
+        return failure{"the partitions' words of count " + std::to_string(count) +
+                       " do not have distinct first places: -max-vocab cannot be cut among them"};
+    }
+    kept_class k{count, layout.size_, std::vector<uint64_t>(partitions + 1, 0)};
+    for (uint32_t p = 0; p < partitions; ++p)
+      k.starts[p + 1] = k.starts[p] + words[p];
+    layout.size_ += total;
+    layout.train_words_ += total * count;
+    layout.classes_.push_back(std::move(k));
+    if (max_size > 0 && layout.size_ >= max_size)
+      break;
+  }
+  if (layout.size_ == 0)
+    return failure{"the vocabulary is empty: no word occurs at least " + std::to_string(min_count) +
+                   " times (-min-count " + std::to_string(min_count) + ")"};
+  if (layout.size_ > vocabulary::max_words)
+    return failure{"the vocabulary would hold " + std::to_string(layout.size_) + " words, more than the " +
+                   std::to_string(vocabulary::max_words) +
+                   " that 32-bit word ids can number (raise -min-count or give -max-vocab)"};
+  return layout;
+}
+
+const vocabulary_layout::kept_class* vocabulary_layout::find(uint64_t count) const {
+  auto it = std::lower_bound(classes_.begin(), classes_.end(), count,
+                             [](const kept_class& k, uint64_t c) { return k.count > c; });
+  return it != classes_.end() && it->count == count ? &*it : nullptr;
+}
+
+uint64_t vocabulary_layout::kept(uint32_t partition, uint64_t count) const {
+  const kept_class* k = find(count);
+  return k == nullptr || partition >= partitions_ ? 0 : k->starts[partition + 1] - k->starts[partition];
+}
+
+uint64_t vocabulary_layout::id(uint32_t partition, uint64_t count, uint64_t rank) const {
+  const kept_class* k = find(count);
+  return k->first_id + k->starts[partition] + rank;
+}
+
+expected<vocabulary_partition> vocabulary_partition::collect(bounded_counter& counter, uint64_t min_count) {
+  vocabulary_partition part;
+  part.tokens_ = counter.tokens();
+  auto merged = counter.merge([&](const counted_word& w) {
+    if (w.count >= min_count)
+      part.words_.insert(w.word, entry{w.count, w.first, vocabulary::npos});
+  });
+  if (!merged)
+    return failure{merged.why()};
+  part.order_.reserve(part.words_.size());
+  part.words_.for_each([&](word_map<entry>::ref r) { part.order_.push_back(r); });
+  std::sort(part.order_.begin(), part.order_.end(), [&](word_map<entry>::ref a, word_map<entry>::ref b) {
+    const entry x = part.words_.value(a), y = part.words_.value(b);
+    return x.count != y.count ? x.count > y.count : x.first < y.first;
+  });
+  return part;
+}
+
+count_histogram vocabulary_partition::histogram() const {
+  count_histogram h;
+  for (auto r : order_) {
+    const uint64_t c = words_.value(r).count;
+    if (h.empty() || h.back().count != c)
+      h.push_back({c, 0});
+    ++h.back().words;
+  }
+  return h;
+}
+
+uint64_t vocabulary_partition::earlier(uint64_t count, uint64_t first_limit) const {
+  // order_ is sorted by (count descending, first ascending).
+  auto below = std::partition_point(order_.begin(), order_.end(), [&](word_map<entry>::ref r) {
+    const entry e = words_.value(r);
+    return e.count > count || (e.count == count && e.first < first_limit);
+  });
+  auto start =
+    std::partition_point(order_.begin(), below, [&](word_map<entry>::ref r) { return words_.value(r).count > count; });
+  return static_cast<uint64_t>(below - start);
+}
+
+void vocabulary_partition::assign(const vocabulary_layout& layout, uint32_t partition) {
+  // The kept words are a prefix of each count's words in order_; they are
+  // copied into a new map in id order (ids grow along order_ within a
+  // count, and counts decrease along both).
+  word_map<entry> kept;
+  size_t at = 0;
+  while (at < order_.size()) {
+    const uint64_t count = words_.value(order_[at]).count;
+    size_t end = at;
+    while (end < order_.size() && words_.value(order_[end]).count == count)
+      ++end;
+    const uint64_t keep = std::min<uint64_t>(layout.kept(partition, count), end - at);
+    for (uint64_t rank = 0; rank < keep; ++rank) {
+      const auto r = order_[at + rank];
+      entry e = words_.value(r);
+      e.id = layout.id(partition, count, rank);
+      kept.insert(words_.word(r), e);
+    }
+    at = end;
+  }
+  words_ = std::move(kept);
+  order_.clear();
+  order_.shrink_to_fit();
+}
+
+expected<vocabulary> assemble_vocabulary(const std::vector<vocabulary_partition>& partitions,
+                                         const vocabulary_layout& layout) {
+  // Each partition's words come in id order: a merge by id.
+  struct word_at {
+    std::string_view word;
+    uint64_t count;
+  };
+  std::vector<word_at> words(layout.size(), word_at{{}, 0});
+  uint64_t placed = 0;
+  for (const auto& part : partitions) {
+    bool fine = true;
+    part.for_each([&](std::string_view w, uint64_t count, uint64_t, uint32_t id) {
+      if (id >= words.size() || words[id].count != 0) {
+        fine = false;
+        return;
+      }
+      words[id] = {w, count};
+      ++placed;
+    });
+    if (!fine)
+      return failure{"the partitions' word ids overlap or fall outside the vocabulary"};
+  }
+  if (placed != layout.size())
+    return failure{"the partitions hold " + std::to_string(placed) + " words, the layout " +
+                   std::to_string(layout.size())};
+  vocabulary v;
+  v.reserve(words.size());
+  for (const auto& w : words)
+    if (!v.add_word(w.word, w.count))
+      return failure{"the word '" + std::string{w.word} + "' is in two partitions"};
+  return v;
+}
+
+} // namespace gridvec

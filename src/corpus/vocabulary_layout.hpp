@@ -1,0 +1,148 @@
+#pragma once
+// The vocabulary decided over word partitions, no partition holding
+// another's words. Each partition keeps its own words of count >=
+// min-count (vocabulary_partition) and tells the others only how many
+// words it has of each count (its count histogram). From the histograms
+// alone every partition knows where each count's words start among the
+// ids, since ids go by decreasing count (vocabulary_layout::decide); so
+// -min-count, -max-vocab and the ids are decided as one process decides
+// them (vocabulary::build), with the same words and counts at the same
+// ids.
+//
+// Words of equal count: one process orders them by first appearance, as
+// word2vec.c does. Over partitions they go partition by partition
+// (partition 0's first), and by first appearance within a partition, so
+// that a partition numbers its words without knowing the others'. With one
+// partition that is word2vec.c's order. Where -max-vocab cuts through the
+// words of one count, the words kept are still those that appeared first
+// in the corpus, as in one process: the partitions find the cut's first
+// place together by bisection (about 64 rounds of one number from each).
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include <gridvec/core/expected.hpp>
+#include <gridvec/core/vocabulary.hpp>
+#include <gridvec/core/word_map.hpp>
+#include "src/corpus/bounded_counter.hpp"
+
+namespace gridvec {
+
+/// How many words have one count.
+struct count_class {
+  uint64_t count = 0;
+  uint64_t words = 0;
+  bool operator==(const count_class&) const = default;
+};
+/// A partition's words by count, most frequent first: what partitions
+/// exchange instead of their words. Distinct counts are few: k of them
+/// need at least k(k+1)/2 tokens, so a corpus of N tokens has fewer than
+/// sqrt(2N) (45,000 at a billion tokens), whatever V.
+using count_histogram = std::vector<count_class>;
+
+/// Where the words of every partition go among the ids.
+class vocabulary_layout {
+public:
+  /// How many of partition p's words of `count` were first seen before
+  /// place `first_limit` (vocabulary_partition::earlier, asked of each).
+  using earlier_fn = std::function<uint64_t(uint32_t partition, uint64_t count, uint64_t first_limit)>;
+
+  /// The layout of the partitions whose histograms are `histograms` (one
+  /// each, in partition order), under min_count and max_size (0: no
+  /// limit). `tokens` is the corpus's token count (every word, kept or
+  /// not). Fails as vocabulary::build does: no words, an empty vocabulary,
+  /// more words than 32-bit ids number.
+  static expected<vocabulary_layout> decide(const std::vector<count_histogram>& histograms, uint64_t tokens,
+                                            uint64_t min_count, uint64_t max_size, const earlier_fn& earlier);
+
+  uint64_t size() const { return size_; }
+  /// Occurrences of the kept words (word2vec's train_words).
+  uint64_t train_words() const { return train_words_; }
+  uint32_t partitions() const { return partitions_; }
+
+  /// Of partition p's words of `count` (ranked by first place from 0), how
+  /// many are kept: all, none, or where -max-vocab cuts, the first ones.
+  uint64_t kept(uint32_t partition, uint64_t count) const;
+  /// The id of partition p's rank-th word of `count` (rank < kept()).
+  uint64_t id(uint32_t partition, uint64_t count, uint64_t rank) const;
+
+private:
+  struct kept_class {
+    uint64_t count = 0;
+    uint64_t first_id = 0;
+    std::vector<uint64_t> starts; // partition p's words start at first_id + starts[p]; P + 1 entries
+  };
+  const kept_class* find(uint64_t count) const;
+
+  std::vector<kept_class> classes_; // decreasing count
+  uint64_t size_ = 0;
+  uint64_t train_words_ = 0;
+  uint32_t partitions_ = 0;
+};
+
+/// One partition's words of count >= min_count, then their ids.
+class vocabulary_partition {
+public:
+  /// Takes the counter's words (merging its runs) with count >= min_count.
+  static expected<vocabulary_partition> collect(bounded_counter& counter, uint64_t min_count);
+
+  vocabulary_partition() = default;
+  vocabulary_partition(vocabulary_partition&&) noexcept = default;
+  vocabulary_partition& operator=(vocabulary_partition&&) noexcept = default;
+  // Not copied: order_ holds places in words_' arena.
+  vocabulary_partition(const vocabulary_partition&) = delete;
+  vocabulary_partition& operator=(const vocabulary_partition&) = delete;
+
+  /// Its words by count, most frequent first.
+  count_histogram histogram() const;
+  /// Its words of `count` first seen before place `first_limit`.
+  uint64_t earlier(uint64_t count, uint64_t first_limit) const;
+  /// Tokens the counter counted (its words below min-count included).
+  uint64_t tokens() const { return tokens_; }
+
+  /// Numbers the words the layout keeps and forgets the others; the words
+  /// are then held in id order.
+  void assign(const vocabulary_layout& layout, uint32_t partition);
+
+  size_t size() const { return words_.size(); }
+  /// The id of `word`, vocabulary::npos if this partition does not hold it.
+  uint32_t id_of(std::string_view word) const {
+    const auto r = words_.find(word);
+    return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words_.value(r).id);
+  }
+  /// Calls f(word, count, first, id) for every word held: by decreasing
+  /// count and first place before assign(), in id order after.
+  template <class F>
+  void for_each(F&& f) const {
+    auto one = [&](word_map<entry>::ref r) {
+      const entry e = words_.value(r);
+      f(words_.word(r), e.count, e.first, static_cast<uint32_t>(e.id));
+    };
+    if (order_.empty())
+      words_.for_each(one);
+    else
+      for (auto r : order_)
+        one(r);
+  }
+  /// Bytes held: the words, their counts, places and ids, and their order.
+  size_t memory_bytes() const { return words_.memory_bytes() + order_.capacity() * sizeof(uint64_t); }
+
+private:
+  struct entry {
+    uint64_t count = 0;
+    uint64_t first = 0;
+    uint64_t id = vocabulary::npos;
+  };
+  word_map<entry> words_;
+  std::vector<word_map<entry>::ref> order_; // by decreasing count, then first place; empty after assign()
+  uint64_t tokens_ = 0;
+};
+
+/// The whole vocabulary from its partitions, each assigned, where one
+/// process holds them all (the tests compare it with vocabulary::build).
+/// Fails if the partitions' ids do not cover 0 .. size-1 once each.
+expected<vocabulary> assemble_vocabulary(const std::vector<vocabulary_partition>& partitions,
+                                         const vocabulary_layout& layout);
+
+} // namespace gridvec

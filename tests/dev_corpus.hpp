@@ -1,0 +1,25 @@
+#pragma once
+// The dev corpus (tests/data/dev-corpus.txt.gz, about 1M words of
+// English) uncompressed into a test's temporary directory, for unit tests
+// that count a real corpus.
+#include <sstream>
+#include <string>
+
+#include "src/corpus/corpus_inputs.hpp"
+#include "tests/test_util.hpp"
+
+namespace gridvec::test {
+
+/// Stages the dev corpus into `dir`; returns its path.
+inline std::string stage_dev_corpus(const temp_dir& dir) {
+  auto inputs = resolve_corpus_inputs(std::string{GRIDVEC_SOURCE_DIR} + "/tests/data/dev-corpus.txt.gz");
+  REQUIRE(inputs);
+  std::istringstream no_stdin;
+  const std::string path = dir.file("dev-corpus.txt");
+  auto staged = stage_corpus(*inputs, path, no_stdin);
+  INFO((staged ? std::string{} : staged.error()));
+  REQUIRE(staged);
+  return path;
+}
+
+} // namespace gridvec::test
