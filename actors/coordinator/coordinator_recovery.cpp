@@ -493,6 +493,9 @@ void restore_latest(coordinator_ptr self) {
 
 void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
   auto& st = self->state;
+  // Lost whatever the job does about it: nothing waits on that node again.
+  if (shard < st.shard_node.size())
+    st.lost_nodes.insert(st.shard_node[shard]);
   if (st.finished) {
     if (st.phase == job_phase::done)
       warn(self, "shard " + std::to_string(shard) + " is lost; the job's vectors were already written");
@@ -512,7 +515,6 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
   warn(self, "shard " + std::to_string(shard) + " on node " + st.nodes[st.shard_node[shard]].name +
                " is lost; restoring it on node " + st.nodes[node].name + " from the last checkpoint");
   st.lost_shards[shard] = node;
-  st.lost_nodes.insert(st.shard_node[shard]);
   if (st.phase == job_phase::recovering && st.halting_for.empty())
     return;             // the shards are being placed and loaded: apply_rollback takes it along
   begin_recovery(self); // a new recovery, or the halt under way again without this shard
@@ -520,6 +522,8 @@ void on_shard_lost(coordinator_ptr self, uint32_t shard, uint32_t node) {
 
 void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& why) {
   auto& st = self->state;
+  if (why.empty() && learner < st.learner_node.size())
+    st.lost_nodes.insert(st.learner_node[learner]);
   if (st.finished || learner >= st.learners.size() || !st.learner_alive[learner])
     return;
   if (!why.empty()) {
@@ -529,7 +533,6 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
   const std::string node = st.nodes[st.learner_node[learner]].name;
   st.learner_alive[learner] = false;
   st.learner_idle[learner] = true;
-  st.lost_nodes.insert(st.learner_node[learner]);
   // A lost learner counts as having answered whatever round waits for it.
   for (auto round : std::vector(st.rounds))
     if (round->waiting.erase(learner) && round->waiting.empty()) {
