@@ -2,12 +2,15 @@
 
 #include "actors/net/bounded_decoders.hpp"
 #include <gridvec/protocol.hpp>
+#include <gridvec/roles/vocabulary.hpp>
 
 namespace gridvec {
 
 void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<count_table>("gridvec::count_table");
   cfg.add_message_type<vocabulary_info>("gridvec::vocabulary_info");
+  cfg.add_message_type<partition_counts>("gridvec::partition_counts");
+  cfg.add_message_type<std::vector<uint64_t>>("std::vector<uint64_t>"); // a vocabulary layout
   cfg.add_message_type<learner_config>("gridvec::learner_config");
   cfg.add_message_type<learner_progress>("gridvec::learner_progress");
   cfg.add_message_type<part_cursor>("gridvec::part_cursor");
@@ -34,7 +37,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<std::vector<shard_actor>>("std::vector<gridvec::shard_actor>");
   cfg.add_message_type<learner_actor>("gridvec::learner_actor");
   cfg.add_message_type<count_worker_actor>("gridvec::count_worker_actor");
-  cfg.add_message_type<vocabulary_actor>("gridvec::vocabulary_actor");
+  cfg.add_message_type<vocabulary_partition_actor>("gridvec::vocabulary_partition_actor");
+  cfg.add_message_type<std::vector<vocabulary_partition_actor>>("std::vector<gridvec::vocabulary_partition_actor>");
+  cfg.add_message_type<vocabulary_build>("gridvec::vocabulary_build");
+  cfg.add_message_type<vocabulary_builder_actor>("gridvec::vocabulary_builder_actor");
   cfg.add_message_type<exporter_actor>("gridvec::exporter_actor");
   cfg.add_message_type<coordinator_actor>("gridvec::coordinator_actor");
   cfg.add_message_type<controller_actor>("gridvec::controller_actor");

@@ -16,6 +16,7 @@
 #include <gridvec/roles/shard.hpp>
 #include <gridvec/tables/shard.hpp>
 #include <gridvec/roles/vocabulary.hpp>
+#include <filesystem>
 
 namespace gridvec {
 
@@ -153,8 +154,18 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       host(self, counter.address(), hosted::helper);
       return counter;
     },
-    [self](new_vocab_atom) -> vocabulary_actor {
-      auto vocab = spawn_vocabulary(self->system());
+    // Where and in how much memory the partition counts is the node's own
+    // config, never the asker's: a peer cannot make it write elsewhere.
+    [self](new_vocab_atom) -> vocabulary_partition_actor {
+      const auto& setup = self->state.setup;
+      const node_spec* spec = setup.cluster ? setup.cluster->find(setup.name) : nullptr;
+      const uint64_t memory = spec && spec->memory > 0 ? spec->memory : memory_limit_bytes();
+      const uint64_t budget = spec && spec->count_memory > 0 ? spec->count_memory : default_count_memory(memory);
+      std::error_code ec;
+      const std::string dir = spec && !spec->count_dir.empty()
+                                ? spec->count_dir
+                                : (std::filesystem::temp_directory_path(ec) / "gridvec-counts").string();
+      auto vocab = spawn_vocabulary_partition(self->system(), dir, budget);
       host(self, vocab.address(), hosted::helper);
       return vocab;
     },

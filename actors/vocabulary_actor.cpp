@@ -2,12 +2,19 @@
 
 #include "src/access/guarded_open.hpp"
 
+#include <caf/scoped_actor.hpp>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 
+#include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/text_corpus.hpp"
+#include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_writer.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/sgns/huffman_tree.hpp"
 
@@ -15,66 +22,284 @@ namespace gridvec {
 
 namespace {
 
+// Counting a whole corpus part may take long; a dead partition's node is
+// noticed by the supervisor, not through this.
+constexpr auto partition_timeout = std::chrono::seconds(30 * 24 * 3600);
+// Words a page from a partition carries at most (a page of id-like words
+// is a few MB).
+constexpr uint64_t max_page_words = uint64_t{1} << 18;
+// What a count worker holds before it sends its counts on: over every
+// partition, and so what one merge message carries at most (well under
+// max-message-mb's default of 64).
+constexpr size_t worker_buffer_bytes = size_t{32} << 20;
+
+// Sends `msg...` to `part` and waits for its reply, put into `reply`.
+template <class Reply, class Actor, class... Ts>
+status ask(caf::actor_system& sys, const Actor& part, Reply& reply, Ts&&... msg) {
+  caf::scoped_actor blocking{sys};
+  status result;
+  blocking->request(part, partition_timeout, std::forward<Ts>(msg)...)
+    .receive([&](Reply& r) { reply = std::move(r); }, [&](caf::error& err) { result = failure{error_text(err)}; });
+  return result;
+}
+
+// A count worker's counts, one map per partition, sent on to the
+// partitions whenever one grows past its share of the buffer.
+class partition_sender {
+public:
+  partition_sender(caf::actor_system& sys, const std::vector<vocabulary_partition_actor>& parts)
+    : sys_(sys), parts_(parts), maps_(parts.size()),
+      flush_bytes_(std::max<size_t>(worker_buffer_bytes / parts.size(), size_t{4} << 20)) {}
+
+  void add(std::string_view word, uint64_t count, uint64_t first) {
+    if (!failed_.empty())
+      return;
+    const uint64_t h = word_hash(word);
+    const uint32_t p = word_partition_of_hash(h, static_cast<uint32_t>(parts_.size()));
+    auto& map = maps_[p];
+    auto [r, added] = map.insert(word, h, word_counts::seen{count, first});
+    if (!added) {
+      auto seen = map.value(r);
+      seen.count += count;
+      seen.first = std::min(seen.first, first);
+      map.set(r, seen);
+    } else if (map.memory_bytes() > flush_bytes_) {
+      send(p);
+    }
+  }
+
+  // Sends what is left; fails with the first partition's error.
+  status finish() {
+    for (uint32_t p = 0; p < maps_.size() && failed_.empty(); ++p)
+      send(p);
+    if (!failed_.empty())
+      return failure{failed_};
+    return {};
+  }
+
+private:
+  void send(uint32_t p) {
+    if (maps_[p].empty() || !failed_.empty())
+      return;
+    count_table table;
+    maps_[p].release([&](std::string_view w, word_counts::seen s) { table.add(w, s.count, s.first); });
+    uint64_t ignored = 0;
+    if (auto s = ask(sys_, parts_[p], ignored, merge_atom::value, std::move(table)); !s)
+      failed_ = "vocabulary partition " + std::to_string(p) + ": " + s.error();
+  }
+
+  caf::actor_system& sys_;
+  const std::vector<vocabulary_partition_actor>& parts_;
+  std::vector<word_map<word_counts::seen>> maps_;
+  size_t flush_bytes_;
+  std::string failed_;
+};
+
+status check_partitions(const std::vector<vocabulary_partition_actor>& parts) {
+  if (parts.empty() || parts.size() > vocabulary_layout::max_partitions)
+    return failure{"counting needs 1 to " + std::to_string(vocabulary_layout::max_partitions) +
+                   " vocabulary partitions, got " + std::to_string(parts.size())};
+  for (const auto& p : parts)
+    if (!p)
+      return failure{"a vocabulary partition that is no actor"};
+  return {};
+}
+
 count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self) {
   self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   return {
-    [](count_atom, const std::string& path, uint64_t begin, uint64_t end, uint8_t mode) -> caf::result<count_table> {
-      // Numbered from the part's first byte: see word_counts.
-      word_counts counts{begin};
+    [self](count_atom, const std::string& path, uint64_t begin, uint64_t end, uint8_t mode,
+           const std::vector<vocabulary_partition_actor>& parts) -> caf::result<count_table> {
+      if (auto s = check_partitions(parts); !s)
+        return make_job_error(s.error());
+      partition_sender out{self->system(), parts};
+      // Numbered from the part's first byte, as word_counts numbers them,
+      // so that first places agree with one process's count.
+      count_table totals;
+      uint64_t place = begin;
       corpus_scanner scanner{path, static_cast<invalid_utf8>(mode)};
       auto s = scanner.scan(
-        {begin, end}, [&](std::string_view w) { counts.add(w); }, [&] { counts.add_line_end(); });
+        {begin, end}, [&](std::string_view w) { out.add(w, 1, place++); }, [&] { ++totals.lines; });
       if (!s)
         return make_job_error(s.error());
-      return counts.release_table();
+      if (auto sent = out.finish(); !sent)
+        return make_job_error(sent.error());
+      totals.total = place - begin;
+      return totals;
+    },
+    // -read-vocab, or a model's words (--init): the file's words and
+    // counts, in its order among equal counts.
+    [self](load_atom, const std::string& word2vec_vocab,
+           const std::vector<vocabulary_partition_actor>& parts) -> caf::result<count_table> {
+      if (auto s = check_partitions(parts); !s)
+        return make_job_error(s.error());
+      auto table = read_word2vec_vocab(word2vec_vocab);
+      if (!table)
+        return make_job_error(table.error());
+      partition_sender out{self->system(), parts};
+      table->for_each([&](std::string_view w, uint64_t count, uint64_t first) { out.add(w, count, first); });
+      if (auto sent = out.finish(); !sent)
+        return make_job_error(sent.error());
+      count_table totals;
+      totals.total = table->total;
+      totals.lines = table->lines;
+      return totals;
     },
   };
 }
 
-struct vocabulary_state {
-  word_counts merged;
-  // Tokens of the corpus: the counted parts' (merge), not a saved model's
-  // or vocabulary file's counts (load) added to them. Without counted
-  // parts (-read-vocab) the loaded counts stand for the corpus.
-  uint64_t corpus_tokens = 0;
-  bool counted = false;
-  static inline const char* name = "vocabulary";
+struct partition_state {
+  std::optional<bounded_counter> counter;    // until collect
+  std::string unusable;                      // why the counter could not be made
+  std::optional<vocabulary_partition> words; // from collect on
+  bool assigned = false;
+  static inline const char* name = "vocabulary-partition";
 };
 
-vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_pointer<vocabulary_state> self) {
-  self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
+vocabulary_partition_actor::behavior_type
+vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<partition_state> self, std::string spill_dir,
+                              uint64_t budget) {
+  self->set_default_handler(caf::drop);
+  auto counter = bounded_counter::create(spill_dir, std::max<uint64_t>(budget, bounded_counter::min_budget));
+  if (counter)
+    self->state.counter.emplace(std::move(*counter));
+  else
+    self->state.unusable = "the vocabulary partition cannot count: " + counter.error();
+  auto out_of_order = [self](const char* step) {
+    return make_job_error(self->state.unusable.empty()
+                            ? std::string{"the vocabulary partition was asked to "} + step + " out of order"
+                            : self->state.unusable);
+  };
   return {
-    [self](merge_atom, const count_table& part) -> caf::result<uint64_t> {
-      if (!self->state.merged.merge(part))
+    [self, out_of_order](merge_atom, const count_table& part) -> caf::result<uint64_t> {
+      auto& st = self->state;
+      if (!st.counter)
+        return out_of_order("count");
+      if (!part.well_formed())
         return make_job_error("a count table whose words, lengths and counts disagree");
-      self->state.corpus_tokens += part.total;
-      self->state.counted = true;
-      return self->state.merged.distinct();
+      part.for_each([&](std::string_view w, uint64_t count, uint64_t first) {
+        if (count > 0)
+          st.counter->add(w, count, first);
+      });
+      return st.counter->tokens();
     },
-    // -read-vocab: the counts come from a file instead of the corpus.
-    [self](load_atom, const std::string& word2vec_vocab) -> caf::result<uint64_t> {
-      auto table = read_word2vec_vocab(word2vec_vocab);
-      if (!table)
-        return make_job_error(table.error());
-      self->state.merged.merge(*table);
-      return self->state.merged.distinct();
+    [self, out_of_order](collect_atom, uint64_t min_count) -> caf::result<partition_counts> {
+      auto& st = self->state;
+      if (!st.counter)
+        return out_of_order("collect");
+      const uint64_t spills = st.counter->spills();
+      auto words = vocabulary_partition::collect(*st.counter, std::max<uint64_t>(min_count, 1));
+      st.counter.reset(); // its runs are gone; the directory with it
+      if (!words)
+        return make_job_error(words.error());
+      partition_counts out;
+      for (const auto& c : words->histogram()) {
+        out.counts.push_back(c.count);
+        out.words.push_back(c.words);
+      }
+      out.tokens = words->tokens();
+      out.distinct = words->distinct();
+      out.spills = spills;
+      st.words.emplace(std::move(*words));
+      return out;
     },
-    [self](build_atom, uint64_t min_count, uint64_t max_size, const std::string& path,
-           const std::string& word2vec_vocab) -> caf::result<vocabulary_info> {
-      auto& merged = self->state.merged;
-      auto v = vocabulary::build(merged, min_count, max_size);
-      if (!v)
-        return make_job_error(v.error());
-      if (auto s = v->save(path); !s)
-        return make_job_error(s.error());
-      // -save-vocab: the same vocabulary in word2vec.c's format.
-      if (!word2vec_vocab.empty())
-        if (auto s = save_word2vec_vocab(*v, merged.lines(), word2vec_vocab); !s)
-          return make_job_error(s.error());
-      const uint64_t raw = self->state.counted ? self->state.corpus_tokens : merged.total();
-      vocabulary_info info{path, v->size(), v->train_words(), raw, merged.distinct(), merged.lines()};
-      merged = word_counts{}; // the counts are not needed again
-      return info;
+    [self, out_of_order](earlier_atom, uint64_t count, uint64_t first_limit) -> caf::result<uint64_t> {
+      if (!self->state.words || self->state.assigned)
+        return out_of_order("compare first places");
+      return self->state.words->earlier(count, first_limit);
+    },
+    [self, out_of_order](assign_ids_atom, const std::vector<uint64_t>& code,
+                         uint32_t partition) -> caf::result<uint64_t> {
+      auto& st = self->state;
+      if (!st.words || st.assigned)
+        return out_of_order("number its words");
+      auto layout = vocabulary_layout::decode(code);
+      if (!layout)
+        return make_job_error(layout.error());
+      if (partition >= layout->partitions())
+        return make_job_error("partition " + std::to_string(partition) + " of a layout of " +
+                              std::to_string(layout->partitions()));
+      st.words->assign(*layout, partition);
+      st.assigned = true;
+      return st.words->size();
+    },
+    [self, out_of_order](page_atom, uint64_t most) -> caf::result<count_table> {
+      auto& st = self->state;
+      if (!st.assigned)
+        return out_of_order("send its words");
+      count_table page;
+      st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)),
+                          [&](std::string_view w, uint64_t count) { page.add(w, count, 0); });
+      return page;
+    },
+  };
+}
+
+// The builder's one job, blocking on the partitions (see the header).
+expected<vocabulary_info> build_vocabulary(caf::actor_system& sys, const vocabulary_build& what) {
+  const auto& parts = what.partitions;
+  if (auto s = check_partitions(parts); !s)
+    return failure{s.error()};
+  std::vector<count_histogram> histograms;
+  uint64_t tokens = 0, distinct = 0, spills = 0;
+  for (uint32_t p = 0; p < parts.size(); ++p) {
+    partition_counts counted;
+    if (auto s = ask(sys, parts[p], counted, collect_atom::value, what.min_count); !s)
+      return failure{"vocabulary partition " + std::to_string(p) + ": " + s.error()};
+    if (counted.counts.size() != counted.words.size())
+      return failure{"vocabulary partition " + std::to_string(p) + " sent a histogram that does not add up"};
+    count_histogram h;
+    for (size_t i = 0; i < counted.counts.size(); ++i)
+      h.push_back({counted.counts[i], counted.words[i]});
+    histograms.push_back(std::move(h));
+    tokens += counted.tokens;
+    distinct += counted.distinct;
+    spills += counted.spills;
+  }
+  std::string asked_failure;
+  auto earlier = [&](uint32_t p, uint64_t count, uint64_t limit) -> uint64_t {
+    uint64_t n = 0;
+    if (auto s = ask(sys, parts[p], n, earlier_atom::value, count, limit); !s && asked_failure.empty())
+      asked_failure = s.error();
+    return n;
+  };
+  auto layout = vocabulary_layout::decide(histograms, tokens, what.min_count, what.max_size, earlier);
+  if (!asked_failure.empty())
+    return failure{asked_failure};
+  if (!layout)
+    return failure{layout.error()};
+  const auto code = layout->encode();
+  for (uint32_t p = 0; p < parts.size(); ++p) {
+    uint64_t kept = 0;
+    if (auto s = ask(sys, parts[p], kept, assign_ids_atom::value, code, p); !s)
+      return failure{"vocabulary partition " + std::to_string(p) + ": " + s.error()};
+  }
+  auto page = [&](uint32_t p) -> expected<count_table> {
+    count_table words;
+    if (auto s = ask(sys, parts[p], words, page_atom::value, max_page_words); !s)
+      return failure{"vocabulary partition " + std::to_string(p) + ": " + s.error()};
+    return words;
+  };
+  if (auto s = write_vocabulary_files(*layout, page, what.lines, what.path, what.word2vec_path); !s)
+    return failure{s.error()};
+  vocabulary_info info;
+  info.path = what.path;
+  info.size = layout->size();
+  info.train_words = layout->train_words();
+  info.raw_words = what.corpus_tokens > 0 ? what.corpus_tokens : tokens;
+  info.distinct_words = distinct;
+  info.lines = what.lines;
+  info.spills = spills;
+  return info;
+}
+
+vocabulary_builder_actor::behavior_type vocabulary_builder(vocabulary_builder_actor::pointer self) {
+  return {
+    [self](build_atom, const vocabulary_build& what) -> caf::result<vocabulary_info> {
+      auto info = build_vocabulary(self->system(), what);
+      if (!info)
+        return make_job_error(info.error());
+      return *info;
     },
   };
 }
@@ -83,7 +308,18 @@ vocabulary_actor::behavior_type vocabulary_behavior(vocabulary_actor::stateful_p
 
 count_worker_actor spawn_count_worker(caf::actor_system& sys) { return sys.spawn<caf::detached>(count_worker); }
 
-vocabulary_actor spawn_vocabulary(caf::actor_system& sys) { return sys.spawn(vocabulary_behavior); }
+vocabulary_partition_actor spawn_vocabulary_partition(caf::actor_system& sys, std::string spill_dir,
+                                                      uint64_t budget_bytes) {
+  return sys.spawn<caf::detached>(vocabulary_partition_behavior, std::move(spill_dir), budget_bytes);
+}
+
+uint64_t default_count_memory(uint64_t node_memory_bytes) {
+  return std::max<uint64_t>(node_memory_bytes / 4, bounded_counter::min_budget);
+}
+
+vocabulary_builder_actor spawn_vocabulary_builder(caf::actor_system& sys) {
+  return sys.spawn<caf::detached>(vocabulary_builder);
+}
 
 expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   static std::mutex mutex;

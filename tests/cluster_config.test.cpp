@@ -226,7 +226,7 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
     lines[3] = "hots = 127.0.0.1";
     auto message = failure_of(joined(lines, "\r\n"));
     CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, "
-                     "memory, standby, http-port, http-bind)");
+                     "memory, count-memory, count-dir, standby, http-port, http-bind)");
   }
   SECTION("no newline at the end") {
     auto text = joined(base_lines);
@@ -292,7 +292,7 @@ TEST_CASE("cluster config: which nodes serve their shards on the network thread"
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
   CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
         "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, memory, "
-        "standby, http-port, http-bind)");
+        "count-memory, count-dir, standby, http-port, http-bind)");
 }
 
 TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {

@@ -94,11 +94,19 @@ int ask(caf::actor_system& sys, const caf::actor& node, const std::vector<std::s
   auto print_error = [](const caf::error& e) { std::printf("error: %s\n", error_text(e).c_str()); };
   const std::string& what = a.at(0);
   if (what == "count") {
+    // A partition of the node's to count into, then a count worker.
+    std::vector<vocabulary_partition_actor> parts;
+    self->request(node, timeout, new_vocab_atom::value)
+      .receive([&](const vocabulary_partition_actor& p) { parts.push_back(p); }, print_error);
+    if (parts.empty())
+      return 0;
     self->request(node, timeout, new_counter_atom::value)
       .receive(
         [&](const count_worker_actor& counter) {
-          self->request(counter, timeout, count_atom::value, a.at(1), uint64_t{0}, uint64_t{1} << 20, uint8_t{0})
-            .receive([](const count_table& t) { std::printf("ok %zu words\n", t.size()); }, print_error);
+          self->request(counter, timeout, count_atom::value, a.at(1), uint64_t{0}, uint64_t{1} << 20, uint8_t{0}, parts)
+            .receive(
+              [](const count_table& t) { std::printf("ok %llu tokens\n", static_cast<unsigned long long>(t.total)); },
+              print_error);
         },
         print_error);
   } else if (what == "newshard") {

@@ -18,6 +18,7 @@
 #include <gridvec/core/options.hpp>
 #include <gridvec/message_types.hpp>
 #include <gridvec/roles/node.hpp>
+#include <gridvec/roles/vocabulary.hpp>
 #include "src/access/guarded_open.hpp"
 #include "src/access/path_policy.hpp"
 #include "src/access/private_file.hpp"
@@ -151,6 +152,8 @@ template <>
 struct carries_path<std::string> : std::true_type {};
 template <>
 struct carries_path<shard_spec> : std::true_type {};
+template <>
+struct carries_path<vocabulary_build> : std::true_type {};
 
 template <class Signature>
 struct signature_carries_path : std::false_type {};
@@ -171,7 +174,7 @@ constexpr size_t path_messages = count_path_messages<typename Actor::signatures>
 // Every message of a node's internal actors that carries a path. A new
 // one makes the count below differ from the table: add it to the table.
 constexpr size_t path_messages_of_nodes = path_messages<node_actor> + path_messages<shard_actor> +
-                                          path_messages<count_worker_actor> + path_messages<vocabulary_actor> +
+                                          path_messages<count_worker_actor> + path_messages<vocabulary_builder_actor> +
                                           path_messages<learner_actor> + path_messages<exporter_actor>;
 
 template <class T>
@@ -199,25 +202,32 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
 
   // What the messages need, made from allowed files.
   const std::string corpus = dir.file("in/corpus.txt");
-  count_table counted;
   count_worker_actor counter;
-  vocabulary_actor vocab_actor;
   self->request(node, std::chrono::seconds(10), new_counter_atom::value)
     .receive([&](count_worker_actor& c) { counter = c; }, [&](caf::error& e) { FAIL(error_text(e)); });
-  self->request(node, std::chrono::seconds(10), new_vocab_atom::value)
-    .receive([&](vocabulary_actor& v) { vocab_actor = v; }, [&](caf::error& e) { FAIL(error_text(e)); });
-  self->request(counter, std::chrono::seconds(10), count_atom::value, corpus, uint64_t{0}, uint64_t{12}, uint8_t{0})
-    .receive([&](count_table& t) { counted = t; }, [&](caf::error& e) { FAIL(error_text(e)); });
-  auto merge_counts = [&] {
-    self->request(vocab_actor, std::chrono::seconds(10), merge_atom::value, counted)
-      .receive([&](uint64_t) {}, [&](caf::error& e) { FAIL(error_text(e)); });
+  // A partition of the node's with the corpus's counts: each build takes one.
+  auto counted_partition = [&] {
+    std::vector<vocabulary_partition_actor> parts(1);
+    self->request(node, std::chrono::seconds(10), new_vocab_atom::value)
+      .receive([&](vocabulary_partition_actor& v) { parts[0] = v; }, [&](caf::error& e) { FAIL(error_text(e)); });
+    self
+      ->request(counter, std::chrono::seconds(10), count_atom::value, corpus, uint64_t{0}, uint64_t{12}, uint8_t{0},
+                parts)
+      .receive([&](count_table&) {}, [&](caf::error& e) { FAIL(error_text(e)); });
+    return parts;
   };
-  merge_counts();
+  auto builder = spawn_vocabulary_builder(sys);
+  auto build = [&](const std::string& path, const std::string& word2vec_path) {
+    vocabulary_build what;
+    what.partitions = counted_partition();
+    what.min_count = 1;
+    what.path = path;
+    what.word2vec_path = word2vec_path;
+    return error_of<vocabulary_info>(self, caf::actor_cast<caf::actor>(builder),
+                                     caf::make_message(build_atom::value, what));
+  };
   const std::string vocab_file = dir.file("out/vocabulary.txt");
-  self
-    ->request(vocab_actor, std::chrono::seconds(10), build_atom::value, uint64_t{1}, uint64_t{0}, vocab_file,
-              std::string{})
-    .receive([&](vocabulary_info&) {}, [&](caf::error& e) { FAIL(error_text(e)); });
+  REQUIRE(build(vocab_file, "") == "(answered without an error)");
   shard_spec spec;
   spec.count = 1;
   spec.dim = 4;
@@ -278,28 +288,17 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
      }},
     {"counter count",
      [&](const std::string& p) {
+       return error_of<count_table>(
+         self, caf::actor_cast<caf::actor>(counter),
+         caf::make_message(count_atom::value, p, uint64_t{0}, uint64_t{12}, uint8_t{0}, counted_partition()));
+     }},
+    {"counter load",
+     [&](const std::string& p) {
        return error_of<count_table>(self, caf::actor_cast<caf::actor>(counter),
-                                    caf::make_message(count_atom::value, p, uint64_t{0}, uint64_t{12}, uint8_t{0}));
+                                    caf::make_message(load_atom::value, p, counted_partition()));
      }},
-    {"vocabulary load",
-     [&](const std::string& p) {
-       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(vocab_actor),
-                                 caf::make_message(load_atom::value, p));
-     }},
-    {"vocabulary build (file)",
-     [&](const std::string& p) {
-       merge_counts(); // a build consumes what was merged
-       return error_of<vocabulary_info>(
-         self, caf::actor_cast<caf::actor>(vocab_actor),
-         caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, p, std::string{}));
-     }},
-    {"vocabulary build (-save-vocab)",
-     [&](const std::string& p) {
-       merge_counts();
-       return error_of<vocabulary_info>(
-         self, caf::actor_cast<caf::actor>(vocab_actor),
-         caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, dir.file("out/v2.txt"), p));
-     }},
+    {"builder build (file)", [&](const std::string& p) { return build(p, ""); }},
+    {"builder build (-save-vocab)", [&](const std::string& p) { return build(dir.file("out/v2.txt"), p); }},
     {"learner preprocess (corpus)",
      [&](const std::string& p) {
        return error_of<uint64_t>(
@@ -355,7 +354,8 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
                self, node,
                caf::make_message(link_atom::value, std::vector<std::string>{"127.0.0.1"}, std::vector<uint16_t>{22})),
              Contains("is not a node of this cluster"));
-  for (auto a : {caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(exporter), sink})
+  for (auto a : {caf::actor_cast<caf::actor>(learner), caf::actor_cast<caf::actor>(exporter), sink,
+                 caf::actor_cast<caf::actor>(builder)})
     self->send_exit(a, caf::exit_reason::user_shutdown);
   self->send(node, stop_atom::value);
 }

@@ -10,6 +10,7 @@
 #include <gridvec/core/vocabulary.hpp>
 #include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_writer.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/util/rng.hpp"
 #include "tests/dev_corpus.hpp"
@@ -151,6 +152,23 @@ void check_equal(const word_counts& counts, const vocabulary& single, partitione
     };
     CHECK(lines_of(a) == lines_of(b));
   }
+  // The files written from the partitions' pages (97 words a page), the
+  // layout having travelled as numbers, are the assembled vocabulary's.
+  auto sent = vocabulary_layout::decode(layout.encode());
+  REQUIRE(sent);
+  const std::string paged = dir.file("paged.vocab"), paged_word2vec = dir.file("paged.w2v"),
+                    assembled = dir.file("assembled.vocab");
+  REQUIRE(whole->save(assembled));
+  auto pages = [&](uint32_t p) -> expected<count_table> {
+    count_table page;
+    got.parts[p].next_page(97, [&](std::string_view w, uint64_t n) { page.add(w, n, 0); });
+    return page;
+  };
+  auto written = write_vocabulary_files(*sent, pages, got.lines, paged, paged_word2vec);
+  INFO((written ? std::string{} : written.error()));
+  REQUIRE(written);
+  CHECK(read_file(paged) == read_file(assembled));
+  CHECK(read_file(paged_word2vec) == read_file(b));
 }
 
 } // namespace
@@ -296,4 +314,48 @@ TEST_CASE("partitioned vocabulary: id-like words of few distinct counts, -max-vo
   CHECK(got.spills > 0);
   check_equal(counts, *single, got, partitions, dir);
   CHECK(std::filesystem::is_empty(work));
+}
+
+TEST_CASE("vocabulary_layout: a layout sent as numbers is checked where it arrives", "[vocabulary_layout]") {
+  auto no_cut = [](uint32_t, uint64_t, uint64_t) -> uint64_t { return 0; }; // -max-vocab cuts nothing here
+  const std::vector<count_histogram> histograms{count_histogram{{9, 2}, {4, 3}}, count_histogram{{9, 1}, {5, 1}}};
+  auto layout = vocabulary_layout::decide(histograms, 100, 1, 0, no_cut);
+  REQUIRE(layout);
+  const auto code = layout->encode();
+  auto back = vocabulary_layout::decode(code);
+  REQUIRE(back);
+  CHECK(back->encode() == code);
+  CHECK(back->id(1, 5, 0) == layout->id(1, 5, 0));
+  CHECK(back->counts() == std::vector<uint64_t>{9, 5, 4});
+  // A damaged header (partitions, size, occurrences, classes), count, first
+  // id or last start, and a truncated code, are refused. (A start moved
+  // within its class makes another layout that adds up.)
+  for (size_t i : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{5}, code.size() - 1}) {
+    auto damaged = code;
+    damaged[i] += 1;
+    INFO("number " << i);
+    CHECK_FALSE(vocabulary_layout::decode(damaged));
+  }
+  CHECK_FALSE(vocabulary_layout::decode(std::vector<uint64_t>(code.begin(), code.end() - 1)));
+  CHECK_FALSE(vocabulary_layout::decode({}));
+}
+
+TEST_CASE("write_vocabulary_files: a partition whose words disagree with the layout leaves no file",
+          "[vocabulary_layout]") {
+  auto no_cut = [](uint32_t, uint64_t, uint64_t) -> uint64_t { return 0; }; // -max-vocab cuts nothing here
+  temp_dir dir;
+  auto layout = vocabulary_layout::decide({count_histogram{{3, 2}}}, 6, 1, 0, no_cut);
+  REQUIRE(layout);
+  const std::string path = dir.write("vocab.txt", "what was there\n");
+  int calls = 0;
+  auto short_page = [&](uint32_t) -> expected<count_table> {
+    count_table t;
+    if (calls++ == 0)
+      t.add("only", 3, 0);
+    return t;
+  };
+  auto s = write_vocabulary_files(*layout, short_page, 0, path, "");
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error(), Catch::Contains("partition 0's words of count 3 disagree"));
+  CHECK(read_file(path) == "what was there\n");
 }

@@ -38,7 +38,7 @@ void cleanup(coordinator_ptr self, bool keep_shards) {
   }
   st.spawned = std::move(kept);
   st.learners.clear();
-  st.vocab_actor = nullptr;
+  st.vocab_partitions.clear();
   if (!keep_shards)
     st.shards.clear();
   // Kept shards still need the vocabulary file (export, queries): the

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gridvec/roles/coordinator.hpp>
+#include <gridvec/roles/vocabulary.hpp>
 #include "src/corpus/work_queue.hpp"
 #include "src/formats/checkpoint.hpp"
 #include "src/corpus/text_corpus.hpp"
@@ -74,7 +75,9 @@ struct coordinator_state {
   bool finished = false; // `run` has been answered
 
   // The model and the actors that train it.
-  vocabulary_actor vocab_actor;
+  std::vector<vocabulary_partition_actor> vocab_partitions; // one per vocabulary node, until the vocabulary is built
+  uint64_t counted_tokens = 0;                              // what the count workers counted of the corpus
+  uint64_t counted_lines = 0;
   vocabulary_info vocab;
   uint32_t vocab_crc = 0;
   vocabulary_ptr words; // for nearest/analogy

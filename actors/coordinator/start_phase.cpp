@@ -32,15 +32,24 @@ void start_fresh(coordinator_ptr self) {
   }
   st.count_ranges = std::move(*counted);
   st.ranges = std::move(*parts);
-  auto& node = st.nodes[node_with(st, &job_node::vocabulary)];
-  self->request(node.handle, placement_timeout, new_vocab_atom::value)
-    .then(
-      [self](vocabulary_actor v) {
-        track(self, v);
-        self->state.vocab_actor = v;
-        count_words(self);
-      },
-      fail_with(self));
+  // One vocabulary partition on every node with the vocabulary role, in
+  // the config's order (which orders equal counts: docs/vocabulary.md).
+  std::vector<size_t> vocab_nodes;
+  for (size_t i = 0; i < st.nodes.size(); ++i)
+    if (st.nodes[i].vocabulary && !st.nodes[i].standby)
+      vocab_nodes.push_back(i);
+  st.vocab_partitions.assign(vocab_nodes.size(), vocabulary_partition_actor{});
+  auto pending = std::make_shared<size_t>(vocab_nodes.size());
+  for (size_t p = 0; p < vocab_nodes.size(); ++p)
+    self->request(st.nodes[vocab_nodes[p]].handle, placement_timeout, new_vocab_atom::value)
+      .then(
+        [self, p, pending](vocabulary_partition_actor v) {
+          track(self, v);
+          self->state.vocab_partitions[p] = v;
+          if (--*pending == 0)
+            count_words(self);
+        },
+        fail_with(self));
 }
 
 // Resuming from a checkpoint: the vocabulary and the preprocessed parts

@@ -110,24 +110,67 @@ bool choose_layout(coordinator_ptr self) {
   return true;
 }
 
+// ", counted over 2 partitions, 14 sorted runs spilled to disk": where
+// the counting went, when it went beyond one partition in memory.
+std::string partitions_text(const coordinator_state& st, const vocabulary_info& info) {
+  std::string out;
+  if (st.vocab_partitions.size() > 1)
+    out += ", counted over " + std::to_string(st.vocab_partitions.size()) + " partitions";
+  if (info.spills > 0)
+    out += ", " + std::to_string(info.spills) + " sorted runs spilled to disk";
+  return out;
+}
+
+// A word2vec.c vocabulary file's words and counts (-read-vocab, --init's
+// model), read by a count worker on the first vocabulary node and sent to
+// the partitions; then `then`.
+void load_counts(coordinator_ptr self, const std::string& path, std::function<void()> then) {
+  auto& st = self->state;
+  auto& node = st.nodes[node_with(st, &job_node::vocabulary)];
+  self->request(node.handle, placement_timeout, new_counter_atom::value)
+    .then(
+      [self, path, then](count_worker_actor worker) {
+        track(self, worker);
+        self->request(worker, long_phase, load_atom::value, path, self->state.vocab_partitions)
+          .then(
+            [self, worker, then](const count_table& totals) {
+              self->send_exit(worker, caf::exit_reason::user_shutdown);
+              self->state.counted_lines += totals.lines;
+              then();
+            },
+            fail_with(self));
+      },
+      fail_with(self));
+}
+
 void build_vocabulary(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::vocabulary;
-  auto path = st.store ? st.store->vocabulary_path() : st.work_dir + "/vocabulary.txt";
-  self
-    ->request(st.vocab_actor, long_phase, build_atom::value, st.opt.min_count, st.opt.max_vocab, path,
-              st.opt.explain ? std::string{} : st.opt.save_vocab) // --explain writes nothing
+  vocabulary_build what;
+  what.partitions = st.vocab_partitions;
+  what.min_count = st.opt.min_count;
+  what.max_size = st.opt.max_vocab;
+  what.path = st.store ? st.store->vocabulary_path() : st.work_dir + "/vocabulary.txt";
+  what.word2vec_path = st.opt.explain ? std::string{} : st.opt.save_vocab; // --explain writes nothing
+  what.corpus_tokens = st.counted_tokens;
+  what.lines = st.counted_lines;
+  auto builder = spawn_vocabulary_builder(self->system());
+  track(self, builder);
+  self->request(builder, long_phase, build_atom::value, std::move(what))
     .then(
       [self](const vocabulary_info& info) {
         auto& st = self->state;
-        self->send_exit(st.vocab_actor, caf::exit_reason::user_shutdown);
+        const std::string counted_by = partitions_text(st, info);
+        for (auto& p : st.vocab_partitions) // their words are in the file now
+          self->send_exit(p, caf::exit_reason::user_shutdown);
+        st.vocab_partitions.clear();
         use_vocabulary(self, info);
         if (st.finished)
           return;
         if (st.opt.read_vocab.empty())
           say(self, "vocabulary: " + std::to_string(info.size) + " words (" + std::to_string(info.distinct_words) +
                       " distinct, " + std::to_string(info.raw_words) + " tokens; " + std::to_string(info.train_words) +
-                      " in vocabulary)");
+                      " in vocabulary)" + counted_by);
         else
           say(self, "vocabulary: " + std::to_string(info.size) + " words of the " +
                       std::to_string(info.distinct_words) + " in " + st.opt.read_vocab);
@@ -184,13 +227,10 @@ void after_counting(coordinator_ptr self) {
                               " columns; give -size " + std::to_string(model->dim) + " to continue it"));
     return;
   }
-  self->request(st.vocab_actor, long_phase, load_atom::value, model_files::vocab(st.opt.init))
-    .then(
-      [self](uint64_t) {
-        say(self, "continuing the model in " + self->state.opt.init);
-        build_vocabulary(self);
-      },
-      fail_with(self));
+  load_counts(self, model_files::vocab(st.opt.init), [self] {
+    say(self, "continuing the model in " + self->state.opt.init);
+    build_vocabulary(self);
+  });
 }
 
 } // namespace
@@ -210,19 +250,20 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
   st.words = *words;
 }
 
-// Map: part i is counted on the node of learner i (where its data is).
-// Reduce: every table is merged into the vocabulary actor. With
-// -read-vocab, the vocabulary actor reads the counts from that file instead.
+// Map: part i is counted on the node of learner i (where its data is),
+// each word's counts sent to the vocabulary partition that owns it.
+// Reduce: the partitions decide the vocabulary (build_vocabulary). With
+// -read-vocab, the counts come from that file instead.
 void count_words(coordinator_ptr self) {
   auto& st = self->state;
+  st.phase = job_phase::counting;
+  st.counted_tokens = 0;
+  st.counted_lines = 0;
   if (!st.opt.read_vocab.empty()) {
-    st.phase = job_phase::counting;
     say(self, "reading the vocabulary from " + st.opt.read_vocab);
-    self->request(st.vocab_actor, long_phase, load_atom::value, st.opt.read_vocab)
-      .then([self](uint64_t) { after_counting(self); }, fail_with(self));
+    load_counts(self, st.opt.read_vocab, [self] { after_counting(self); });
     return;
   }
-  st.phase = job_phase::counting;
   say(self, "counting words of " + st.opt.train + " in " + std::to_string(st.count_ranges.size()) + " parts");
   auto pending = std::make_shared<size_t>(st.count_ranges.size());
   for (size_t i = 0; i < st.count_ranges.size(); ++i) {
@@ -234,19 +275,15 @@ void count_words(coordinator_ptr self) {
           track(self, worker);
           self
             ->request(worker, long_phase, count_atom::value, st.opt.train, st.count_ranges[i].begin,
-                      st.count_ranges[i].end, st.opt.invalid_utf8)
+                      st.count_ranges[i].end, st.opt.invalid_utf8, st.vocab_partitions)
             .then(
-              [self, pending, worker](count_table& table) {
+              [self, pending, worker](const count_table& totals) {
                 auto& st = self->state;
                 self->send_exit(worker, caf::exit_reason::user_shutdown);
-                // Moved on, not copied: a part's table holds its distinct words.
-                self->request(st.vocab_actor, long_phase, merge_atom::value, std::move(table))
-                  .then(
-                    [self, pending](uint64_t) {
-                      if (--*pending == 0)
-                        after_counting(self);
-                    },
-                    fail_with(self));
+                st.counted_tokens += totals.total;
+                st.counted_lines += totals.lines;
+                if (--*pending == 0)
+                  after_counting(self);
               },
               fail_with(self));
         },

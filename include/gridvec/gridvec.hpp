@@ -3,7 +3,7 @@
 // their own actor system. One include gives:
 //
 //   - the typed actor interface of every role (shard_actor, learner_actor,
-//     vocabulary_actor, count_worker_actor, exporter_actor,
+//     vocabulary_partition_actor, count_worker_actor, exporter_actor,
 //     coordinator_actor, supervisor_actor, controller_actor, node_actor),
 //     their atoms and the data types they exchange (include/gridvec/protocol.hpp,
 //     include/gridvec/job_types.hpp); docs/actors.md describes every message, its

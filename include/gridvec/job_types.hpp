@@ -50,6 +50,21 @@ typename Inspector::result_type inspect(Inspector& f, file_digest& x) {
 
 /// The vocabulary a job trains on, as every node can find it: a file on
 /// the shared file system (vocabulary::save format) and its figures.
+/// A vocabulary partition's words of count >= min-count, by count (most
+/// frequent first, `words[i]` of `counts[i]`), and what it counted.
+struct partition_counts {
+  std::vector<uint64_t> counts;
+  std::vector<uint64_t> words;
+  uint64_t tokens = 0;   // every token counted, those below min-count too
+  uint64_t distinct = 0; // distinct words counted, before min-count
+  uint64_t spills = 0;   // sorted runs written to disk
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_counts& x) {
+  return f(caf::meta::type_name("partition_counts"), x.counts, x.words, x.tokens, x.distinct, x.spills);
+}
+
 struct vocabulary_info {
   std::string path;
   uint64_t size = 0;
@@ -57,12 +72,13 @@ struct vocabulary_info {
   uint64_t raw_words = 0;      // all tokens of the corpus
   uint64_t distinct_words = 0; // before min-count
   uint64_t lines = 0;          // line ends of the corpus (word2vec.c's "</s>" count)
+  uint64_t spills = 0;         // sorted runs the partitions wrote while counting
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
   return f(caf::meta::type_name("vocabulary_info"), x.path, x.size, x.train_words, x.raw_words, x.distinct_words,
-           x.lines);
+           x.lines, x.spills);
 }
 
 /// How a learner trains (the job's options that concern it).

@@ -87,6 +87,10 @@ using visit_atom = caf::atom_constant<caf::atom("visit")>;
 using peers_atom = caf::atom_constant<caf::atom("peers")>;
 using echo_atom = caf::atom_constant<caf::atom("echo")>;
 using history_atom = caf::atom_constant<caf::atom("history")>;
+using collect_atom = caf::atom_constant<caf::atom("collect")>;
+using earlier_atom = caf::atom_constant<caf::atom("earlier")>;
+using page_atom = caf::atom_constant<caf::atom("page")>;
+using assign_ids_atom = caf::atom_constant<caf::atom("assignids")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -156,22 +160,40 @@ using shard_actor = caf::typed_actor<
   caf::replies_to<peers_atom, std::vector<caf::actor>>::with<bool>,
   caf::replies_to<similar_atom, wire_bytes>::with<wire_bytes>>;
 
-/// Counts one byte range of a corpus where the data is:
-///   (path, begin, end, invalid UTF-8 mode) -> that range's word counts
-/// (the mode as train_options::invalid_utf8: 0 fail, 1 skip, 2 replace).
-/// Errors: unreadable corpus, binary data, invalid UTF-8 -> runtime_error.
-using count_worker_actor =
-  caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t, uint8_t>::with<count_table>>;
-
-/// The vocabulary (reduce side of the count map-reduce):
-///   merge: one part's counts -> distinct words so far
-///   build: (min count, max size, file) -> the vocabulary, ids fixed by
-///          frequency and saved to the file for every node to load
-/// Errors: empty corpus, empty vocabulary, unwritable file -> runtime_error.
-using vocabulary_actor =
+/// One word partition of the vocabulary: every word belongs to one
+/// partition by its hash (src/corpus/partitioned_count.hpp), so no process
+/// holds every distinct word. It counts in bounded memory on its node
+/// (`count-memory`, spilling sorted runs to `count-dir`), and the
+/// vocabulary is decided from the partitions' count histograms
+/// (src/corpus/vocabulary_layout.hpp):
+///   merge: counts of its words -> tokens it has counted so far
+///   collect: (min count) -> its words of at least that count, by count
+///   earlier: (count, first place) -> its words of that count first seen
+///            before that place (where -max-vocab cuts through a count)
+///   assignids: (layout as numbers, its index) -> the words it keeps
+///   page: (most words) -> its next words in id order; empty at the end
+/// Errors: a spill that cannot be written, a malformed table or layout,
+/// messages out of that order -> runtime_error.
+using vocabulary_partition_actor =
   caf::typed_actor<caf::replies_to<merge_atom, count_table>::with<uint64_t>,
-                   caf::replies_to<load_atom, std::string>::with<uint64_t>,
-                   caf::replies_to<build_atom, uint64_t, uint64_t, std::string, std::string>::with<vocabulary_info>>;
+                   caf::replies_to<collect_atom, uint64_t>::with<partition_counts>,
+                   caf::replies_to<earlier_atom, uint64_t, uint64_t>::with<uint64_t>,
+                   caf::replies_to<assign_ids_atom, std::vector<uint64_t>, uint32_t>::with<uint64_t>,
+                   caf::replies_to<page_atom, uint64_t>::with<count_table>>;
+
+/// Counts where the data is, sending each word's counts to its partition
+/// a bounded table at a time:
+///   count: (path, begin, end, invalid UTF-8 mode, the partitions) -> the
+///          range's token and line totals (a table without words)
+///   load: (word2vec.c vocabulary file, the partitions) -> the same for
+///         the file's words and counts (-read-vocab, a model's words)
+/// (the mode as train_options::invalid_utf8: 0 fail, 1 skip, 2 replace).
+/// Errors: unreadable corpus, binary data, invalid UTF-8, a partition's
+/// error -> runtime_error.
+using count_worker_actor =
+  caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t, uint8_t,
+                                   std::vector<vocabulary_partition_actor>>::with<count_table>,
+                   caf::replies_to<load_atom, std::string, std::vector<vocabulary_partition_actor>>::with<count_table>>;
 
 /// A learner (the Network-efficient word2vec paper Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.
@@ -355,7 +377,8 @@ using controller_actor =
 ///   stop:       the node's process ends (after the job, or on request)
 /// Errors: an unreadable vocabulary or checkpoint file -> runtime_error.
 using node_actor = caf::typed_actor<
-  caf::replies_to<new_counter_atom>::with<count_worker_actor>, caf::replies_to<new_vocab_atom>::with<vocabulary_actor>,
+  caf::replies_to<new_counter_atom>::with<count_worker_actor>,
+  caf::replies_to<new_vocab_atom>::with<vocabulary_partition_actor>,
   caf::replies_to<new_shard_atom, shard_spec>::with<shard_info>,
   caf::replies_to<new_learner_atom, learner_config, std::string, std::vector<shard_actor>,
                   coordinator_actor>::with<learner_actor>,

@@ -30,4 +30,4 @@
 #include <gridvec/roles/node.hpp>        // spawn_node, node_setup
 #include <gridvec/roles/shard.hpp>       // spawn_shard
 #include <gridvec/roles/supervisor.hpp>  // spawn_supervisor
-#include <gridvec/roles/vocabulary.hpp>  // spawn_vocabulary, spawn_count_worker, load_shared_vocabulary
+#include <gridvec/roles/vocabulary.hpp>  // spawn_vocabulary_partition, spawn_count_worker, spawn_vocabulary_builder

@@ -175,10 +175,10 @@ key_spec<node_spec> roles_key() {
           }};
 }
 
-key_spec<node_spec> memory_key() {
-  return {"memory", [](node_spec& n, std::string_view value, const std::string& in) -> std::string {
-            if (!parse_byte_size(value, n.memory))
-              return "memory must be a size such as 512M, 16G or 1.5T, got " + in_quotes(value) + in;
+key_spec<node_spec> size_key(const char* name, uint64_t node_spec::*field) {
+  return {name, [name, field](node_spec& n, std::string_view value, const std::string& in) -> std::string {
+            if (!parse_byte_size(value, n.*field))
+              return std::string{name} + " must be a size such as 512M, 16G or 1.5T, got " + in_quotes(value) + in;
             return {};
           }};
 }
@@ -217,7 +217,9 @@ const std::vector<key_spec<node_spec>>& node_keys() {
     count_key("shards", &n::shards, max_shards_per_node),
     count_key("learners", &n::learners, max_learners_per_node),
     count_key("threads", &n::threads, max_threads_per_node),
-    memory_key(),
+    size_key("memory", &n::memory),
+    size_key("count-memory", &n::count_memory),
+    text_key("count-dir", &n::count_dir),
     bool_key("standby", &n::standby),
     port_key("http-port", &n::http_port),
     text_key("http-bind", &n::http_bind, true),

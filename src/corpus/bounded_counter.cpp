@@ -60,8 +60,11 @@ expected<bounded_counter> bounded_counter::create(const std::string& work_dir, s
   static std::atomic<uint64_t> sequence{0};
   std::string dir = (work_dir.empty() ? std::string{"."} : work_dir) + "/gridvec-counts-" + std::to_string(::getpid()) +
                     "-" + std::to_string(sequence.fetch_add(1));
-  if (auto made = access::make_directories(dir, "the counting work directory"); !made)
-    return failure{made.error(), error_code::io};
+  // The process's own directory (see count_runs.cpp): no path policy.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return failure{"cannot create the counting work directory " + dir + ": " + ec.message(), error_code::io};
   return bounded_counter{std::move(dir), budget_bytes};
 }
 

@@ -101,11 +101,14 @@ private:
 
 } // namespace
 
+// A counter's runs lie in the directory its own process chose (a node's
+// count-dir, the system's temporary directory), never a path a peer sent:
+// they are opened without the path policy, which guards peers' paths.
 expected<run_writer> run_writer::create(const std::string& path) {
-  auto file = access::fopen_write(path, "a run of counts");
+  access::file_ptr file{std::fopen(path.c_str(), "wbx")};
   if (!file)
-    return failure{file.error(), error_code::io};
-  run_writer w{path, std::move(*file)};
+    return failure{cannot_write(path, errno), error_code::io};
+  run_writer w{path, std::move(file)};
   w.buffer_.reserve(write_buffer_bytes);
   w.buffer_.append(run_magic, sizeof run_magic);
   return w;
@@ -142,12 +145,12 @@ status run_writer::close() {
 }
 
 std::unique_ptr<count_source> open_run(const std::string& path, std::string& error) {
-  auto file = access::fopen_read(path, "a run of counts");
+  access::file_ptr file{std::fopen(path.c_str(), "rb")};
   if (!file) {
-    error = file.error();
+    error = "cannot read " + path + ": " + std::strerror(errno);
     return nullptr;
   }
-  auto reader = std::make_unique<run_reader>(path, std::move(*file));
+  auto reader = std::make_unique<run_reader>(path, std::move(file));
   if (!reader->start()) {
     error = reader->failed();
     return nullptr;

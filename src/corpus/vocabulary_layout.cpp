@@ -98,6 +98,7 @@ expected<vocabulary_partition> vocabulary_partition::collect(bounded_counter& co
   vocabulary_partition part;
   part.tokens_ = counter.tokens();
   auto merged = counter.merge([&](const counted_word& w) {
+    ++part.distinct_;
     if (w.count >= min_count)
       part.words_.insert(w.word, entry{w.count, w.first, vocabulary::npos});
   });
@@ -157,6 +158,60 @@ void vocabulary_partition::assign(const vocabulary_layout& layout, uint32_t part
   words_ = std::move(kept);
   order_.clear();
   order_.shrink_to_fit();
+}
+
+std::vector<uint64_t> vocabulary_layout::counts() const {
+  std::vector<uint64_t> out;
+  out.reserve(classes_.size());
+  for (const auto& k : classes_)
+    out.push_back(k.count);
+  return out;
+}
+
+// partitions, size, train words, classes; then each class's count, first
+// id and its P + 1 starts.
+std::vector<uint64_t> vocabulary_layout::encode() const {
+  std::vector<uint64_t> code{partitions_, size_, train_words_, classes_.size()};
+  for (const auto& k : classes_) {
+    code.push_back(k.count);
+    code.push_back(k.first_id);
+    code.insert(code.end(), k.starts.begin(), k.starts.end());
+  }
+  return code;
+}
+
+expected<vocabulary_layout> vocabulary_layout::decode(const std::vector<uint64_t>& code) {
+  const failure bad{"a vocabulary layout that does not add up"};
+  if (code.size() < 4 || code[0] == 0 || code[0] > max_partitions)
+    return bad;
+  vocabulary_layout layout;
+  layout.partitions_ = static_cast<uint32_t>(code[0]);
+  const uint64_t per_class = 2 + uint64_t{layout.partitions_} + 1;
+  if (code[3] != (code.size() - 4) / per_class || (code.size() - 4) % per_class != 0)
+    return bad;
+  // Every class follows the last, with fewer occurrences, and the kept
+  // words and their occurrences add up to the header's.
+  uint64_t id = 0, train_words = 0, previous = std::numeric_limits<uint64_t>::max();
+  for (size_t at = 4; at < code.size(); at += per_class) {
+    kept_class k{code[at], code[at + 1],
+                 std::vector<uint64_t>(code.begin() + static_cast<ptrdiff_t>(at + 2),
+                                       code.begin() + static_cast<ptrdiff_t>(at + per_class))};
+    if (k.count == 0 || k.count >= previous || k.first_id != id || k.starts.front() != 0 ||
+        !std::is_sorted(k.starts.begin(), k.starts.end()) || k.starts.back() > vocabulary::max_words)
+      return bad;
+    const uint64_t words = k.starts.back();
+    if (words > std::numeric_limits<uint64_t>::max() / k.count)
+      return bad;
+    id += words;
+    train_words += words * k.count;
+    previous = k.count;
+    layout.classes_.push_back(std::move(k));
+  }
+  layout.size_ = code[1];
+  layout.train_words_ = code[2];
+  if (id != layout.size_ || train_words != layout.train_words_ || layout.size_ > vocabulary::max_words)
+    return bad;
+  return layout;
 }
 
 expected<vocabulary> assemble_vocabulary(const std::vector<vocabulary_partition>& partitions,

@@ -44,6 +44,8 @@ using count_histogram = std::vector<count_class>;
 /// Where the words of every partition go among the ids.
 class vocabulary_layout {
 public:
+  /// The most partitions a vocabulary may be decided over.
+  static constexpr uint32_t max_partitions = 4096;
   /// How many of partition p's words of `count` were first seen before
   /// place `first_limit` (vocabulary_partition::earlier, asked of each).
   using earlier_fn = std::function<uint64_t(uint32_t partition, uint64_t count, uint64_t first_limit)>;
@@ -66,6 +68,14 @@ public:
   uint64_t kept(uint32_t partition, uint64_t count) const;
   /// The id of partition p's rank-th word of `count` (rank < kept()).
   uint64_t id(uint32_t partition, uint64_t count, uint64_t rank) const;
+  /// The counts of the kept words, most frequent first (each once).
+  std::vector<uint64_t> counts() const;
+
+  /// The layout as numbers, to send to the partitions in other processes.
+  std::vector<uint64_t> encode() const;
+  /// The layout encode() gave; fails on numbers that do not describe one
+  /// (a peer's message is checked).
+  static expected<vocabulary_layout> decode(const std::vector<uint64_t>& code);
 
 private:
   struct kept_class {
@@ -100,6 +110,8 @@ public:
   uint64_t earlier(uint64_t count, uint64_t first_limit) const;
   /// Tokens the counter counted (its words below min-count included).
   uint64_t tokens() const { return tokens_; }
+  /// Distinct words the counter counted (those below min-count included).
+  uint64_t distinct() const { return distinct_; }
 
   /// Numbers the words the layout keeps and forgets the others; the words
   /// are then held in id order.
@@ -125,6 +137,25 @@ public:
       for (auto r : order_)
         one(r);
   }
+  /// After assign(): calls f(word, count) for the next `most` words in id
+  /// order (from the first, on the first call) and returns how many; 0
+  /// once every word has been given. Pages of a partition too large to
+  /// send whole.
+  template <class F>
+  size_t next_page(size_t most, F&& f) {
+    size_t given = 0;
+    while (given < most && !paged_out_) {
+      page_cursor_ = words_.after(page_cursor_);
+      if (page_cursor_ == 0) {
+        paged_out_ = true;
+        break;
+      }
+      f(words_.word(page_cursor_), words_.value(page_cursor_).count);
+      ++given;
+    }
+    return given;
+  }
+
   /// Bytes held: the words, their counts, places and ids, and their order.
   size_t memory_bytes() const { return words_.memory_bytes() + order_.capacity() * sizeof(uint64_t); }
 
@@ -137,6 +168,9 @@ private:
   word_map<entry> words_;
   std::vector<word_map<entry>::ref> order_; // by decreasing count, then first place; empty after assign()
   uint64_t tokens_ = 0;
+  uint64_t distinct_ = 0;
+  word_map<entry>::ref page_cursor_ = 0; // next_page's place
+  bool paged_out_ = false;
 };
 
 /// The whole vocabulary from its partitions, each assigned, where one

@@ -5,7 +5,8 @@
 // its first atom is for, hosted by a real node whose cluster config limits
 // its paths to one empty directory: the node actor (newshard, newlearner,
 // newexport, newcounter, newvocab, link, echo, status, ...), a count worker
-// (count), the vocabulary actor (merge, build, load), a shard lane (save,
+// (count, load), a vocabulary partition (merge, collect, earlier,
+// assignids, page), a shard lane (save,
 // load, rows, norms, similar, dotprod, adjust, step, reset, stats, ...), a
 // learner (preprocess, assign, pause, ...) and an exporter (export,
 // savemodel). Then the node actor is asked for its status, which it
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include <gridvec/message_types.hpp>
+#include <gridvec/core/vocabulary.hpp>
 #include <gridvec/roles/node.hpp>
 #include "actors/net/bounded_decoders.hpp"
 
@@ -83,15 +85,16 @@ internals& node_internals() {
     auto& self = *new caf::scoped_actor{sys};
     x->counter =
       caf::actor_cast<caf::actor>(ask<count_worker_actor>(self, x->node, caf::make_message(new_counter_atom::value)));
-    x->vocab =
-      caf::actor_cast<caf::actor>(ask<vocabulary_actor>(self, x->node, caf::make_message(new_vocab_atom::value)));
-    auto counts = ask<count_table>(
-      self, x->counter,
-      caf::make_message(count_atom::value, x->dir + "/corpus.txt", uint64_t{0}, uint64_t{18}, uint8_t{0}));
-    ask<uint64_t>(self, x->vocab, caf::make_message(merge_atom::value, counts));
+    x->vocab = caf::actor_cast<caf::actor>(
+      ask<vocabulary_partition_actor>(self, x->node, caf::make_message(new_vocab_atom::value)));
+    // The vocabulary the shard, exporter and learner load: written here,
+    // not built by the partition (which stays open to counts).
+    vocabulary v;
+    v.add_word("the", 3);
+    v.add_word("cat", 2);
     const std::string vocab_file = x->dir + "/vocabulary.txt";
-    ask<vocabulary_info>(self, x->vocab,
-                         caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, vocab_file, std::string{}));
+    if (!v.save(vocab_file))
+      std::abort();
     shard_spec spec;
     spec.count = 1;
     spec.dim = 4;
@@ -121,7 +124,10 @@ caf::actor recipient(internals& in, caf::atom_value a) {
   switch (static_cast<uint64_t>(a)) {
     case static_cast<uint64_t>(atom("count")): return in.counter;
     case static_cast<uint64_t>(atom("merge")):
-    case static_cast<uint64_t>(atom("build")): return in.vocab;
+    case static_cast<uint64_t>(atom("collect")):
+    case static_cast<uint64_t>(atom("earlier")):
+    case static_cast<uint64_t>(atom("assignids")):
+    case static_cast<uint64_t>(atom("page")): return in.vocab;
     case static_cast<uint64_t>(atom("save")):
     case static_cast<uint64_t>(atom("rows")):
     case static_cast<uint64_t>(atom("norms")):
@@ -161,8 +167,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (msg.empty() || !msg.match_element<caf::atom_value>(0))
     return 0;
   auto a = msg.get_as<caf::atom_value>(0);
-  // load is the vocabulary's with one string, a shard lane's with two values.
-  caf::actor to = a == caf::atom("load") ? (msg.size() == 2 ? in.vocab : in.lane) : recipient(in, a);
+  // load is a count worker's with a string and the partitions, a shard
+  // lane's with a string and a number.
+  caf::actor to = a == caf::atom("load") ? (msg.match_element<uint64_t>(2) ? in.lane : in.counter) : recipient(in, a);
   if (!to)
     return 0;
   caf::scoped_actor self{sys};

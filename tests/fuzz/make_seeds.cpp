@@ -316,15 +316,20 @@ void node_request_seeds() {
   put("echo", caf::make_message(echo_atom::value, wire_bytes(64, 'e')));
   put("controller", caf::make_message(controller_atom::value));
   put("tables", caf::make_message(tables_atom::value));
-  put("count",
-      caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20, uint8_t{0}));
+  put("count", caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20,
+                                 uint8_t{0}, std::vector<vocabulary_partition_actor>{}));
   count_table t;
   t.add("the", 3, 0);
   t.add("cat", 2, 1);
   t.total = 5;
   put("merge", caf::make_message(merge_atom::value, t));
-  put("build", caf::make_message(build_atom::value, uint64_t{1}, uint64_t{0}, std::string{"v.txt"}, std::string{}));
-  put("vocab-load", caf::make_message(load_atom::value, std::string{"w2v-vocab.txt"}));
+  put("collect", caf::make_message(collect_atom::value, uint64_t{1}));
+  put("earlier", caf::make_message(earlier_atom::value, uint64_t{3}, uint64_t{1}));
+  put("assignids", caf::make_message(assign_ids_atom::value, std::vector<uint64_t>{1, 2, 5, 1, 3, 0, 0, 1, 2, 2, 0, 1},
+                                     uint32_t{0}));
+  put("page", caf::make_message(page_atom::value, uint64_t{100}));
+  put("counter-load",
+      caf::make_message(load_atom::value, std::string{"w2v-vocab.txt"}, std::vector<vocabulary_partition_actor>{}));
   put("save", caf::make_message(save_atom::value, std::string{"shard-0.bin"}, uint64_t{0}));
   put("load", caf::make_message(load_atom::value, std::string{"shard-0.bin"}, uint64_t{0}));
   put("rows", caf::make_message(rows_atom::value, uint32_t{0}, uint32_t{4}));

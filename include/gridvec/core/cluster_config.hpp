@@ -97,6 +97,8 @@ struct node_spec {
   bool standby = false;         // then roles == {shard}
   uint32_t threads = 0;         // worker threads; 0: worker_threads() decides
   uint64_t memory = 0;          // bytes its jobs may take (`memory`); 0: what its OS reports
+  uint64_t count_memory = 0;    // bytes its vocabulary partition counts in (`count-memory`); 0: a quarter of memory
+  std::string count_dir;        // where that partition spills (`count-dir`); empty: the system's temporary directory
   uint16_t http_port = 0;       // its HTTP server (docs/http.md); 0: none
   std::string http_bind;        // the address that server binds; empty: 127.0.0.1
   int line = 0;                 // of its [node NAME] header, for messages

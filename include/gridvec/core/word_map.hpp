@@ -133,6 +133,22 @@ public:
     return {p + skip, len};
   }
 
+  /// The record after `r` in insertion order (after(0): the first), 0
+  /// after the last: a cursor that survives between calls.
+  ref after(ref r) const {
+    size_t c = 0, pos = first_pos;
+    if (r != 0) {
+      c = static_cast<size_t>(r >> chunk_bits);
+      pos = static_cast<size_t>(r & (chunk_bytes - 1));
+      size_t len = 0;
+      pos += sizeof(T) + read_length(at(r) + sizeof(T), len) + len;
+    }
+    for (; c < chunks_.size(); ++c, pos = 0)
+      if (pos < ends_[c])
+        return (ref{c} << chunk_bits) + pos;
+    return 0;
+  }
+
   /// Calls f(ref) for every record, in insertion order.
   template <class F>
   void for_each(F&& f) const {
