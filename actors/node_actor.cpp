@@ -272,7 +272,8 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       auto& st = self->state;
       const node_spec* spec = st.setup.cluster ? st.setup.cluster->find(st.setup.name) : nullptr;
       if (!spec || !spec->has(node_role::learner) || spec->standby)
-        return make_job_error("node " + st.setup.name + " is no learner node of a cluster (only those run L-BFGS learners)");
+        return make_job_error("node " + st.setup.name +
+                              " is no learner node of a cluster (only those run L-BFGS learners)");
       if (count_alive(st, hosted::lbfgs) >= max_lbfgs_learners_per_node)
         return make_job_error("node " + st.setup.name + " already runs " + std::to_string(max_lbfgs_learners_per_node) +
                               " L-BFGS learners");

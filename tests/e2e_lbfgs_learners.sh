@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # gridvec lbfgs on a cluster's learner nodes survives one of them killed
 # mid-run (docs/lbfgs.md, "Faults"): on a loopback cluster of two shard
-# nodes and two learner nodes, learn-2 is SIGKILLed while the run goes on;
-# the driver notices the loss (a CAF monitor, not a timeout: --timeout is
-# 600 s here), hands learn-2's share to learn-1, which reads it from the
-# file, resets the pass's gradient row and does the pass again. The run
+# nodes and two learner nodes, learn-2 is SIGSTOPped (so that the driver
+# waits for its part of a pass) and then SIGKILLed; the driver notices the
+# loss (a CAF monitor, not a timeout: --timeout is 600 s here), hands
+# learn-2's share to learn-1, which reads it from the file, and does the
+# pass again (a gradient pass from a zeroed gradient row). The run
 # ends at the objective and iteration count of an uninterrupted run with the
 # same shares (one process, two learner threads), and the log says so.
 # Usage: e2e_lbfgs_learners.sh GRIDVEC_BINARY
@@ -44,6 +45,11 @@ lbfgs_pid=$!
 wait_for_line "$work/lbfgs.log" "iteration 5:" 30 "$lbfgs_pid" || fail "no fifth iteration: $(tail -3 "$work/lbfgs.log")"
 grep -q "^lbfgs: " "$work/lbfgs.out" && fail "the run ended before learn-2 was killed; make it longer"
 grep -q "share 1 is examples 1500 to 3000" "$work/learn-2.log" || fail "learn-2 did not load share 1: $(tail -3 "$work/learn-2.log")"
+# Stopped first, so that the kill lands in the middle of a pass: the driver
+# sends learn-2 its next pass within milliseconds and waits for its answer.
+kill -STOP "${CLUSTER_PID[learn-2]}"
+sleep 1
+grep -q "is lost" "$work/lbfgs.log" && fail "learn-2 was given up on while stopped, before it was killed"
 killed_at=$(date +%s.%N)
 cluster_kill learn-2
 timeout 40 tail --pid="$lbfgs_pid" -f /dev/null || fail "gridvec lbfgs did not end within 40 s of losing a learner"

@@ -37,8 +37,8 @@ public:
 };
 
 svm_data example_data() {
-  auto d = parse_svm_text("+1 0:1 3:2\n-1 1:0.5 3:-1\n+1 2:1\n-1 0:-1 1:1 2:0.25\n+1 5:1 7:3\n-1 6:2\n+1 7:-1 0:1\n",
-                          8, "test");
+  auto d = parse_svm_text("+1 0:1 3:2\n-1 1:0.5 3:-1\n+1 2:1\n-1 0:-1 1:1 2:0.25\n+1 5:1 7:3\n-1 6:2\n+1 7:-1 0:1\n", 8,
+                          "test");
   REQUIRE(d);
   return *d;
 }

@@ -115,8 +115,8 @@ lbfgs_learner_actor::behavior_type learner_behavior(learner_ptr self, cluster_co
       if (!from_driver(self))
         return;
       auto& st = self->state;
-      if (share >= max_shares || path.empty() || path.size() > max_path || features == 0 ||
-          features > max_vector_dim || begin > end)
+      if (share >= max_shares || path.empty() || path.size() > max_path || features == 0 || features > max_vector_dim ||
+          begin > end)
         return answer(self, tag, {}, "lbfgs learner: a share request out of bounds");
       if (st.shares.size() >= max_shares && !st.shares.count(share))
         return answer(self, tag, {}, "lbfgs learner: too many shares");
@@ -169,8 +169,7 @@ lbfgs_learner_actor::behavior_type learner_behavior(learner_ptr self, cluster_co
           else
             values.push_back(double(*v));
           break;
-        default:
-          error = "lbfgs learner: no pass " + std::to_string(what);
+        default: error = "lbfgs learner: no pass " + std::to_string(what);
       }
       auto now = st.client->traffic();
       values[0] = double(now.requests - st.reported.requests);

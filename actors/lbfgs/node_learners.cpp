@@ -14,12 +14,9 @@ namespace {
 
 const char* pass_name(lbfgs_pass what) {
   switch (what) {
-    case lbfgs_pass::line:
-      return "line-search";
-    case lbfgs_pass::gradient:
-      return "gradient";
-    case lbfgs_pass::correct:
-      return "accuracy";
+    case lbfgs_pass::line: return "line-search";
+    case lbfgs_pass::gradient: return "gradient";
+    case lbfgs_pass::correct: return "accuracy";
   }
   return "data";
 }
@@ -87,8 +84,7 @@ struct node_learners::state {
   /// learner's own, or none within the timeout) is the result. Every live
   /// learner's request is waited for even after an error, so that nothing
   /// of this round still runs when the caller goes on.
-  status wait(std::map<uint64_t, pending>& out,
-              const std::function<void(const pending&, std::vector<double>&)>& done) {
+  status wait(std::map<uint64_t, pending>& out, const std::function<void(const pending&, std::vector<double>&)>& done) {
     std::optional<std::string> error;
     auto drop_lost = [&] {
       for (auto i = out.begin(); i != out.end();)
@@ -131,9 +127,9 @@ struct node_learners::state {
 
   status check_examples(const pending& p, const std::vector<double>& values) {
     if (values.size() != 1 || values[0] != double(examples))
-      return failure{name(p.learner) + " reads " + (values.empty() ? std::string("no") : std::to_string(uint64_t(values[0]))) +
-                     " examples in " + path + ", this process " + std::to_string(examples) +
-                     ": the nodes must see the same file"};
+      return failure{name(p.learner) + " reads " +
+                     (values.empty() ? std::string("no") : std::to_string(uint64_t(values[0]))) + " examples in " +
+                     path + ", this process " + std::to_string(examples) + ": the nodes must see the same file"};
     return {};
   }
 
@@ -178,8 +174,7 @@ struct node_learners::state {
       return moved;
     for (uint32_t k = 0; k < owner.size(); ++k)
       if (next[k] != owner[k]) {
-        spdlog::info("{} is lost ({}); share {} goes to {}", name(owner[k]), learners[owner[k]].gone, k,
-                     name(next[k]));
+        spdlog::info("{} is lost ({}); share {} goes to {}", name(owner[k]), learners[owner[k]].gone, k, name(next[k]));
         moved.push_back(k);
       }
     owner = std::move(next);
@@ -205,7 +200,7 @@ node_learners::node_learners(std::unique_ptr<state> s) : s_(std::move(s)) {}
 node_learners::~node_learners() = default; // the scoped actor ends; the learners see their driver go and stop
 
 expected<std::unique_ptr<node_learners>> node_learners::connect(caf::actor_system& sys, const cluster_config& cluster,
-                                                               std::chrono::milliseconds timeout) {
+                                                                std::chrono::milliseconds timeout) {
   auto s = std::make_unique<state>(sys, timeout);
   const auto connect_timeout = std::chrono::milliseconds(cluster.connect_timeout_ms);
   for (const node_spec* node : cluster.with_role(node_role::learner)) {

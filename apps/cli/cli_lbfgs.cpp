@@ -427,8 +427,7 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     else if (a == "--threads") {
       ok = parse_number(a, v, threads);
       threads_given = true;
-    }
-    else if (a == "--l2")
+    } else if (a == "--l2")
       ok = parse_number(a, v, o.l2);
     else if (a == "--memory")
       ok = parse_number(a, v, o.memory);

@@ -333,11 +333,10 @@ using table_shard_actor = caf::typed_actor<caf::replies_to<table_atom, wire_byte
 ///   lbfgs: (tag, pass, share, steps) -> pass 0: the loss at each step,
 ///          then the slope at each; 1: [loss], its gradient added into the
 ///          next gradient's row; 2: [examples classified right]
-using lbfgs_learner_actor =
-  caf::typed_actor<caf::reacts_to<table_atom, uint64_t, std::vector<std::string>, std::vector<uint16_t>, std::string,
-                                   uint32_t>,
-                   caf::reacts_to<load_atom, uint64_t, uint32_t, std::string, uint32_t, uint64_t, uint64_t>,
-                   caf::reacts_to<lbfgs_atom, uint64_t, uint8_t, uint32_t, std::vector<double>>>;
+using lbfgs_learner_actor = caf::typed_actor<
+  caf::reacts_to<table_atom, uint64_t, std::vector<std::string>, std::vector<uint16_t>, std::string, uint32_t>,
+  caf::reacts_to<load_atom, uint64_t, uint32_t, std::string, uint32_t, uint64_t, uint64_t>,
+  caf::reacts_to<lbfgs_atom, uint64_t, uint8_t, uint32_t, std::vector<double>>>;
 
 /// The controller: the entry point of a cluster (on the coordinator's node)
 /// or of a local gridvec, for `gridvec submit`, the shell and embedding
@@ -388,7 +387,8 @@ using node_actor = caf::typed_actor<
   caf::replies_to<status_atom>::with<node_status>, caf::replies_to<status_atom, reset_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
   caf::replies_to<controller_atom>::with<controller_actor>, caf::replies_to<tables_atom>::with<table_shard_actor>,
-  caf::replies_to<lbfgs_atom>::with<lbfgs_learner_actor>, caf::replies_to<echo_atom, wire_bytes>::with<wire_bytes>, caf::reacts_to<stop_atom>>;
+  caf::replies_to<lbfgs_atom>::with<lbfgs_learner_actor>, caf::replies_to<echo_atom, wire_bytes>::with<wire_bytes>,
+  caf::reacts_to<stop_atom>>;
 
 /// The largest block a node echoes.
 constexpr size_t max_echo_bytes = size_t{8} << 20;
