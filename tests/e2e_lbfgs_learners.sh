@@ -16,7 +16,9 @@ gv=$1
 source "$here/cluster_lib.sh"
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
+outside=$(mktemp -d) # a directory the nodes may not read from
 cluster_init "$gv" "$work"
+trap 'cluster_cleanup; rm -rf "$outside"' EXIT
 fail() {
   echo "FAIL: $*" >&2
   cluster_dump_logs >&2
@@ -36,7 +38,7 @@ cluster_node shard-1 "roles = shard" "shards = 1"
 cluster_node shard-2 "roles = shard" "shards = 1"
 cluster_node learn-1 "roles = learner" "learners = 1"
 cluster_node learn-2 "roles = learner" "learners = 1"
-cluster_write "$work/cluster.conf"
+CLUSTER_ALLOW_READ=$work CLUSTER_ALLOW_WRITE=$work cluster_write "$work/cluster.conf"
 cluster_start shard-1 shard-2 learn-1 learn-2
 
 "$gv" lbfgs "${run[@]}" --config "$work/cluster.conf" --output "$work/weights.txt" \
@@ -90,4 +92,39 @@ assert whole[6] == replaced[6], ("iterations", whole[6], replaced[6])
 assert whole[4] == replaced[4], ("accuracy", whole[4], replaced[4])
 PY
 head -1 "$work/weights.txt" | grep -q "^# gridvec lbfgs weights: features 4096 " || fail "no weights file"
+
+# Every learner lost: one error line, exit status 1, no weights file.
+cluster_start learn-2
+"$gv" lbfgs "${run[@]}" --max-iter 100000 --config "$work/cluster.conf" --output "$work/none.txt" \
+  > "$work/all.out" 2> "$work/all.log" &
+lbfgs_pid=$!
+wait_for_line "$work/all.log" "iteration 3:" 30 "$lbfgs_pid" || fail "no third iteration: $(tail -3 "$work/all.log")"
+kill -STOP "${CLUSTER_PID[learn-1]}" "${CLUSTER_PID[learn-2]}"
+sleep 0.5
+cluster_kill learn-1 learn-2
+code=0
+timeout 20 tail --pid="$lbfgs_pid" -f /dev/null || fail "gridvec lbfgs did not end within 20 s of losing every learner"
+wait "$lbfgs_pid" || code=$?
+[ "$code" = 1 ] || fail "gridvec lbfgs exited $code after losing every learner"
+[ "$(grep -c '^error: ' "$work/all.log")" = 1 ] && grep -q "^error: every learner node is lost" "$work/all.log" \
+  || fail "losing every learner: $(grep error "$work/all.log")"
+[ ! -e "$work/none.txt" ] || fail "a weights file was written by a failed run"
+echo "every learner lost: $(grep '^error: ' "$work/all.log")"
+
+# A training file outside the learner nodes' allow-read: refused there, as a
+# corpus would be, with one line.
+cluster_start learn-1 learn-2
+cp "$work/data.svm" "$outside/data.svm"
+if "$gv" lbfgs --train "$outside/data.svm" --features 4096 --config "$work/cluster.conf" > "$work/refused.out" \
+  2> "$work/refused.log"; then fail "a file outside allow-read was read"; fi
+grep '^error: ' "$work/refused.log" > "$work/refused.txt" || fail "no error line: $(tail -3 "$work/refused.log")"
+[ "$(wc -l < "$work/refused.txt")" = 1 ] && grep -q "^error: learner 0 on node learn-1: .*$outside/data.svm" "$work/refused.txt" \
+  || fail "refused: $(cat "$work/refused.txt")"
+echo "outside allow-read: $(cat "$work/refused.txt")"
+# --threads belongs to one process.
+if "$gv" lbfgs "${run[@]}" --threads 2 --config "$work/cluster.conf" > "$work/threads.out" 2>&1; then
+  fail "--threads with --config was accepted"
+fi
+[ "$(wc -l < "$work/threads.out")" = 1 ] && grep -q "^error: --threads is for one process" "$work/threads.out" \
+  || fail "--threads: $(cat "$work/threads.out")"
 echo "e2e_lbfgs_learners: ok"
