@@ -118,8 +118,9 @@ cp "$work/data.svm" "$outside/data.svm"
 if "$gv" lbfgs --train "$outside/data.svm" --features 4096 --config "$work/cluster.conf" > "$work/refused.out" \
   2> "$work/refused.log"; then fail "a file outside allow-read was read"; fi
 grep '^error: ' "$work/refused.log" > "$work/refused.txt" || fail "no error line: $(tail -3 "$work/refused.log")"
-[ "$(wc -l < "$work/refused.txt")" = 1 ] && grep -q "^error: learner 0 on node learn-1: .*$outside/data.svm" "$work/refused.txt" \
-  || fail "refused: $(cat "$work/refused.txt")"
+[ "$(wc -l < "$work/refused.txt")" = 1 ] \
+  && grep -qE "^error: learner [01] on node learn-[12]: .*$outside/data.svm is outside the directories" \
+    "$work/refused.txt" || fail "refused: $(cat "$work/refused.txt")"
 echo "outside allow-read: $(cat "$work/refused.txt")"
 # --threads belongs to one process.
 if "$gv" lbfgs "${run[@]}" --threads 2 --config "$work/cluster.conf" > "$work/threads.out" 2>&1; then
