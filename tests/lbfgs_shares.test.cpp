@@ -9,6 +9,7 @@
 
 #include "src/lbfgs/learner_share.hpp"
 #include "src/lbfgs/svm_data.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
 
@@ -155,4 +156,33 @@ TEST_CASE("a lost learner's shares go to the live learners with the fewest", "[l
   CHECK(reassign_shares({1, 0, 1}, {true, true}) == std::vector<uint32_t>{1, 0, 1});
   // No learner left.
   CHECK(reassign_shares({0, 1}, {false, false}).empty());
+}
+
+TEST_CASE("a learner reads its share of a LIBSVM file: its range kept, every line checked", "[lbfgs]") {
+  test::temp_dir dir;
+  const std::string text = "# a comment\n+1 0:1 3:2\n-1 1:0.5 3:-1\n\n+1 2:1\n-1 0:-1 1:1 2:0.25\n+1 5:1 7:3\n";
+  const auto path = dir.write("data.svm", text);
+  auto whole = read_svm_file(path, 8);
+  REQUIRE(whole);
+  uint64_t total = 0;
+  auto share = read_svm_range(path, 8, 1, 4, total);
+  REQUIRE(share);
+  CHECK(total == 5);
+  REQUIRE(share->examples() == 3);
+  const auto a = make_logistic_part(*whole, 1, 4), b = make_logistic_part(*share, 0, 3);
+  CHECK(a.columns == b.columns);
+  CHECK(a.labels == b.labels);
+  CHECK(a.offsets == b.offsets);
+  CHECK(a.local == b.local);
+  CHECK(a.values == b.values);
+  // A range past the end keeps nothing; the count is still the file's.
+  auto none = read_svm_range(path, 8, 7, 9, total);
+  REQUIRE(none);
+  CHECK(none->examples() == 0);
+  CHECK(total == 5);
+  // A bad line outside the range is still an error, with its line number.
+  const auto bad = dir.write("bad.svm", text + "-1 4:x\n");
+  auto refused = read_svm_range(bad, 8, 0, 1, total);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error() == bad + ":8: the value of '4:x' is not a finite number");
 }

@@ -121,15 +121,15 @@ lbfgs_learner_actor::behavior_type learner_behavior(learner_ptr self, cluster_co
       if (st.shares.size() >= max_shares && !st.shares.count(share))
         return answer(self, tag, {}, "lbfgs learner: too many shares");
       // Opened under this node's allowed directories, as a corpus is.
-      auto data = read_svm_file(path, features);
+      uint64_t n = 0;
+      auto data = read_svm_range(path, features, begin, end, n);
       if (!data)
         return answer(self, tag, {}, data.error());
-      const uint64_t n = data->examples();
       if (end > n)
         return answer(self, tag, {},
                       path + " has " + std::to_string(n) + " examples here, not the " + std::to_string(end) +
                         " asked for: the nodes must see the same file");
-      st.shares[share] = make_logistic_part(*data, begin, end);
+      st.shares[share] = make_logistic_part(*data, 0, data->examples());
       spdlog::info("lbfgs learner: share {} is examples {} to {} of {}", share, begin, end, path);
       answer(self, tag, {double(n)});
     },
