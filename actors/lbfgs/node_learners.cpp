@@ -48,7 +48,6 @@ struct node_learners::state {
   std::string table;
   uint64_t next_tag = 1;
   double requests = 0, bytes = 0;
-  uint32_t replaced = 0;
 
   std::string name(uint32_t l) const { return "learner " + std::to_string(l) + " on node " + learners[l].node; }
 
@@ -149,9 +148,9 @@ struct node_learners::state {
         return ok;
       if (!bad)
         return bad;
-      moved = reassign();
-      if (!moved.empty() && alive() == 0)
+      if (alive() == 0)
         return failure{"every learner node is lost"};
+      moved = reassign();
     }
     return {};
   }
@@ -224,7 +223,7 @@ uint32_t node_learners::size() const { return static_cast<uint32_t>(s_->learners
 uint32_t node_learners::alive() const { return s_->alive(); }
 double node_learners::requests() const { return s_->requests; }
 double node_learners::bytes() const { return s_->bytes; }
-uint32_t node_learners::replacements() const { return s_->replaced; }
+uint32_t node_learners::replacements() const { return size() - alive(); }
 
 status node_learners::use_table(const std::vector<const node_spec*>& shard_nodes, const std::string& table) {
   auto& s = *s_;
@@ -254,8 +253,9 @@ status node_learners::load(const std::string& path, uint32_t features, uint64_t 
     all.push_back(k);
   }
   s.note_downs();
-  if (!s.reassign().empty() && s.alive() == 0)
+  if (s.alive() == 0)
     return failure{"every learner node is lost"};
+  s.reassign();
   return s.load_shares(all);
 }
 
@@ -306,7 +306,6 @@ expected<std::vector<std::vector<double>>> node_learners::pass(lbfgs_pass what, 
       return failure{"every learner node is lost during a " + std::string(pass_name(what)) + " pass"};
     if (auto loaded = s.load_shares(moved); !loaded)
       return failure{loaded.error()};
-    s.replaced += alive_before - s.alive();
     if (before_redo)
       if (auto reset = before_redo(); !reset)
         return failure{reset.error()};

@@ -81,7 +81,7 @@ public:
   /// learners reported them with their answers.
   double requests() const;
   double bytes() const;
-  /// Learners replaced so far.
+  /// Learners lost so far (their shares went to live ones).
   uint32_t replacements() const;
 
   struct state;
