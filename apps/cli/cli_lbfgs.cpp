@@ -64,7 +64,8 @@ const char* const usage =
   "  --threads T        learner threads over the examples, in one process (default 2)\n"
   "  --table NAME       the model table (default lbfgs; its row 0 is the model)\n"
   "  --output FILE      the weights file: COLUMN WEIGHT per non-zero weight\n"
-  "  --timeout SECONDS  the most a shard or learner may take to answer (default 600)\n"
+  "  --timeout SECONDS  the most a shard may take to answer (default 600); a learner node,\n"
+  "                     twice that and 10 s\n"
   "  --checkpoint-every N  save the vectors to the cluster's table-dir every N iterations, to\n"
   "                     restore a lost table shard on a standby node from (default 10 on a\n"
   "                     cluster with a table-dir, else 0: never)\n";
