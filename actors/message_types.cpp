@@ -46,6 +46,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<controller_actor>("gridvec::controller_actor");
   cfg.add_message_type<node_actor>("gridvec::node_actor");
   cfg.add_message_type<table_shard_actor>("gridvec::table_shard_actor");
+  cfg.add_message_type<lbfgs_learner_actor>("gridvec::lbfgs_learner_actor");
+  cfg.add_message_type<std::vector<double>>("std::vector<double>");
   cfg.add_message_type<std::vector<uint16_t>>("std::vector<uint16_t>");
   cfg.add_message_type<std::vector<uint32_t>>("std::vector<uint32_t>");
   cfg.add_message_type<std::vector<wire_bytes>>("std::vector<gridvec::wire_bytes>");

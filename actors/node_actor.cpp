@@ -12,6 +12,7 @@
 #include "src/util/memory_limit.hpp"
 #include <gridvec/roles/controller.hpp>
 #include <gridvec/roles/exporter.hpp>
+#include <gridvec/roles/lbfgs_learner.hpp>
 #include <gridvec/roles/learner.hpp>
 #include <gridvec/roles/shard.hpp>
 #include <gridvec/tables/shard.hpp>
@@ -26,7 +27,9 @@ namespace {
 struct hosted {
   caf::actor_addr actor;
   caf::actor_addr owner;
-  enum kind_t { shard, learner, helper } kind = helper; // helper: a count worker, vocabulary or exporter
+  // helper: a count worker, vocabulary or exporter; lbfgs: an L-BFGS
+  // learner, which stops with the process that uses it (not an owner here)
+  enum kind_t { shard, learner, helper, lbfgs } kind = helper;
 };
 
 struct node_state {
@@ -275,6 +278,21 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       if (!st.tables)
         return make_job_error("node " + st.setup.name + " hosts no table shard (only shard nodes do)");
       return st.tables;
+    },
+    [self](lbfgs_atom) -> caf::result<lbfgs_learner_actor> {
+      auto& st = self->state;
+      const node_spec* spec = st.setup.cluster ? st.setup.cluster->find(st.setup.name) : nullptr;
+      if (!spec || !spec->has(node_role::learner) || spec->standby)
+        return make_job_error("node " + st.setup.name +
+                              " is no learner node of a cluster (only those run L-BFGS learners)");
+      if (count_alive(st, hosted::lbfgs) >= max_lbfgs_learners_per_node)
+        return make_job_error("node " + st.setup.name + " already runs " + std::to_string(max_lbfgs_learners_per_node) +
+                              " L-BFGS learners");
+      // Asked for by a client (gridvec lbfgs), which then sends it requests.
+      auto learner = spawn_lbfgs_learner(self->system(), *st.setup.cluster);
+      st.actors.push_back({learner.address(), {}, hosted::lbfgs});
+      net::expose_to_clients(self->system(), learner.id());
+      return learner;
     },
     [self](stop_atom) {
       auto& st = self->state;

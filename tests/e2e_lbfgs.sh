@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gridvec lbfgs against scikit-learn (docs/lbfgs.md), through real processes
-# on loopback: scripts/lbfgs-vs-sklearn starts two shard nodes, runs
+# on loopback: scripts/lbfgs-vs-sklearn starts two shard nodes and a
+# learner node, runs
 # `gridvec lbfgs --config` on them and LogisticRegression(solver="lbfgs")
 # on the same data and regularisation, and both objectives are computed by
 # the same Python code from each side's weights. On breast cancer
@@ -83,7 +84,7 @@ cluster_node shard-1 "roles = shard" "shards = 1"
 cluster_node shard-2 "roles = shard" "shards = 1"
 cluster_node learn "roles = learner" "learners = 1"
 cluster_write "$work/kill/cluster.conf"
-cluster_start shard-1 shard-2
+cluster_start shard-1 shard-2 learn
 "$gv" lbfgs --config "$work/kill/cluster.conf" --train "$work/sparse/data.svm" --features 4096 --ftol 0 --tol 0 \
   --max-iter 100000 --timeout 5 --output "$work/kill/weights.txt" > "$work/kill/lbfgs.out" 2> "$work/kill/lbfgs.log" &
 lbfgs_pid=$!

@@ -21,18 +21,19 @@ fail() {
 }
 
 /usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
-run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0 --threads 2)
+run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)
 
-# The uninterrupted run, in one process with as many table shards.
-"$gv" lbfgs "${run[@]}" --shards 2 > "$work/whole.out" 2> "$work/whole.log" || fail "whole run: $(tail -3 "$work/whole.log")"
+# The uninterrupted run, in one process with as many table shards and as
+# many learners (threads here, learners of the learner node there).
+"$gv" lbfgs "${run[@]}" --shards 2 --threads 2 > "$work/whole.out" 2> "$work/whole.log" || fail "whole run: $(tail -3 "$work/whole.log")"
 
 cluster_node coord "roles = coordinator, vocabulary, exporter"
-cluster_node learn "roles = learner" "learners = 1"
+cluster_node learn "roles = learner" "learners = 2"
 cluster_node shard-1 "roles = shard" "shards = 1"
 cluster_node shard-2 "roles = shard" "shards = 1"
 cluster_node spare "roles = shard" "shards = 1" "standby = true"
 CLUSTER_EXTRA="table-dir = $work/tables" cluster_write "$work/cluster.conf"
-cluster_start shard-1 shard-2 spare
+cluster_start shard-1 shard-2 spare learn
 
 "$gv" lbfgs "${run[@]}" --config "$work/cluster.conf" --checkpoint-every 3 --timeout 2 --output "$work/weights.txt" \
   > "$work/lbfgs.out" 2> "$work/lbfgs.log" &

@@ -105,13 +105,14 @@ struct client_exposure {
 };
 std::map<const caf::actor_system*, client_exposure> exposure_by_system;
 
-// The two requests a client may send to a node's published actor, as CAF
+// The requests a client may send to a node's published actor, as CAF
 // serializes them: an empty forwarding stack and the message.
 const std::vector<std::vector<uint8_t>>& entry_payloads(caf::actor_system& sys) {
   static std::vector<std::vector<uint8_t>> payloads;
   static std::once_flag once;
   std::call_once(once, [&] {
-    for (auto msg : {caf::make_message(controller_atom::value), caf::make_message(tables_atom::value)}) {
+    for (auto msg : {caf::make_message(controller_atom::value), caf::make_message(tables_atom::value),
+                     caf::make_message(lbfgs_atom::value)}) {
       std::vector<char> buf;
       caf::binary_serializer sink{sys, buf};
       std::vector<caf::strong_actor_ptr> stack;

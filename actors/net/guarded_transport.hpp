@@ -48,9 +48,9 @@ caf::io::middleman_actor transport_actor(caf::actor_system& sys);
 expected<uint16_t> publish(caf::actor_system& sys, caf::strong_actor_ptr whom, const std::string& host, uint16_t port);
 
 /// Lets clients (src/net/client_gate.hpp) send requests to the actor
-/// `actor_id` of `sys` (the controller, a table shard). A node's published
-/// actor answers them `controller` and `tables` only; every other actor
-/// answers only to nodes.
+/// `actor_id` of `sys` (the controller, a table shard, an L-BFGS learner).
+/// A node's published actor answers them `controller`, `tables` and `lbfgs`
+/// only; every other actor answers only to nodes.
 void expose_to_clients(caf::actor_system& sys, uint64_t actor_id);
 
 /// Why the last handshake with host:port failed, as seen from this process

@@ -5,9 +5,10 @@
 // table in the columns layout, each row one vector split over the shards;
 // the two-loop recursion and the model update are dot/axpy/scal/copy on
 // the shards, and only scalars come back. The data passes are spread over
-// learner threads, each reading the model only at the columns its examples
-// touch (a sparse fetch) and sending its gradient back the same way (a
-// sparse increment).
+// learners, each reading the model only at the columns its examples touch
+// (a sparse fetch) and sending its gradient back the same way (a sparse
+// increment): on a cluster its learner nodes (a lost one is replaced and
+// the pass done again), in one process learner threads.
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
@@ -25,11 +26,16 @@
 #include <optional>
 #include <thread>
 
+#include <filesystem>
+
 #include <gridvec/cluster.hpp>
+#include <gridvec/roles/lbfgs_learner.hpp>
 #include <gridvec/tables.hpp>
 
+#include "actors/lbfgs/table_model.hpp"
 #include "apps/cli/cli.hpp"
 #include "src/lbfgs/lbfgs.hpp"
+#include "src/lbfgs/learner_share.hpp"
 #include "src/lbfgs/logistic.hpp"
 #include "src/lbfgs/svm_data.hpp"
 #include "src/util/atomic_file.hpp"
@@ -45,7 +51,8 @@ const char* const usage =
   "  sum_i log(1 + exp(-y_i w.x_i)) + l2/2 |w|^2   (scikit-learn's C = 1/l2, no intercept)\n\n"
   "  --train FILE       LIBSVM text: LABEL FEATURE:VALUE ... (label > 0 positive); a feature\n"
   "                     of digits below --features is that column, any other is hashed\n"
-  "  --config FILE      the cluster whose table shards hold the vectors; without it,\n"
+  "  --config FILE      the cluster whose table shards hold the vectors and whose learner\n"
+  "                     nodes run the data passes (DATA.svm: a path they read); without it,\n"
   "  --shards S         table shards in this process (default 2)\n"
   "  --features N       columns of the model: a number or 2^K (default 2^24)\n"
   "  --l2 X             regularisation strength (default 1)\n"
@@ -54,10 +61,11 @@ const char* const usage =
   "  --tol X            stop when |gradient| <= X * examples (default 1e-6)\n"
   "  --ftol X           stop when the objective's relative decrease is below X (default 1e-10)\n"
   "  --steps K          step sizes tried in one pass over the data (default 6)\n"
-  "  --threads T        learner threads over the examples (default 2)\n"
+  "  --threads T        learner threads over the examples, in one process (default 2)\n"
   "  --table NAME       the model table (default lbfgs; its row 0 is the model)\n"
   "  --output FILE      the weights file: COLUMN WEIGHT per non-zero weight\n"
-  "  --timeout SECONDS  the most a shard may take to answer (default 600)\n"
+  "  --timeout SECONDS  the most a shard may take to answer (default 600); a learner node,\n"
+  "                     twice that and 10 s\n"
   "  --checkpoint-every N  save the vectors to the cluster's table-dir every N iterations, to\n"
   "                     restore a lost table shard on a standby node from (default 10 on a\n"
   "                     cluster with a table-dir, else 0: never)\n";
@@ -175,45 +183,45 @@ private:
   bool stopping_ = false;
 };
 
-// The data term over the learners.
-class learner_pass : public data_pass {
+// The data term and the accuracy, over some learners.
+class counting_pass : public data_pass {
+public:
+  /// Examples whose sign of w.x is their label's (a zero margin counts as wrong).
+  virtual expected<uint64_t> correct() = 0;
+};
+
+// The data term over the learner threads.
+class learner_pass : public counting_pass {
 public:
   explicit learner_pass(learners& l) : l_(l) {}
 
   expected<line_values> evaluate(std::span<const double> steps) override {
     std::vector<line_values> parts(l_.size());
     auto ok = l_.run([&](size_t i, table& t, const logistic_part& part) -> status {
-      parts[i].loss.assign(steps.size(), 0.0);
-      parts[i].slope.assign(steps.size(), 0.0);
-      const uint64_t rows[] = {lbfgs_rows::w, lbfgs_rows::d};
-      auto wd = t.fetch_rows(rows, part.columns);
-      if (!wd)
-        return failure{wd.error()};
-      const size_t k = part.columns.size();
-      logistic_line(part, wd->data(), wd->data() + k, steps, parts[i].loss.data(), parts[i].slope.data());
+      table_model model{t};
+      auto v = share_line(model, part, steps);
+      if (!v)
+        return failure{v.error()};
+      parts[i] = std::move(*v);
       return {};
     });
     if (!ok)
       return failure{ok.error()};
     line_values sum{std::vector<double>(steps.size(), 0.0), std::vector<double>(steps.size(), 0.0)};
     for (auto& p : parts)
-      for (size_t j = 0; j < steps.size(); ++j) {
-        sum.loss[j] += p.loss[j];
-        sum.slope[j] += p.slope[j];
-      }
+      add_line_values(sum, p);
     return sum;
   }
 
   expected<double> gradient() override {
     std::vector<double> losses(l_.size(), 0.0);
     auto ok = l_.run([&](size_t i, table& t, const logistic_part& part) -> status {
-      auto w = t.fetch(lbfgs_rows::w, part.columns);
-      if (!w)
-        return failure{w.error()};
-      std::vector<double> g(part.columns.size(), 0.0);
-      losses[i] = logistic_gradient(part, w->data(), g.data());
-      std::vector<float> gf(g.begin(), g.end());
-      return t.increment(lbfgs_rows::g_new, part.columns, gf);
+      table_model model{t};
+      auto loss = share_gradient(model, part);
+      if (!loss)
+        return failure{loss.error()};
+      losses[i] = *loss;
+      return {};
     });
     if (!ok)
       return failure{ok.error()};
@@ -223,19 +231,14 @@ public:
     return sum;
   }
 
-  /// Examples whose sign of w.x is their label's (a zero margin counts as wrong).
-  expected<uint64_t> correct() {
+  expected<uint64_t> correct() override {
     std::vector<uint64_t> counts(l_.size(), 0);
     auto ok = l_.run([&](size_t i, table& t, const logistic_part& part) -> status {
-      auto w = t.fetch(lbfgs_rows::w, part.columns);
-      if (!w)
-        return failure{w.error()};
-      for (size_t e = 0; e < part.labels.size(); ++e) {
-        double a = 0;
-        for (uint64_t k = part.offsets[e]; k < part.offsets[e + 1]; ++k)
-          a += double{part.values[k]} * (*w)[part.local[k]];
-        counts[i] += a * part.labels[e] > 0;
-      }
+      table_model model{t};
+      auto c = share_correct(model, part);
+      if (!c)
+        return failure{c.error()};
+      counts[i] = *c;
       return {};
     });
     if (!ok)
@@ -250,18 +253,76 @@ private:
   learners& l_;
 };
 
+// The data term over a cluster's learner nodes. A gradient pass done again
+// after a learner was lost starts from a zero gradient row: the lost
+// learner may have added part of its share's gradient before it died, and
+// the others all of theirs.
+class node_pass : public counting_pass {
+public:
+  node_pass(node_learners& l, vector_store& store) : l_(l), store_(store) {}
+
+  expected<line_values> evaluate(std::span<const double> steps) override {
+    auto values = l_.pass(lbfgs_pass::line, steps);
+    if (!values)
+      return failure{values.error()};
+    line_values sum{std::vector<double>(steps.size(), 0.0), std::vector<double>(steps.size(), 0.0)};
+    for (auto& v : *values) {
+      if (v.size() != 2 * steps.size())
+        return failure{"a learner sent " + std::to_string(v.size()) + " values for " + std::to_string(steps.size()) +
+                       " steps"};
+      line_values part{std::vector<double>(v.begin(), v.begin() + long(steps.size())),
+                       std::vector<double>(v.begin() + long(steps.size()), v.end())};
+      add_line_values(sum, part);
+    }
+    return sum;
+  }
+
+  expected<double> gradient() override {
+    auto values = l_.pass(lbfgs_pass::gradient, {}, [&] { return store_.zero(lbfgs_rows::g_new); });
+    if (!values)
+      return failure{values.error()};
+    double sum = 0;
+    for (auto& v : *values)
+      sum += v.at(0);
+    return sum;
+  }
+
+  expected<uint64_t> correct() override {
+    auto values = l_.pass(lbfgs_pass::correct, {});
+    if (!values)
+      return failure{values.error()};
+    uint64_t sum = 0;
+    for (auto& v : *values)
+      sum += static_cast<uint64_t>(v.at(0));
+    return sum;
+  }
+
+private:
+  node_learners& l_;
+  vector_store& store_;
+};
+
 // Everything that talks to the table shards: the optimiser's client and
-// table, the learner threads (each with its own client) and the data pass.
-// Made anew, with the new shard list, once a lost shard is replaced.
+// table, and the learners (threads, each with its own client; or a
+// cluster's learner nodes, told the shards again) and the data pass. Made
+// anew, with the new shard list, once a lost shard is replaced.
 struct lbfgs_session {
   lbfgs_session(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, std::chrono::milliseconds timeout)
     : client(sys, shards, timeout) {}
-  void start(gridvec::table t, caf::actor_system& sys, const std::vector<table_shard_actor>& shards,
-             const table_spec& spec, const std::vector<logistic_part>& parts, std::chrono::milliseconds timeout) {
+  status start(gridvec::table t, caf::actor_system& sys, const std::vector<table_shard_actor>& shards,
+               const table_spec& spec, const std::vector<logistic_part>& parts, std::chrono::milliseconds timeout,
+               node_learners* nodes, const std::vector<const node_spec*>& shard_nodes) {
     vectors.emplace(std::move(t));
     store = std::make_unique<table_store>(*vectors);
-    pool = std::make_unique<learners>(sys, shards, spec, parts, timeout);
-    pass = std::make_unique<learner_pass>(*pool);
+    if (nodes) {
+      if (auto ok = nodes->use_table(shard_nodes, spec.name); !ok)
+        return ok;
+      pass = std::make_unique<node_pass>(*nodes, *store);
+    } else {
+      pool = std::make_unique<learners>(sys, shards, spec, parts, timeout);
+      pass = std::make_unique<learner_pass>(*pool);
+    }
+    return {};
   }
   ~lbfgs_session() { // the learners before what they use
     pass.reset();
@@ -271,8 +332,8 @@ struct lbfgs_session {
   table_client client;
   std::optional<gridvec::table> vectors; // the model table
   std::unique_ptr<table_store> store;
-  std::unique_ptr<learners> pool;
-  std::unique_ptr<learner_pass> pass;
+  std::unique_ptr<learners> pool; // learner threads (no cluster)
+  std::unique_ptr<counting_pass> pass;
 };
 
 // Requests and bytes both ways, over several clients.
@@ -334,6 +395,7 @@ bool parse_number(const std::string& flag, const std::string& text, T& out) {
 int cli_lbfgs(const std::vector<std::string>& args) {
   std::string config, train, output, table_name = "lbfgs", features_text = "2^24";
   uint32_t shards = 2, threads = 2;
+  bool threads_given = false;
   double timeout_seconds = 600;
   std::optional<uint32_t> checkpoint_every;
   lbfgs_options o;
@@ -363,9 +425,10 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       features_text = v;
     else if (a == "--shards")
       ok = parse_number(a, v, shards);
-    else if (a == "--threads")
+    else if (a == "--threads") {
       ok = parse_number(a, v, threads);
-    else if (a == "--l2")
+      threads_given = true;
+    } else if (a == "--l2")
       ok = parse_number(a, v, o.l2);
     else if (a == "--memory")
       ok = parse_number(a, v, o.memory);
@@ -405,6 +468,9 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     return fail("--steps must be from 1 to 32");
   if (threads < 1 || threads > 256)
     return fail("--threads must be from 1 to 256");
+  if (!config.empty() && threads_given)
+    return fail("--threads is for one process; on a cluster the learners are its learner nodes (`learners` in "
+                "its config)");
   if (config.empty() && (shards < 1 || shards > 64))
     return fail("--shards must be from 1 to 64");
   if (!(timeout_seconds > 0 && timeout_seconds <= 86400))
@@ -439,7 +505,9 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     return fail("--checkpoint-every needs a cluster config with a table-dir (the shards save there)");
   caf::actor_system sys{cfg};
   std::vector<table_shard_actor> table_shards;
+  std::vector<const node_spec*> shard_nodes; // where each table shard is, on a cluster
   if (cluster) {
+    shard_nodes = cluster->table_shard_nodes();
     auto connected = connect_table_shards(sys, *cluster);
     if (!connected)
       return fail(connected.error(), 1);
@@ -455,11 +523,27 @@ int cli_lbfgs(const std::vector<std::string>& args) {
   spec.dim = *features;
   spec.layout = table_layout::columns;
   spec.dense = true;
-  // Contiguous shares of the examples, one per learner thread.
+  // Contiguous shares of the examples: one per learner thread, or one per
+  // learner of the cluster's learner nodes, which read theirs from the file.
   const size_t n = data->examples();
   std::vector<logistic_part> parts;
-  for (size_t k = 0, count = std::min<size_t>(threads, n); k < count; ++k)
-    parts.push_back(make_logistic_part(*data, n * k / count, n * (k + 1) / count));
+  std::unique_ptr<node_learners> nodes;
+  if (cluster) {
+    auto connected = node_learners::connect(sys, *cluster, timeout);
+    if (!connected)
+      return fail(connected.error(), 1);
+    nodes = std::move(*connected);
+    std::error_code ec;
+    const auto where = std::filesystem::absolute(train, ec);
+    if (auto ok = nodes->load(ec ? train : where.lexically_normal().string(), *features, n); !ok)
+      return fail(ok.error(), 1);
+    *data = svm_data{}; // the learners hold the examples
+  } else {
+    for (uint32_t k = 0, count = static_cast<uint32_t>(std::min<size_t>(threads, n)); k < count; ++k) {
+      const auto r = share_of(n, k, count);
+      parts.push_back(make_logistic_part(*data, r.begin, r.end));
+    }
+  }
   o.examples = static_cast<double>(n);
 
   int code = 0;
@@ -470,14 +554,14 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     auto t = session->client.open(spec);
     if (!t)
       return failure{t.error()};
-    session->start(std::move(*t), sys, table_shards, spec, parts, timeout);
-    return {};
+    return session->start(std::move(*t), sys, table_shards, spec, parts, timeout, nodes.get(), shard_nodes);
   };
   if (auto ok = start_session(); !ok) {
     code = fail(ok.error(), 1);
   } else {
-    spdlog::info("L-BFGS: {} table shards, {} learner threads, m = {}, l2 = {}{}", session->client.shards(),
-                 session->pool->size(), o.memory, o.l2,
+    spdlog::info("L-BFGS: {} table shards, {} {}, m = {}, l2 = {}{}", session->client.shards(),
+                 nodes ? nodes->size() : session->pool->size(),
+                 nodes ? "learners on the learner nodes" : "learner threads", o.memory, o.l2,
                  *checkpoint_every > 0 ? ", a checkpoint every " + std::to_string(*checkpoint_every) + " iterations"
                                        : std::string());
     std::optional<lbfgs_state> saved; // the last checkpoint whose slices are all written
@@ -538,10 +622,12 @@ int cli_lbfgs(const std::vector<std::string>& args) {
           break;
         }
         table_shards[shard] = *taken;
+        shard_nodes[shard] = spare;
       }
       if (restored) {
         math_before.add(session->client.traffic());
-        data_before.add(session->pool->traffic());
+        if (session->pool)
+          data_before.add(session->pool->traffic());
         restored = start_session();
       }
       if (restored && saved)
@@ -572,7 +658,12 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       if (result->iterations > 0) {
         auto math = math_before, data_traffic = data_before;
         math.add(session->client.traffic());
-        data_traffic.add(session->pool->traffic());
+        if (session->pool)
+          data_traffic.add(session->pool->traffic());
+        if (nodes) {
+          data_traffic.requests += nodes->requests();
+          data_traffic.bytes += nodes->bytes();
+        }
         const double its = result->iterations;
         spdlog::info("bytes per iteration: vector math on the shards {:.0f} ({:.1f} requests), data passes {:.0f}; "
                      "shipping the vectors instead: at least {:.0f} for the vector math",
@@ -581,6 +672,9 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       }
       if (recoveries > 0)
         spdlog::info("{} recover{} from a lost table shard", recoveries, recoveries == 1 ? "y" : "ies");
+      if (nodes && nodes->replacements() > 0)
+        spdlog::info("{} learner{} lost and replaced; {} of {} learners alive", nodes->replacements(),
+                     nodes->replacements() == 1 ? "" : "s", nodes->alive(), nodes->size());
       auto counted = session->pass->correct();
       const uint64_t correct = counted ? *counted : 0;
       if (!counted)
@@ -603,6 +697,7 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     }
   }
   session.reset();
+  nodes.reset();
   if (!cluster)
     for (auto& s : table_shards)
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);

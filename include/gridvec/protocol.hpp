@@ -91,6 +91,7 @@ using collect_atom = caf::atom_constant<caf::atom("collect")>;
 using earlier_atom = caf::atom_constant<caf::atom("earlier")>;
 using page_atom = caf::atom_constant<caf::atom("page")>;
 using assign_ids_atom = caf::atom_constant<caf::atom("assignids")>;
+using lbfgs_atom = caf::atom_constant<caf::atom("lbfgs")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
 
@@ -338,6 +339,27 @@ using supervisor_actor = caf::typed_actor<caf::reacts_to<watch_atom, uint32_t, u
 ///          a bad request gets an error reply, never a crash
 using table_shard_actor = caf::typed_actor<caf::replies_to<table_atom, wire_bytes>::with<wire_bytes>>;
 
+/// An L-BFGS learner on a learner node (docs/lbfgs.md): `gridvec lbfgs`
+/// asks learner nodes for them and gives each shares of the training
+/// examples, which it evaluates against the table shards itself. Every
+/// request carries a tag, and is answered by a message to its sender,
+/// (lbfgs, tag, values, error line or ""), not by a reply, so that the
+/// sender can wait for answers and for a learner's loss at once:
+///   table: (tag, hosts, ports, table name, timeout ms) -> []; its own
+///          client of the table shards on the shard nodes at those
+///          addresses (in shard order; nodes of its cluster's config only,
+///          connected to directly), the table opened by name
+///   load:  (tag, share, training file, features, first example, end)
+///          -> [examples in the file]; the file opened under the node's
+///          allowed directories, examples [first, end) kept as the share
+///   lbfgs: (tag, pass, share, steps) -> pass 0: the loss at each step,
+///          then the slope at each; 1: [loss], its gradient added into the
+///          next gradient's row; 2: [examples classified right]
+using lbfgs_learner_actor = caf::typed_actor<
+  caf::reacts_to<table_atom, uint64_t, std::vector<std::string>, std::vector<uint16_t>, std::string, uint32_t>,
+  caf::reacts_to<load_atom, uint64_t, uint32_t, std::string, uint32_t, uint64_t, uint64_t>,
+  caf::reacts_to<lbfgs_atom, uint64_t, uint8_t, uint32_t, std::vector<double>>>;
+
 /// The controller: the entry point of a cluster (on the coordinator's node)
 /// or of a local gridvec, for `gridvec submit`, the shell and embedding
 /// applications. One job runs at a time; the last one stays queryable
@@ -372,6 +394,8 @@ using controller_actor =
 ///               connections to those nodes (learner nodes to shard nodes)
 ///   controller: -> the cluster's controller (coordinator's node only)
 ///   tables:     -> the node's table shard (shard nodes only)
+///   lbfgs:      -> a new L-BFGS learner (learner nodes only; it stops with
+///               the process that asked for it)
 ///   echo:       (bytes, at most max_echo_bytes) -> the same bytes; the
 ///               coordinator times them to measure a link (--partition auto)
 ///   stop:       the node's process ends (after the job, or on request)
@@ -386,7 +410,8 @@ using node_actor = caf::typed_actor<
   caf::replies_to<status_atom>::with<node_status>, caf::replies_to<status_atom, reset_atom>::with<node_status>,
   caf::replies_to<link_atom, std::vector<std::string>, std::vector<uint16_t>>::with<uint32_t>,
   caf::replies_to<controller_atom>::with<controller_actor>, caf::replies_to<tables_atom>::with<table_shard_actor>,
-  caf::replies_to<echo_atom, wire_bytes>::with<wire_bytes>, caf::reacts_to<stop_atom>>;
+  caf::replies_to<lbfgs_atom>::with<lbfgs_learner_actor>, caf::replies_to<echo_atom, wire_bytes>::with<wire_bytes>,
+  caf::reacts_to<stop_atom>>;
 
 /// The largest block a node echoes.
 constexpr size_t max_echo_bytes = size_t{8} << 20;

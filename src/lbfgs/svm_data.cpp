@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include <gridvec/core/table_spec.hpp>
@@ -70,7 +71,12 @@ expected<uint32_t> parse_feature_count(const std::string& text) {
   return static_cast<uint32_t>(v);
 }
 
-expected<svm_data> parse_svm_text(const std::string& text, uint32_t features, const std::string& source) {
+namespace {
+
+// Parses `text`, keeping examples [first, last); `total` counts them all.
+expected<svm_data> parse_range(const std::string& text, uint32_t features, const std::string& source, uint64_t first,
+                               uint64_t last, uint64_t& total) {
+  total = 0;
   svm_data d;
   d.features = features;
   d.offsets.push_back(0);
@@ -101,7 +107,10 @@ expected<svm_data> parse_svm_text(const std::string& text, uint32_t features, co
     float y = 0;
     if (!parse_float(label, y))
       return failure{where() + "the label '" + std::string(label) + "' is not a number"};
-    d.labels.push_back(y > 0 ? 1.0f : -1.0f);
+    const bool kept = total >= first && total < last;
+    ++total;
+    if (kept)
+      d.labels.push_back(y > 0 ? 1.0f : -1.0f);
     for (std::string_view tok = next_token(); !tok.empty(); tok = next_token()) {
       const size_t colon = tok.rfind(':');
       if (colon == std::string_view::npos || colon == 0)
@@ -109,19 +118,20 @@ expected<svm_data> parse_svm_text(const std::string& text, uint32_t features, co
       float v = 0;
       if (!parse_float(tok.substr(colon + 1), v))
         return failure{where() + "the value of '" + std::string(tok) + "' is not a finite number"};
-      if (v == 0.0f)
+      if (v == 0.0f || !kept)
         continue;
       d.columns.push_back(column_of(tok.substr(0, colon), features));
       d.values.push_back(v);
     }
-    d.offsets.push_back(d.columns.size());
+    if (kept)
+      d.offsets.push_back(d.columns.size());
   }
-  if (d.labels.empty())
+  if (total == 0)
     return failure{source + ": no examples"};
   return d;
 }
 
-expected<svm_data> read_svm_file(const std::string& path, uint32_t features) {
+expected<std::string> read_text(const std::string& path) {
   auto file = access::fopen_read(path, "the training data");
   if (!file)
     return failure{file.error()};
@@ -131,7 +141,29 @@ expected<svm_data> read_svm_file(const std::string& path, uint32_t features) {
     text.append(buffer, n);
   if (std::ferror(file->get()))
     return failure{"cannot read " + path};
-  return parse_svm_text(text, features, path);
+  return text;
+}
+
+} // namespace
+
+expected<svm_data> parse_svm_text(const std::string& text, uint32_t features, const std::string& source) {
+  uint64_t total = 0;
+  return parse_range(text, features, source, 0, UINT64_MAX, total);
+}
+
+expected<svm_data> read_svm_file(const std::string& path, uint32_t features) {
+  auto text = read_text(path);
+  if (!text)
+    return failure{text.error()};
+  return parse_svm_text(*text, features, path);
+}
+
+expected<svm_data> read_svm_range(const std::string& path, uint32_t features, uint64_t begin, uint64_t end,
+                                  uint64_t& total) {
+  auto text = read_text(path);
+  if (!text)
+    return failure{text.error()};
+  return parse_range(*text, features, path, begin, end, total);
 }
 
 } // namespace gridvec

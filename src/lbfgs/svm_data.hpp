@@ -32,6 +32,11 @@ expected<svm_data> read_svm_file(const std::string& path, uint32_t features);
 /// Parses a whole text in the same format (`source` names it in errors).
 expected<svm_data> parse_svm_text(const std::string& text, uint32_t features, const std::string& source);
 
+/// Examples [begin, end) of `path` only (every line is still checked), and
+/// in `total` how many examples the whole file has. A learner's share.
+expected<svm_data> read_svm_range(const std::string& path, uint32_t features, uint64_t begin, uint64_t end,
+                                  uint64_t& total);
+
 /// "2^24", "16777216": a count of features, 1 to 2^30. One line if not.
 expected<uint32_t> parse_feature_count(const std::string& text);
 

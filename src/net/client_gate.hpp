@@ -2,8 +2,9 @@
 // What a client may send to a node. A client (shell, submit, an embedding
 // application; see auth_handshake.hpp for how a node tells one from a
 // node) reaches only the cluster's documented entry points: the node it
-// connected to, for `controller` and `tables` and nothing else, and the
-// actors published to clients (the controller, the table shards). Every
+// connected to, for `controller`, `tables` and `lbfgs` and nothing else,
+// and the actors published to clients (the controller, the table shards,
+// the L-BFGS learners a learner node made for a client). Every
 // other actor of a node (counters, shards, learners, exporters, the node's
 // own hosting requests) answers only to nodes of the cluster.
 //

@@ -316,6 +316,11 @@ void node_request_seeds() {
   put("echo", caf::make_message(echo_atom::value, wire_bytes(64, 'e')));
   put("controller", caf::make_message(controller_atom::value));
   put("tables", caf::make_message(tables_atom::value));
+  put("lbfgs", caf::make_message(lbfgs_atom::value));
+  put("lbfgs-load", caf::make_message(load_atom::value, uint64_t{1}, uint32_t{0}, std::string{"/etc/passwd"},
+                                      uint32_t{16}, uint64_t{0}, uint64_t{4}));
+  put("lbfgs-pass",
+      caf::make_message(lbfgs_atom::value, uint64_t{2}, uint8_t{0}, uint32_t{0}, std::vector<double>{1.0, 0.5}));
   put("count", caf::make_message(count_atom::value, std::string{"/etc/passwd"}, uint64_t{0}, uint64_t{1} << 20,
                                  uint8_t{0}, std::vector<vocabulary_partition_actor>{}));
   count_table t;

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# gridvec lbfgs on a cluster's learner nodes survives one of them killed
+# mid-run (docs/lbfgs.md, "Faults"): on a loopback cluster of two shard
+# nodes and two learner nodes, learn-2 is SIGSTOPped (so that the driver
+# waits for its part of a pass) and then SIGKILLed; the driver notices the
+# loss (a CAF monitor, not a timeout: --timeout is 600 s here), hands
+# learn-2's share to learn-1, which reads it from the file, and does the
+# pass again (a gradient pass from a zeroed gradient row). The run
+# ends at the objective and iteration count of an uninterrupted run with the
+# same shares (one process, two learner threads), and the log says so.
+# Usage: e2e_lbfgs_learners.sh GRIDVEC_BINARY
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+gv=$1
+source "$here/cluster_lib.sh"
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
+work=$(mktemp -d)
+outside=$(mktemp -d) # a directory the nodes may not read from
+cluster_init "$gv" "$work"
+trap 'cluster_cleanup; rm -rf "$outside"' EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  cluster_dump_logs >&2
+  exit 1
+}
+
+/usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
+run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)
+
+# The uninterrupted run, in one process, its two learner threads holding
+# the same two shares as the two learner nodes.
+"$gv" lbfgs "${run[@]}" --shards 2 --threads 2 > "$work/whole.out" 2> "$work/whole.log" \
+  || fail "whole run: $(tail -3 "$work/whole.log")"
+
+cluster_node coord "roles = coordinator, vocabulary, exporter"
+cluster_node shard-1 "roles = shard" "shards = 1"
+cluster_node shard-2 "roles = shard" "shards = 1"
+cluster_node learn-1 "roles = learner" "learners = 1"
+cluster_node learn-2 "roles = learner" "learners = 1"
+CLUSTER_ALLOW_READ=$work CLUSTER_ALLOW_WRITE=$work cluster_write "$work/cluster.conf"
+cluster_start shard-1 shard-2 learn-1 learn-2
+
+"$gv" lbfgs "${run[@]}" --config "$work/cluster.conf" --output "$work/weights.txt" \
+  > "$work/lbfgs.out" 2> "$work/lbfgs.log" &
+lbfgs_pid=$!
+wait_for_line "$work/lbfgs.log" "iteration 5:" 30 "$lbfgs_pid" || fail "no fifth iteration: $(tail -3 "$work/lbfgs.log")"
+grep -q "^lbfgs: " "$work/lbfgs.out" && fail "the run ended before learn-2 was killed; make it longer"
+grep -q "share 1 is examples 1500 to 3000" "$work/learn-2.log" || fail "learn-2 did not load share 1: $(tail -3 "$work/learn-2.log")"
+# Stopped first, so that the kill lands in the middle of a pass: the driver
+# sends learn-2 its next pass within milliseconds and waits for its answer.
+kill -STOP "${CLUSTER_PID[learn-2]}"
+sleep 1
+grep -q "is lost" "$work/lbfgs.log" && fail "learn-2 was given up on while stopped, before it was killed"
+killed_at=$(date +%s.%N)
+cluster_kill learn-2
+timeout 40 tail --pid="$lbfgs_pid" -f /dev/null || fail "gridvec lbfgs did not end within 40 s of losing a learner"
+code=0
+wait "$lbfgs_pid" || code=$?
+[ "$code" = 0 ] || fail "gridvec lbfgs exited $code after losing a learner: $(tail -5 "$work/lbfgs.log")"
+
+grep -qE "learner 1 on node learn-2 is lost \(.*\); share 1 goes to learner 0 on node learn-1" "$work/lbfgs.log" \
+  || fail "no line on the lost learner: $(grep -E 'lost|error' "$work/lbfgs.log" | head -3)"
+grep -qE "learner replaced: 1 share moved in [0-9.]+ s; the (line-search|gradient|accuracy) pass is done again" \
+  "$work/lbfgs.log" || fail "no line on the pass done again: $(grep -E 'replaced|lost' "$work/lbfgs.log" | head -3)"
+grep -q "1 learner lost and replaced; 1 of 2 learners alive" "$work/lbfgs.log" || fail "no summary of the replacement"
+grep -q "share 1 is examples 1500 to 3000" "$work/learn-1.log" || fail "learn-1 did not take share 1"
+grep -E 'is lost|replaced' "$work/lbfgs.log" | sed 's/^.*\] //'
+# Noticed by its monitor, within seconds (a timeout would take 600 s).
+/usr/bin/python3 - "$killed_at" "$work/lbfgs.log" <<'PY' || fail "the loss was not noticed promptly"
+import sys, datetime
+killed = float(sys.argv[1])
+line = next(l for l in open(sys.argv[2]) if "is lost (" in l)
+t = datetime.datetime.strptime(line[1:line.index("]")], "%H:%M:%S.%f").time()
+day = datetime.datetime.fromtimestamp(killed).date()
+delay = datetime.datetime.combine(day, t).timestamp() - killed
+if delay < -43200:  # past midnight
+    delay += 86400
+print(f"noticed {delay:.2f} s after the kill")
+assert delay < 10, delay
+PY
+
+# The same end as the run that lost nothing.
+/usr/bin/python3 - "$work/whole.out" "$work/lbfgs.out" <<'PY' || fail "the run with a replaced learner ended elsewhere"
+import sys
+whole, replaced = (open(p).read().split() for p in sys.argv[1:3])
+print("uninterrupted:", " ".join(whole[:8]))
+print("replaced:     ", " ".join(replaced[:8]))
+f0, f1 = float(whole[2]), float(replaced[2])
+assert abs(f0 - f1) <= 1e-6 * abs(f0), (f0, f1)
+assert whole[6] == replaced[6], ("iterations", whole[6], replaced[6])
+assert whole[4] == replaced[4], ("accuracy", whole[4], replaced[4])
+PY
+head -1 "$work/weights.txt" | grep -q "^# gridvec lbfgs weights: features 4096 " || fail "no weights file"
+
+# Every learner lost: one error line, exit status 1, no weights file.
+cluster_start learn-2
+"$gv" lbfgs "${run[@]}" --max-iter 100000 --config "$work/cluster.conf" --output "$work/none.txt" \
+  > "$work/all.out" 2> "$work/all.log" &
+lbfgs_pid=$!
+wait_for_line "$work/all.log" "iteration 3:" 30 "$lbfgs_pid" || fail "no third iteration: $(tail -3 "$work/all.log")"
+kill -STOP "${CLUSTER_PID[learn-1]}" "${CLUSTER_PID[learn-2]}"
+sleep 0.5
+cluster_kill learn-1 learn-2
+code=0
+timeout 20 tail --pid="$lbfgs_pid" -f /dev/null || fail "gridvec lbfgs did not end within 20 s of losing every learner"
+wait "$lbfgs_pid" || code=$?
+[ "$code" = 1 ] || fail "gridvec lbfgs exited $code after losing every learner"
+[ "$(grep -c '^error: ' "$work/all.log")" = 1 ] && grep -q "^error: every learner node is lost" "$work/all.log" \
+  || fail "losing every learner: $(grep error "$work/all.log")"
+[ ! -e "$work/none.txt" ] || fail "a weights file was written by a failed run"
+echo "every learner lost: $(grep '^error: ' "$work/all.log")"
+
+# A training file outside the learner nodes' allow-read: refused there, as a
+# corpus would be, with one line.
+cluster_start learn-1 learn-2
+cp "$work/data.svm" "$outside/data.svm"
+if "$gv" lbfgs --train "$outside/data.svm" --features 4096 --config "$work/cluster.conf" > "$work/refused.out" \
+  2> "$work/refused.log"; then fail "a file outside allow-read was read"; fi
+grep '^error: ' "$work/refused.log" > "$work/refused.txt" || fail "no error line: $(tail -3 "$work/refused.log")"
+[ "$(wc -l < "$work/refused.txt")" = 1 ] \
+  && grep -qE "^error: learner [01] on node learn-[12]: .*$outside/data.svm is outside the directories" \
+    "$work/refused.txt" || fail "refused: $(cat "$work/refused.txt")"
+echo "outside allow-read: $(cat "$work/refused.txt")"
+# --threads belongs to one process.
+if "$gv" lbfgs "${run[@]}" --threads 2 --config "$work/cluster.conf" > "$work/threads.out" 2>&1; then
+  fail "--threads with --config was accepted"
+fi
+[ "$(wc -l < "$work/threads.out")" = 1 ] && grep -q "^error: --threads is for one process" "$work/threads.out" \
+  || fail "--threads: $(cat "$work/threads.out")"
+echo "e2e_lbfgs_learners: ok"
