@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -43,6 +44,12 @@ public:
   /// Fails, with one line, if a key is not a row of a matrix table
   /// (>= rows) or, in the rows layout, belongs to another shard.
   status check_keys(std::span<const uint64_t> keys) const;
+
+  /// Whether every key has its row already (always, in a dense matrix).
+  /// Only looks: safe beside the per-key operations.
+  bool has_rows(std::span<const uint64_t> keys) const;
+  /// Creates the rows of the keys that have none, with their initial value.
+  void create_rows(std::span<const uint64_t> keys);
 
   void get(std::span<const uint64_t> keys, float* out);          // width floats per key
   void put(std::span<const uint64_t> keys, const float* values); // keeps the slots
@@ -103,7 +110,7 @@ public:
   const float* dense_rows() const { return dense_; }
 
 private:
-  uint32_t slot_of(uint64_t key); // creates the row if absent
+  uint32_t slot_of(uint64_t key); // creates the row if absent; only looks if present
   float* at(uint32_t slot) {
     return dense_ ? dense_ + size_t{slot} * stride_
                   : pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_;
@@ -127,6 +134,10 @@ private:
   std::vector<uint64_t> keys_;  // slot -> key
   std::vector<uint32_t> steps_; // slot -> adam step (empty unless adam)
   std::vector<uint32_t> free_;  // slots of removed rows
+  // The rows' locks: 64, striped by slot, a cache line each.
+  struct row_locks;
+  std::unique_ptr<row_locks> locks_;
+  std::unique_lock<std::mutex> lock_row(uint32_t slot) const;
   struct dense_buffer;
   std::unique_ptr<dense_buffer> dense_storage_; // a dense matrix's rows: slot = key, no index
   float* dense_ = nullptr;                      // ... their start
