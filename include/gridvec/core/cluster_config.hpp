@@ -99,6 +99,7 @@ struct node_spec {
   uint64_t memory = 0;          // bytes its jobs may take (`memory`); 0: what its OS reports
   uint16_t http_port = 0;       // its HTTP server (docs/http.md); 0: none
   std::string http_bind;        // the address that server binds; empty: 127.0.0.1
+  uint32_t table_lanes = 0;     // threads of its table shard; 0: one per core
   int line = 0;                 // of its [node NAME] header, for messages
 
   bool has(node_role r) const;
