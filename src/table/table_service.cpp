@@ -296,17 +296,13 @@ wire_bytes table_service::handle(const wire_bytes& request) {
       table_exclusive.lock();
     table_slice& slice = *entry.slice;
     const uint32_t width = slice.width();
-    // Before a per-key request runs shared: its rows that are missing are
-    // created with the table to itself (the index and pages grow), then it
-    // looks again, as a remove may have come in between.
+    // A per-key request runs shared only if all its rows exist; one that
+    // creates rows (the index and pages grow) runs with the table to itself,
+    // as the whole-table requests do.
     auto ensure_rows = [&](std::span<const uint64_t> keys) {
-      while (!slice.has_rows(keys)) {
+      if (table_shared.owns_lock() && !slice.has_rows(keys)) {
         table_shared.unlock();
-        {
-          std::unique_lock alone(entry.mode);
-          slice.create_rows(keys);
-        }
-        table_shared.lock();
+        table_exclusive.lock();
       }
     };
     // Keys, checked for bounds and ownership.

@@ -17,8 +17,8 @@
 //     locks one at a time (table_slice.hpp); exclusive for everything else
 //     (set_if_absent, remove, dot, axpy, scal, copy, reduce, scan, call,
 //     save), which thus sees no per-key request half done. A per-key request
-//     whose rows do not all exist yet creates them first, alone (the key
-//     index and the pages grow), then runs shared.
+//     whose rows do not all exist yet runs alone too (the key index and the
+//     pages grow).
 // So the per-key requests of many clients, the bulk of the traffic, run on
 // all lanes at once, and on the same rows they add up as if in turn.
 //

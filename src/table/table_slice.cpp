@@ -105,11 +105,6 @@ bool table_slice::has_rows(std::span<const uint64_t> keys) const {
   return true;
 }
 
-void table_slice::create_rows(std::span<const uint64_t> keys) {
-  for (uint64_t k : keys)
-    slot_of(k);
-}
-
 uint32_t table_slice::slot_of(uint64_t key) {
   if (dense_)
     return static_cast<uint32_t>(key);

@@ -48,8 +48,6 @@ public:
   /// Whether every key has its row already (always, in a dense matrix).
   /// Only looks: safe beside the per-key operations.
   bool has_rows(std::span<const uint64_t> keys) const;
-  /// Creates the rows of the keys that have none, with their initial value.
-  void create_rows(std::span<const uint64_t> keys);
 
   void get(std::span<const uint64_t> keys, float* out);          // width floats per key
   void put(std::span<const uint64_t> keys, const float* values); // keeps the slots
