@@ -39,32 +39,6 @@ table_shard_actor::behavior_type table_lane(table_shard_actor::pointer, std::sha
   };
 }
 
-struct table_front_state {
-  std::vector<table_shard_actor> lanes;
-  size_t next = 0;
-  static inline const char* name = "table-shard";
-};
-
-// The handle clients know: it hands each request to the next lane in turn
-// (delegated: the lane answers the client itself), and the lanes stop with
-// it.
-table_shard_actor::behavior_type table_front(table_shard_actor::stateful_pointer<table_front_state> self,
-                                             std::vector<table_shard_actor> lanes) {
-  self->state.lanes = std::move(lanes);
-  self->attach_functor([lanes = self->state.lanes](const caf::error&) {
-    for (const auto& lane : lanes)
-      caf::anon_send_exit(lane, caf::exit_reason::user_shutdown);
-  });
-  return {
-    [self](table_atom, wire_bytes& request) {
-      auto& st = self->state;
-      const auto& lane = st.lanes[st.next];
-      st.next = (st.next + 1) % st.lanes.size();
-      return self->delegate(lane, table_atom::value, std::move(request));
-    },
-  };
-}
-
 } // namespace
 
 uint32_t default_table_lanes() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -80,11 +54,15 @@ table_shard_actor spawn_table_shard(caf::actor_system& sys, uint32_t shard, uint
     return sys.spawn(table_lane, core);
   // Each lane on a thread of its own, not on the actor system's workers: a
   // node holding only a table shard has one worker (node_spec::worker_threads),
-  // and a job's shards and learners keep theirs.
-  std::vector<table_shard_actor> handles;
-  for (uint32_t i = 0; i < lanes; ++i)
-    handles.push_back(sys.spawn<caf::detached>(table_lane, core));
-  return sys.spawn(table_front, std::move(handles));
+  // and a job's shards and learners keep theirs. The handle clients know is
+  // a pool: it hands each request to the next lane in turn as the request is
+  // enqueued, on the sender's thread (no mailbox or thread of its own in
+  // between), the lane answers the client itself, and the lanes stop with it.
+  auto pool = caf::actor_pool::make(
+    sys.dummy_execution_unit(), lanes,
+    [&] { return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(table_lane, core)); },
+    caf::actor_pool::round_robin());
+  return caf::actor_cast<table_shard_actor>(pool);
 }
 
 std::vector<table_shard_actor> spawn_table_shards(caf::actor_system& sys, uint32_t count, const std::string& dir,
