@@ -8,10 +8,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
 #include <gridvec/tables.hpp>
+
+#include "src/table/table_service.hpp"
 
 using namespace gridvec;
 
@@ -206,4 +210,54 @@ TEST_CASE("a table shard on one lane and on several gives the same rows", "[tabl
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
   }
   CHECK(got[0] == got[1]);
+}
+
+// By hand only (a hidden tag): how the service itself scales with threads,
+// without the network or a client: threads answering pre-encoded multi-gets
+// and pushes of 1,000 existing keys x 64 floats on one shard, keys/s at 1
+// and 2 threads. `build/tests/gridvec_tests "[.lanes-bench]"`.
+TEST_CASE("table service keys/s at 1 and 2 threads", "[.lanes-bench]") {
+  table_service service{0, 1, ""};
+  table_spec spec;
+  spec.name = "bench";
+  spec.dim = 64;
+  spec.optimizer = table_optimizer::adagrad;
+  REQUIRE(decode_table_reply(service.handle(encode_table_create(spec)))->what == table_reply::kind::done);
+  constexpr size_t rows = 200000, per_request = 1000, requests = 64;
+  std::vector<wire_bytes> gets, pushes;
+  uint64_t state = 88172645463325252ull;
+  for (size_t r = 0; r < requests; ++r) {
+    std::vector<uint64_t> keys(per_request);
+    for (auto& k : keys) {
+      state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+      k = state % rows;
+    }
+    gets.push_back(encode_table_keys(table_op::get, "bench", keys));
+    pushes.push_back(encode_table_values(table_op::push, "bench", keys, std::vector<float>(per_request * 64, 0.01f)));
+  }
+  // Every row made first, so that the timed requests run shared.
+  for (size_t first = 0; first < rows; first += per_request) {
+    auto keys = key_range(first, per_request);
+    REQUIRE(decode_table_reply(service.handle(encode_table_keys(table_op::get, "bench", keys)))->what ==
+            table_reply::kind::floats);
+  }
+  for (const auto* kind : {&gets, &pushes}) {
+    double rate[3] = {0, 0, 0};
+    for (unsigned threads : {1u, 2u}) {
+      constexpr size_t rounds = 20;
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<std::thread> workers;
+      for (unsigned t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] {
+          for (size_t i = 0; i < rounds * requests / threads; ++i)
+            service.handle((*kind)[(i + t) % requests]);
+        });
+      for (auto& w : workers)
+        w.join();
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      rate[threads] = double(rounds * requests * per_request) / seconds;
+    }
+    std::printf("table service %s: %.0f keys/s on 1 thread, %.0f on 2 (%.2fx)\n", kind == &gets ? "get" : "push",
+                rate[1], rate[2], rate[2] / rate[1]);
+  }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "src/table/key_index.hpp"
 #include "src/table/optimizer_step.hpp"
@@ -18,15 +19,36 @@ struct table_slice::row_locks {
   // A cache line each, so that lanes locking neighbouring rows do not
   // contend for one line.
   struct alignas(64) one {
-    std::mutex m;
+    std::atomic_flag held;
   };
   static constexpr uint32_t count = 64;
   one locks[count];
 };
 
-std::unique_lock<std::mutex> table_slice::lock_row(uint32_t slot) const {
-  return std::unique_lock<std::mutex>(locks_->locks[slot % row_locks::count].m);
+namespace {
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
+
+} // namespace
+
+// Spins a little, then yields: the holder may have lost its core (more lanes
+// than free cores), and spinning out its time slice would only delay it.
+table_slice::row_guard::row_guard(std::atomic_flag& flag) : flag_(flag) {
+  for (unsigned spins = 0; flag_.test_and_set(std::memory_order_acquire);)
+    while (flag_.test(std::memory_order_relaxed))
+      if (++spins % 64 == 0)
+        std::this_thread::yield();
+      else
+        cpu_relax();
+}
+
+std::atomic_flag& table_slice::lock_of(uint32_t slot) const { return locks_->locks[slot % row_locks::count].held; }
 
 table_slice::~table_slice() = default;
 
@@ -143,7 +165,7 @@ const float* table_slice::find(uint64_t key) const {
 void table_slice::get(std::span<const uint64_t> keys, float* out) {
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t slot = slot_of(keys[i]);
-    auto lock = lock_row(slot);
+    row_guard lock{lock_of(slot)};
     std::memcpy(out + i * width_, at(slot), width_ * sizeof(float));
   }
 }
@@ -151,7 +173,7 @@ void table_slice::get(std::span<const uint64_t> keys, float* out) {
 void table_slice::put(std::span<const uint64_t> keys, const float* values) {
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t slot = slot_of(keys[i]);
-    auto lock = lock_row(slot);
+    row_guard lock{lock_of(slot)};
     std::memcpy(at(slot), values + i * width_, width_ * sizeof(float));
   }
 }
@@ -190,7 +212,7 @@ void table_slice::push(std::span<const uint64_t> keys, const float* gradients) {
   uint32_t no_step = 0; // sgd and adagrad count no steps
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t slot = slot_of(keys[i]);
-    auto lock = lock_row(slot);
+    row_guard lock{lock_of(slot)};
     float* r = at(slot);
     uint32_t& step = keeps_step(spec_.optimizer) ? steps_[slot] : no_step;
     optimizer_step(spec_, width_, r, r + width_, step, gradients + i * width_);
@@ -200,7 +222,7 @@ void table_slice::push(std::span<const uint64_t> keys, const float* gradients) {
 void table_slice::add(std::span<const uint64_t> keys, const float* deltas) {
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t slot = slot_of(keys[i]);
-    auto lock = lock_row(slot);
+    row_guard lock{lock_of(slot)};
     float* r = at(slot);
     for (uint32_t c = 0; c < width_; ++c)
       r[c] += deltas[i * width_ + c];
@@ -249,7 +271,7 @@ void table_slice::copy(std::span<const uint64_t> from, std::span<const uint64_t>
 void table_slice::get_columns(std::span<const uint64_t> rows, std::span<const uint32_t> indices, float* out) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const uint32_t slot = slot_of(rows[i]);
-    auto lock = lock_row(slot);
+    row_guard lock{lock_of(slot)};
     const float* r = at(slot);
     float* o = out + i * indices.size();
     for (size_t j = 0; j < indices.size(); ++j)
@@ -259,7 +281,7 @@ void table_slice::get_columns(std::span<const uint64_t> rows, std::span<const ui
 
 void table_slice::add_columns(uint64_t key, std::span<const uint32_t> indices, const float* values) {
   const uint32_t slot = slot_of(key);
-  auto lock = lock_row(slot);
+  row_guard lock{lock_of(slot)};
   float* r = at(slot);
   for (size_t j = 0; j < indices.size(); ++j)
     r[indices[j] - first_] += values[j];
@@ -318,7 +340,7 @@ uint64_t table_slice::scan(uint64_t cursor, uint32_t limit, std::vector<uint64_t
 void table_slice::fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps) {
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint32_t slot = slot_of(keys[i]);
-    auto lock = lock_row(slot);
+    row_guard lock{lock_of(slot)};
     std::memcpy(out + i * stride_, at(slot), stride_ * sizeof(float));
     steps[i] = keeps_step(spec_.optimizer) ? steps_[slot] : 0;
   }
