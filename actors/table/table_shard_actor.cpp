@@ -45,7 +45,8 @@ uint32_t default_table_lanes() { return std::max(1u, std::thread::hardware_concu
 
 table_shard_actor spawn_table_shard(caf::actor_system& sys, uint32_t shard, uint32_t shards, const std::string& dir,
                                     uint32_t lanes) {
-  auto core = std::make_shared<table_shard_core>(table_shard_core{std::make_shared<table_service>(shard, shards, dir), dir});
+  auto core =
+    std::make_shared<table_shard_core>(table_shard_core{std::make_shared<table_service>(shard, shards, dir), dir});
   for (const auto& line : core->service->restore())
     spdlog::info("table shard {} of {}: {}", shard, shards, line);
   if (lanes == 0)

@@ -6,6 +6,7 @@
 // the program only sends feature keys and gradients, and reads weights.
 //
 //   sparse-logreg (--config CLUSTER.conf | --local SHARDS) [--epochs N] [--save] [--stats] [--sync]
+//                 [--batch N] [--per-example K] [--ahead D] [--compare RUNS]
 //   sparse-logreg --config CLUSTER.conf --node NAME
 //
 // --config: the tables of a running cluster (its shard nodes); --local: that
@@ -14,14 +15,21 @@
 // operation "logreg.stats" linked in (a user operation, the Spark + parameter server talk: it runs on
 // each shard's slice and returns a few numbers); --stats then asks every
 // shard for it after training, which needs shard nodes started so. It makes a synthetic data set with a
-// known answer (a hidden weight per feature; each example has 12 of 5,000
+// known answer (a hidden weight per feature; each example has 12 (--per-example) of 5,000
 // features; its label is drawn from the hidden model), trains on 50,000
 // examples, and prints the held-out accuracy next to the hidden model's own
 // (the best any learner can do). Exits 0 when done, 1 with one error line.
-// Its calls are asynchronous (gridvec/tables/async.hpp): the next batch's
-// weights are on their way while this one is computed, and gradients are
-// pushed without waiting; --sync waits for each call instead, and each
-// epoch's line says how many examples a second either way.
+// Its calls are asynchronous (gridvec/tables/async.hpp): the next --ahead
+// batches' weights (default 1) are on their way while this one is
+// computed, and gradients are pushed without waiting; --sync waits for each
+// call instead, and each epoch's line says how many examples a second
+// either way and how long it computed and waited. --batch (examples per
+// batch, default 256) and --per-example (features per example, default 12)
+// size the compute beside each round trip; --compare R trains R times each
+// way, alternating, and prints the medians and their ratio. What the
+// overlap bought on a 2-core machine (docs/tables.md): 1.4x to 1.5x over 10
+// epochs, in-process and on a loopback cluster, where waiting was half or
+// more of the synchronous time; nothing where compute was most of it.
 #include <caf/all.hpp>
 
 #include <gridvec/cluster.hpp>
@@ -161,10 +169,10 @@ gridvec::expected<std::pair<double, double>> evaluate(gridvec::table& weights, c
 // What the command line chose.
 struct settings {
   int epochs = 3;
-  size_t batch = 256;         // examples per batch
-  int per_example = 12;       // features per example
-  unsigned ahead = 1;         // asynchronous: batches whose weights are fetched ahead, and pushes in flight
-  int compare = 0;            // --compare N: N synchronous and N asynchronous runs, alternating
+  size_t batch = 256;   // examples per batch
+  int per_example = 12; // features per example
+  unsigned ahead = 1;   // asynchronous: batches whose weights are fetched ahead, and pushes in flight
+  int compare = 0;      // --compare N: N synchronous and N asynchronous runs, alternating
   bool save = false, stats = false, sync = false;
 };
 
@@ -268,8 +276,8 @@ gridvec::expected<epoch_time> run_epoch(gridvec::table& weights, gridvec::async_
 // `runs` times each, alternating (each on a fresh table, dropped after), and
 // what the overlap bought: examples/s per run, the time split, and the
 // ratio of the medians.
-int compare(caf::actor_system& sys, const std::vector<gridvec::table_shard_actor>& shards,
-            gridvec::table_spec spec, const data_set& d, const settings& s) {
+int compare(caf::actor_system& sys, const std::vector<gridvec::table_shard_actor>& shards, gridvec::table_spec spec,
+            const data_set& d, const settings& s) {
   gridvec::table_client client{sys, shards};
   std::vector<double> rate[2]; // [0]: synchronous, [1]: asynchronous
   double compute[2] = {0, 0}, waiting[2] = {0, 0}, total[2] = {0, 0};
@@ -306,8 +314,7 @@ int compare(caf::actor_system& sys, const std::vector<gridvec::table_shard_actor
       waiting[async] += sum.waiting;
       total[async] += sum.seconds;
       std::printf("run %d %-12s %9.0f examples/s, compute %.3f s, waiting %.3f s of %.3f s, held-out accuracy %.4f\n",
-                  run, async ? "asynchronous" : "synchronous", r, sum.compute, sum.waiting, sum.seconds,
-                  score->first);
+                  run, async ? "asynchronous" : "synchronous", r, sum.compute, sum.waiting, sum.seconds, score->first);
       std::fflush(stdout);
       if (auto dropped = weights->drop(); !dropped)
         return fail(dropped.error());

@@ -271,7 +271,8 @@ wire_bytes table_service::handle(const wire_bytes& request) {
           reply = done_reply();
           return {};
         }
-        return failure{"table " + name + " exists as " + describe(it->second->slice->spec()) + ", not " + describe(spec)};
+        return failure{"table " + name + " exists as " + describe(it->second->slice->spec()) + ", not " +
+                       describe(spec)};
       }
       if (tables_.size() >= max_tables)
         return failure{"this shard holds " + std::to_string(max_tables) + " tables already; drop one first"};

@@ -88,7 +88,7 @@ private:
   };
   bool spare() const { return shards_ == 0; }
   table_info info_of(const table_slice& slice) const;
-  std::vector<std::string> restore_locked(); // the map locked exclusive
+  std::vector<std::string> restore_locked();     // the map locked exclusive
   std::vector<table_info> tables_locked() const; // the map locked
 
   // shard_ and shards_ change only in a takeOver, under map_mode_ exclusive.
