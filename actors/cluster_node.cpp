@@ -21,8 +21,8 @@ node_setup cluster_node_setup(const cluster_config& cluster, const node_spec& sp
   auto table_nodes = cluster.table_shard_nodes();
   for (uint32_t i = 0; i < table_nodes.size(); ++i)
     if (table_nodes[i]->name == spec.name)
-      setup.table_shard =
-        node_setup::table_shard_place{i, static_cast<uint32_t>(table_nodes.size()), cluster.table_dir};
+      setup.table_shard = node_setup::table_shard_place{i, static_cast<uint32_t>(table_nodes.size()), cluster.table_dir,
+                                                        spec.table_lanes};
   return setup;
 }
 

@@ -137,12 +137,12 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
   const node_spec* spec = st.setup.cluster ? st.setup.cluster->find(st.setup.name) : nullptr;
   if (st.setup.table_shard) {
     st.tables = spawn_table_shard(self->system(), st.setup.table_shard->index, st.setup.table_shard->count,
-                                  st.setup.table_shard->dir);
+                                  st.setup.table_shard->dir, st.setup.table_shard->lanes);
     net::expose_to_clients(self->system(), st.tables.id());
   } else if (spec && spec->standby && spec->has(node_role::shard)) {
     // A standby shard node keeps a spare table shard, to take over one
     // whose node is lost (its slices come from the table-dir).
-    st.tables = spawn_table_shard(self->system(), 0, 0, st.setup.cluster->table_dir);
+    st.tables = spawn_table_shard(self->system(), 0, 0, st.setup.cluster->table_dir, spec->table_lanes);
     net::expose_to_clients(self->system(), st.tables.id());
   }
   self->set_down_handler([self](const caf::down_msg& dm) { on_owner_down(self, dm); });

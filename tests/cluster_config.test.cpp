@@ -226,7 +226,7 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
     lines[3] = "hots = 127.0.0.1";
     auto message = failure_of(joined(lines, "\r\n"));
     CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, "
-                     "memory, count-memory, count-dir, standby, http-port, http-bind)");
+                     "memory, count-memory, count-dir, standby, http-port, http-bind, table-lanes)");
   }
   SECTION("no newline at the end") {
     auto text = joined(base_lines);
@@ -268,6 +268,12 @@ TEST_CASE("cluster config: worker threads per node", "[cluster_config]") {
   auto config = parse_cluster_config(joined(lines), "test.conf");
   REQUIRE(config);
   CHECK(config->nodes[1].threads == 3);
+  CHECK(config->nodes[1].table_lanes == 0); // one per core
+  lines.insert(lines.begin() + 11, "table-lanes = 2");
+  auto with_lanes = parse_cluster_config(joined(lines), "test.conf");
+  REQUIRE(with_lanes);
+  CHECK(with_lanes->nodes[1].table_lanes == 2);
+  CHECK(with_lanes->nodes[1].threads == 3); // apart from the workers
 }
 
 TEST_CASE("cluster config: which nodes serve their shards on the network thread", "[cluster_config]") {
@@ -292,7 +298,7 @@ TEST_CASE("cluster config: which nodes serve their shards on the network thread"
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
   CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
         "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, memory, "
-        "count-memory, count-dir, standby, http-port, http-bind)");
+        "count-memory, count-dir, standby, http-port, http-bind, table-lanes)");
 }
 
 TEST_CASE("cluster config: syntax errors name their line", "[cluster_config]") {
@@ -375,6 +381,7 @@ TEST_CASE("cluster config: bad values name their line", "[cluster_config]") {
     {"learners absurd", replacing(16, "learners = 4294967296"), at(16), "learners"},
     {"threads zero", inserting(12, "threads = 0"), at(12), "threads must be a positive integer"},
     {"threads not a number", inserting(12, "threads = all"), at(12), "threads"},
+    {"table-lanes zero", inserting(12, "table-lanes = 0"), at(12), "table-lanes must be a positive integer"},
     {"standby neither true nor false", inserting(12, "standby = yes"), at(12), "standby must be true or false"},
     {"heartbeat zero", replacing(2, "heartbeat-ms = 0"), at(2), "heartbeat-ms must be a positive integer"},
     {"heartbeat negative", replacing(2, "heartbeat-ms = -5"), at(2), "heartbeat-ms"},

@@ -300,10 +300,14 @@ TEST_CASE("the table service answers every request, bad ones with one error line
   CHECK(test::contains(error_of(spare, encode_table_simple(table_op::list, "")), "spare table shard"));
   CHECK(test::contains(error_of(spare, encode_table_take_over(1, 1)), "no table shard 1 of 1"));
   CHECK(ask(spare, encode_table_take_over(0, 1)).what == table_reply::kind::done);
-  CHECK_FALSE(spare.spare());
-  auto took = spare.take_over_lines();
+  uint32_t took_shard = 9, took_shards = 9;
+  std::vector<std::string> took;
+  REQUIRE(spare.took_over(took_shard, took_shards, took));
+  CHECK(took_shard == 0);
+  CHECK(took_shards == 1);
   REQUIRE(took.size() == 1);
   CHECK(test::contains(took[0], "table emb restored"));
+  CHECK_FALSE(spare.took_over(took_shard, took_shards, took)); // reported once
   CHECK(ask(spare, encode_table_keys(table_op::fetch, "emb", keys)).floats == before.floats);
   CHECK(ask(spare, encode_table_take_over(0, 1)).what == table_reply::kind::done);
   CHECK(test::contains(error_of(spare, encode_table_take_over(0, 2)), "took over table shard 0 of 1 already"));

@@ -223,6 +223,7 @@ const std::vector<key_spec<node_spec>>& node_keys() {
     bool_key("standby", &n::standby),
     port_key("http-port", &n::http_port),
     text_key("http-bind", &n::http_bind, true),
+    count_key("table-lanes", &n::table_lanes, max_threads_per_node),
   };
   return keys;
 }

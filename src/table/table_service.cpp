@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
+#include <shared_mutex>
 
 #include <unistd.h>
 
@@ -125,13 +127,36 @@ table_info table_service::info_of(const table_slice& slice) const {
 }
 
 std::vector<table_info> table_service::tables() const {
+  std::shared_lock map_lock(map_mode_);
+  return tables_locked();
+}
+
+std::vector<table_info> table_service::tables_locked() const {
   std::vector<table_info> out;
-  for (auto& [name, slice] : tables_)
-    out.push_back(info_of(*slice));
+  for (auto& [name, entry] : tables_) {
+    std::shared_lock lock(entry->mode);
+    out.push_back(info_of(*entry->slice));
+  }
   return out;
 }
 
+bool table_service::took_over(uint32_t& shard, uint32_t& shards, std::vector<std::string>& lines) {
+  std::unique_lock map_lock(map_mode_);
+  if (!take_over_unreported_)
+    return false;
+  take_over_unreported_ = false;
+  shard = shard_;
+  shards = shards_;
+  lines = std::move(take_over_lines_);
+  return true;
+}
+
 std::vector<std::string> table_service::restore() {
+  std::unique_lock map_lock(map_mode_);
+  return restore_locked();
+}
+
+std::vector<std::string> table_service::restore_locked() {
   std::vector<std::string> lines;
   std::error_code ec;
   if (spare() || dir_.empty() || !fs::is_directory(dir_, ec))
@@ -162,7 +187,9 @@ std::vector<std::string> table_service::restore() {
       continue;
     }
     lines.push_back("table " + name + " restored from " + path + " (" + std::to_string((*slice)->rows()) + " rows)");
-    tables_[name] = std::move(*slice);
+    auto table = std::make_shared<table_entry>();
+    table->slice = std::move(*slice);
+    tables_[name] = std::move(table);
   }
   return lines;
 }
@@ -184,12 +211,25 @@ status dense_slice_fits(const table_spec& spec, uint32_t shards, uint64_t limit)
 }
 
 wire_bytes table_service::handle(const wire_bytes& request) {
-  ++requests_;
+  requests_.fetch_add(1, std::memory_order_relaxed);
   wire_bytes reply;
   auto run = [&](wire::TableRequest::Reader r) -> status {
     const std::string name = r.getTable().cStr();
     using R = wire::TableRequest;
-    if (r.which() == R::TAKE_OVER) {
+    const auto what = r.which();
+    // The locks (table_service.hpp): the map exclusive for the requests that
+    // change it, else shared; then the table shared for per-key requests,
+    // exclusive for the rest.
+    const bool changes_map = what == R::TAKE_OVER || what == R::CREATE || what == R::DROP || what == R::LOAD;
+    const bool per_key = what == R::GET || what == R::FETCH || what == R::PUT || what == R::PUSH || what == R::ADD ||
+                         what == R::SPARSE_GET || what == R::SPARSE_ADD || what == R::LOOKUP || what == R::INFO;
+    std::unique_lock map_exclusive(map_mode_, std::defer_lock);
+    std::shared_lock map_shared(map_mode_, std::defer_lock);
+    if (changes_map)
+      map_exclusive.lock();
+    else
+      map_shared.lock();
+    if (what == R::TAKE_OVER) {
       const uint32_t shard = r.getTakeOver().getShard(), shards = r.getTakeOver().getShards();
       if (!was_spare_)
         return failure{"table shard " + std::to_string(shard_) + " of " + std::to_string(shards_) +
@@ -206,14 +246,15 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         return failure{"there is no table shard " + std::to_string(shard) + " of " + std::to_string(shards)};
       shard_ = shard;
       shards_ = shards;
-      take_over_lines_ = restore();
+      take_over_lines_ = restore_locked();
+      take_over_unreported_ = true;
       reply = done_reply();
       return {};
     }
     if (spare())
       return failure{"this is a standby node's spare table shard: it holds no tables until it takes over a lost one"};
     if (r.which() == R::LIST) {
-      reply = tables_reply(tables());
+      reply = tables_reply(tables_locked());
       return {};
     }
     if (r.which() == R::CREATE) {
@@ -226,26 +267,45 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         return failure{"table " + name + ": " + std::to_string(spec.dim) + " columns cannot be split over " +
                        std::to_string(shards_) + " shards (columns layout)"};
       if (auto it = tables_.find(name); it != tables_.end()) {
-        if (it->second->spec() == spec) {
+        if (it->second->slice->spec() == spec) {
           reply = done_reply();
           return {};
         }
-        return failure{"table " + name + " exists as " + describe(it->second->spec()) + ", not " + describe(spec)};
+        return failure{"table " + name + " exists as " + describe(it->second->slice->spec()) + ", not " +
+                       describe(spec)};
       }
       if (tables_.size() >= max_tables)
         return failure{"this shard holds " + std::to_string(max_tables) + " tables already; drop one first"};
       if (spec.dense)
         if (auto fits = dense_slice_fits(spec, shards_, dense_limit_); !fits)
           return fits;
-      tables_[name] = std::make_shared<table_slice>(spec, shard_, shards_);
+      auto entry = std::make_shared<table_entry>();
+      entry->slice = std::make_shared<table_slice>(spec, shard_, shards_);
+      tables_[name] = std::move(entry);
       reply = done_reply();
       return {};
     }
     auto it = tables_.find(name);
     if (it == tables_.end())
       return failure{"no table '" + name + "' on shard " + std::to_string(shard_), error_code::not_found};
-    table_slice& slice = *it->second;
+    table_entry& entry = *it->second;
+    std::unique_lock table_exclusive(entry.mode, std::defer_lock);
+    std::shared_lock table_shared(entry.mode, std::defer_lock);
+    if (per_key)
+      table_shared.lock();
+    else if (!changes_map) // drop and load hold the whole map
+      table_exclusive.lock();
+    table_slice& slice = *entry.slice;
     const uint32_t width = slice.width();
+    // A per-key request runs shared only if all its rows exist; one that
+    // creates rows (the index and pages grow) runs with the table to itself,
+    // as the whole-table requests do.
+    auto ensure_rows = [&](std::span<const uint64_t> keys) {
+      if (table_shared.owns_lock() && !slice.has_rows(keys)) {
+        table_shared.unlock();
+        table_exclusive.lock();
+      }
+    };
     // Keys, checked for bounds and ownership.
     auto checked = [&](std::vector<uint64_t> keys, uint32_t floats_per_key) -> expected<std::vector<uint64_t>> {
       if (auto ok = check_request(slice, keys.size(), floats_per_key); !ok)
@@ -289,6 +349,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         auto keys = checked(keys_of(r.getGet()), slice.stride());
         if (!keys)
           return failure{keys.error()};
+        ensure_rows(*keys);
         reply = floats_reply(
           keys->size() * width, 0, [&](float* out) { slice.get(*keys, out); }, [](wire::TableReply::Builder) {});
         return {};
@@ -298,6 +359,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         if (!keys)
           return failure{keys.error()};
         std::vector<uint32_t> steps(keys->size());
+        ensure_rows(*keys);
         reply = floats_reply(
           keys->size() * slice.stride(), steps.size(), [&](float* out) { slice.fetch(*keys, out, steps.data()); },
           [&](wire::TableReply::Builder r) { set_list(r.initSteps(static_cast<unsigned>(steps.size())), steps); });
@@ -332,6 +394,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
           reply = flags_reply(flags);
           return {};
         }
+        ensure_rows(*keys);
         if (r.which() == R::PUT)
           slice.put(*keys, *values);
         else if (r.which() == R::PUSH)
@@ -432,6 +495,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         auto indices = columns_of(sparse.getIndices());
         if (!indices)
           return failure{indices.error()};
+        ensure_rows(*rows);
         reply = floats_reply(
           rows->size() * n, 0, [&](float* out) { slice.get_columns(*rows, *indices, out); },
           [](wire::TableReply::Builder) {});
@@ -453,6 +517,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         auto indices = columns_of(sparse.getIndices());
         if (!indices)
           return failure{indices.error()};
+        ensure_rows(*keys);
         slice.add_columns(row, *indices, reinterpret_cast<const float*>(sparse.getValues().begin()));
         reply = done_reply();
         return {};
@@ -489,6 +554,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
           return failure{"table " + name + ": unknown combiner"};
         // Each distinct row is read once, then combined per example.
         std::vector<float> rows(keys->size() * width);
+        ensure_rows(*keys);
         slice.get(*keys, rows.data());
         reply = floats_reply(
           examples * width, 0,
@@ -549,7 +615,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
           return failure{"table " + name + " not loaded: " + saved.error()};
         if (!((*saved)->spec() == slice.spec()) || (*saved)->shard() != shard_ || (*saved)->shards() != shards_)
           return failure{"table " + name + " not loaded: " + path + " holds another table or shard"};
-        it->second = std::move(*saved);
+        entry.slice = std::move(*saved);
         reply = done_reply();
         return {};
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "src/table/key_index.hpp"
 #include "src/table/optimizer_step.hpp"
@@ -14,12 +15,48 @@ struct table_slice::dense_buffer {
   float_buffer floats;
 };
 
+struct table_slice::row_locks {
+  // A cache line each, so that lanes locking neighbouring rows do not
+  // contend for one line.
+  struct alignas(64) one {
+    std::atomic_flag held;
+  };
+  static constexpr uint32_t count = 64;
+  one locks[count];
+};
+
+namespace {
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+} // namespace
+
+// Spins a little, then yields: the holder may have lost its core (more lanes
+// than free cores), and spinning out its time slice would only delay it.
+table_slice::row_guard::row_guard(std::atomic_flag& flag) : flag_(flag) {
+  for (unsigned spins = 0; flag_.test_and_set(std::memory_order_acquire);)
+    while (flag_.test(std::memory_order_relaxed))
+      if (++spins % 64 == 0)
+        std::this_thread::yield();
+      else
+        cpu_relax();
+}
+
+std::atomic_flag& table_slice::lock_of(uint32_t slot) const { return locks_->locks[slot % row_locks::count].held; }
+
 table_slice::~table_slice() = default;
 
 uint64_t table_slice::rows() const { return dense_ ? spec_.rows : index_->size(); }
 
 table_slice::table_slice(table_spec spec, uint32_t shard, uint32_t shards)
-  : spec_(std::move(spec)), shard_(shard), shards_(shards), index_(std::make_unique<key_index>()) {
+  : spec_(std::move(spec)), shard_(shard), shards_(shards), index_(std::make_unique<key_index>()),
+    locks_(std::make_unique<row_locks>()) {
   if (spec_.layout == table_layout::columns) {
     auto range = columns_of_shard(spec_.dim, shard_, shards_);
     first_ = range.first;
@@ -81,9 +118,22 @@ void table_slice::initialise(uint32_t slot, uint64_t key) {
     steps_[slot] = 0;
 }
 
+bool table_slice::has_rows(std::span<const uint64_t> keys) const {
+  if (dense_)
+    return true;
+  for (uint64_t k : keys)
+    if (index_->find(k) == key_index::npos)
+      return false;
+  return true;
+}
+
 uint32_t table_slice::slot_of(uint64_t key) {
   if (dense_)
     return static_cast<uint32_t>(key);
+  // Only a look when the row exists: the per-key operations run on several
+  // lanes at once then, and insert may grow the index.
+  if (const uint32_t found = index_->find(key); found != key_index::npos)
+    return found;
   const uint32_t next = free_.empty() ? static_cast<uint32_t>(keys_.size()) : free_.back();
   bool added = false;
   const uint32_t slot = index_->insert(key, next, added);
@@ -113,13 +163,19 @@ const float* table_slice::find(uint64_t key) const {
 }
 
 void table_slice::get(std::span<const uint64_t> keys, float* out) {
-  for (size_t i = 0; i < keys.size(); ++i)
-    std::memcpy(out + i * width_, row(keys[i]), width_ * sizeof(float));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint32_t slot = slot_of(keys[i]);
+    row_guard lock{lock_of(slot)};
+    std::memcpy(out + i * width_, at(slot), width_ * sizeof(float));
+  }
 }
 
 void table_slice::put(std::span<const uint64_t> keys, const float* values) {
-  for (size_t i = 0; i < keys.size(); ++i)
-    std::memcpy(row(keys[i]), values + i * width_, width_ * sizeof(float));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint32_t slot = slot_of(keys[i]);
+    row_guard lock{lock_of(slot)};
+    std::memcpy(at(slot), values + i * width_, width_ * sizeof(float));
+  }
 }
 
 void table_slice::set_if_absent(std::span<const uint64_t> keys, const float* values, std::vector<uint8_t>& flags) {
@@ -155,7 +211,8 @@ void table_slice::remove(std::span<const uint64_t> keys, std::vector<uint8_t>& f
 void table_slice::push(std::span<const uint64_t> keys, const float* gradients) {
   uint32_t no_step = 0; // sgd and adagrad count no steps
   for (size_t i = 0; i < keys.size(); ++i) {
-    uint32_t slot = slot_of(keys[i]);
+    const uint32_t slot = slot_of(keys[i]);
+    row_guard lock{lock_of(slot)};
     float* r = at(slot);
     uint32_t& step = keeps_step(spec_.optimizer) ? steps_[slot] : no_step;
     optimizer_step(spec_, width_, r, r + width_, step, gradients + i * width_);
@@ -164,7 +221,9 @@ void table_slice::push(std::span<const uint64_t> keys, const float* gradients) {
 
 void table_slice::add(std::span<const uint64_t> keys, const float* deltas) {
   for (size_t i = 0; i < keys.size(); ++i) {
-    float* r = row(keys[i]);
+    const uint32_t slot = slot_of(keys[i]);
+    row_guard lock{lock_of(slot)};
+    float* r = at(slot);
     for (uint32_t c = 0; c < width_; ++c)
       r[c] += deltas[i * width_ + c];
   }
@@ -211,7 +270,9 @@ void table_slice::copy(std::span<const uint64_t> from, std::span<const uint64_t>
 
 void table_slice::get_columns(std::span<const uint64_t> rows, std::span<const uint32_t> indices, float* out) {
   for (size_t i = 0; i < rows.size(); ++i) {
-    const float* r = row(rows[i]);
+    const uint32_t slot = slot_of(rows[i]);
+    row_guard lock{lock_of(slot)};
+    const float* r = at(slot);
     float* o = out + i * indices.size();
     for (size_t j = 0; j < indices.size(); ++j)
       o[j] = r[indices[j] - first_];
@@ -219,7 +280,9 @@ void table_slice::get_columns(std::span<const uint64_t> rows, std::span<const ui
 }
 
 void table_slice::add_columns(uint64_t key, std::span<const uint32_t> indices, const float* values) {
-  float* r = row(key);
+  const uint32_t slot = slot_of(key);
+  row_guard lock{lock_of(slot)};
+  float* r = at(slot);
   for (size_t j = 0; j < indices.size(); ++j)
     r[indices[j] - first_] += values[j];
 }
@@ -276,7 +339,8 @@ uint64_t table_slice::scan(uint64_t cursor, uint32_t limit, std::vector<uint64_t
 
 void table_slice::fetch(std::span<const uint64_t> keys, float* out, uint32_t* steps) {
   for (size_t i = 0; i < keys.size(); ++i) {
-    uint32_t slot = slot_of(keys[i]);
+    const uint32_t slot = slot_of(keys[i]);
+    row_guard lock{lock_of(slot)};
     std::memcpy(out + i * stride_, at(slot), stride_ * sizeof(float));
     steps[i] = keeps_step(spec_.optimizer) ? steps_[slot] : 0;
   }

@@ -101,6 +101,7 @@ struct node_spec {
   std::string count_dir;        // where that partition spills (`count-dir`); empty: the system's temporary directory
   uint16_t http_port = 0;       // its HTTP server (docs/http.md); 0: none
   std::string http_bind;        // the address that server binds; empty: 127.0.0.1
+  uint32_t table_lanes = 0;     // threads of its table shard; 0: one per core
   int line = 0;                 // of its [node NAME] header, for messages
 
   bool has(node_role r) const;

@@ -12,6 +12,7 @@
 // one contiguous array.
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <memory>
 #include <span>
 #include <vector>
@@ -43,6 +44,10 @@ public:
   /// Fails, with one line, if a key is not a row of a matrix table
   /// (>= rows) or, in the rows layout, belongs to another shard.
   status check_keys(std::span<const uint64_t> keys) const;
+
+  /// Whether every key has its row already (always, in a dense matrix).
+  /// Only looks: safe beside the per-key operations.
+  bool has_rows(std::span<const uint64_t> keys) const;
 
   void get(std::span<const uint64_t> keys, float* out);          // width floats per key
   void put(std::span<const uint64_t> keys, const float* values); // keeps the slots
@@ -103,7 +108,7 @@ public:
   const float* dense_rows() const { return dense_; }
 
 private:
-  uint32_t slot_of(uint64_t key); // creates the row if absent
+  uint32_t slot_of(uint64_t key); // creates the row if absent; only looks if present
   float* at(uint32_t slot) {
     return dense_ ? dense_ + size_t{slot} * stride_
                   : pages_[slot >> page_shift_].get() + size_t{slot & page_mask_} * stride_;
@@ -127,6 +132,22 @@ private:
   std::vector<uint64_t> keys_;  // slot -> key
   std::vector<uint32_t> steps_; // slot -> adam step (empty unless adam)
   std::vector<uint32_t> free_;  // slots of removed rows
+  // The rows' locks: 64 spin locks, striped by slot, a cache line each. A
+  // row is held for one copy or one optimizer step, shorter than putting a
+  // thread to sleep; a std::mutex per row cost a third of a multi-get.
+  struct row_locks;
+  std::unique_ptr<row_locks> locks_;
+  class row_guard {
+  public:
+    explicit row_guard(std::atomic_flag& flag);
+    ~row_guard() { flag_.clear(std::memory_order_release); }
+    row_guard(const row_guard&) = delete;
+    row_guard& operator=(const row_guard&) = delete;
+
+  private:
+    std::atomic_flag& flag_;
+  };
+  std::atomic_flag& lock_of(uint32_t slot) const;
   struct dense_buffer;
   std::unique_ptr<dense_buffer> dense_storage_; // a dense matrix's rows: slot = key, no index
   float* dense_ = nullptr;                      // ... their start

@@ -30,11 +30,13 @@ struct node_setup {
   /// Where the lanes of the shards it hosts run (include/gridvec/roles/shard.hpp).
   lane_thread shard_lanes = lane_thread::workers;
   /// The parameter server's table shard this node hosts for as long as it
-  /// runs (docs/tables.md): shard `index` of `count`, saving to `dir`.
+  /// runs (docs/tables.md): shard `index` of `count`, saving to `dir`,
+  /// serving on `lanes` threads (0: one per core).
   struct table_shard_place {
     uint32_t index = 0;
     uint32_t count = 0;
     std::string dir;
+    uint32_t lanes = 0;
   };
   std::optional<table_shard_place> table_shard;
 };
