@@ -54,8 +54,8 @@ private:
 
 } // namespace
 
-status write_vocabulary_files(const vocabulary_layout& layout, const vocabulary_page_source& next_page,
-                              uint64_t lines, const std::string& path, const std::string& word2vec_path) {
+status write_vocabulary_files(const vocabulary_layout& layout, const vocabulary_page_source& next_page, uint64_t lines,
+                              const std::string& path, const std::string& word2vec_path) {
   auto file = atomic_file::create(path, "the vocabulary");
   if (!file)
     return failure{file.error()};

@@ -25,7 +25,7 @@ using vocabulary_page_source = std::function<expected<count_table>(uint32_t part
 /// with `lines` line ends), each atomically. Fails, leaving both untouched,
 /// if a partition's words disagree with the layout (fewer or more words of
 /// a count than it says) or a page cannot be had.
-status write_vocabulary_files(const vocabulary_layout& layout, const vocabulary_page_source& next_page,
-                              uint64_t lines, const std::string& path, const std::string& word2vec_path);
+status write_vocabulary_files(const vocabulary_layout& layout, const vocabulary_page_source& next_page, uint64_t lines,
+                              const std::string& path, const std::string& word2vec_path);
 
 } // namespace gridvec
