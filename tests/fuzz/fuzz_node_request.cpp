@@ -169,7 +169,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto a = msg.get_as<caf::atom_value>(0);
   // load is a count worker's with a string and the partitions, a shard
   // lane's with a string and a number.
-  caf::actor to = a == caf::atom("load") ? (msg.match_element<uint64_t>(2) ? in.lane : in.counter) : recipient(in, a);
+  caf::actor to = a == caf::atom("load") ? (msg.size() > 2 && msg.match_element<uint64_t>(2) ? in.lane : in.counter)
+                                         : recipient(in, a);
   if (!to)
     return 0;
   caf::scoped_actor self{sys};
