@@ -19,11 +19,7 @@ work=$(mktemp -d)
 outside=$(mktemp -d) # a directory the nodes may not read from
 cluster_init "$gv" "$work"
 trap 'cluster_cleanup; rm -rf "$outside"' EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  cluster_dump_logs >&2
-  exit 1
-}
+fail() { cluster_fail "$@"; }
 
 /usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
 run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)

@@ -14,11 +14,7 @@ source "$here/cluster_lib.sh"
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 cluster_init "$gv" "$work"
-fail() {
-  echo "FAIL: $*" >&2
-  cluster_dump_logs >&2
-  exit 1
-}
+fail() { cluster_fail "$@"; }
 
 /usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
 run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)
