@@ -20,8 +20,15 @@ for a in "$@"; do
   esac
 done
 export GRIDVEC_STRICT_TESTS=1
+# Each step's wall-clock seconds, printed at the end: the whole command must
+# stay under CI's 30 minutes, and these say where the time goes.
+steps=()
+step_start=$SECONDS
+step_done() { steps+=("$1 $((SECONDS - step_start)) s"); step_start=$SECONDS; }
 scripts/install-deps.sh
+step_done install
 scripts/build.sh
+step_done build
 # The checked build (scripts/checked-build: clang with ASan and UBSan, for
 # the fuzz targets and the sanitized unit tests) compiles while ctest runs,
 # at the lowest priority: it takes the CPU the tests leave idle while they
@@ -36,12 +43,18 @@ trap 'kill_tree $checked_pid' EXIT
 labels=(-LE long)
 [ $full = 0 ] || labels=()
 (cd build && ctest --output-on-failure -j2 --timeout 600 "${labels[@]}")
+step_done ctest
 # The repository alone: a clone with nothing beside it runs a few e2e tests.
 scripts/fresh-clone-check
+step_done fresh-clone
 wait $checked_pid || { tail -n 40 "$checked_log"; echo "scripts/test.sh: the checked build failed ($checked_log)" >&2; exit 1; }
 trap - EXIT
+step_done "checked-build wait"
 # The libFuzzer targets (docs/fuzzing.md), each 5 s on its seed corpus, two
 # at a time.
 if [ $full = 1 ]; then scripts/fuzz --seconds 60; else scripts/fuzz --seconds 5; fi
+step_done fuzz
 # The unit and actor tests again, under ASan and UBSan.
 scripts/sanitize
+step_done sanitize
+echo "scripts/test.sh: passed in $SECONDS s ($(IFS=,; echo "${steps[*]}" | sed 's/,/, /g'))"

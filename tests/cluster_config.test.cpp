@@ -68,7 +68,7 @@ std::string removing(int n) {
 }
 
 /// The failure message of parsing `text`, which must fail.
-std::string failure_of(const std::string& text) {
+std::string parse_failure_of(const std::string& text) {
   auto config = parse_cluster_config(text, "test.conf");
   INFO(text);
   REQUIRE_FALSE(config);
@@ -87,7 +87,7 @@ struct error_case {
 void check_errors(const std::vector<error_case>& cases) {
   for (const auto& c : cases) {
     INFO(c.what);
-    auto message = failure_of(c.text);
+    auto message = parse_failure_of(c.text);
     CHECK_THAT(message, StartsWith(c.prefix) && Contains(c.word));
   }
 }
@@ -224,7 +224,7 @@ TEST_CASE("cluster config: defaults, CRLF and a byte order mark", "[cluster_conf
     // And errors in a CRLF file still name the right line, without the '\r'.
     auto lines = base_lines;
     lines[3] = "hots = 127.0.0.1";
-    auto message = failure_of(joined(lines, "\r\n"));
+    auto message = parse_failure_of(joined(lines, "\r\n"));
     CHECK(message == "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, "
                      "memory, count-memory, count-dir, standby, http-port, http-bind, table-lanes)");
   }
@@ -296,7 +296,7 @@ TEST_CASE("cluster config: which nodes serve their shards on the network thread"
 }
 
 TEST_CASE("cluster config: the example message format", "[cluster_config]") {
-  CHECK(failure_of(replacing(4, "hots = 127.0.0.1")) ==
+  CHECK(parse_failure_of(replacing(4, "hots = 127.0.0.1")) ==
         "test.conf:4: unknown key 'hots' in [node a] (keys: host, port, roles, shards, learners, threads, memory, "
         "count-memory, count-dir, standby, http-port, http-bind, table-lanes)");
 }

@@ -159,7 +159,7 @@ stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, std::shared_
   return out;
 }
 
-hs_model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
+hs_model gather_hs(const stores_t& stores, uint32_t dim, uint32_t vocab) {
   const uint32_t rows = stores[0]->output_rows();
   hs_model m{vocab, dim, std::vector<double>(size_t{vocab} * dim), std::vector<double>(size_t{rows} * dim)};
   for (const auto& st : stores)
@@ -221,7 +221,7 @@ void word2vec_c_train(hs_model& m, const huffman_tree& t, const shard_store& noi
 
 // Every row of the stores within `tolerance` of the reference's.
 void check_close(const stores_t& stores, const hs_model& expect, double tolerance) {
-  auto after = gather(stores, expect.dim, expect.vocab);
+  auto after = gather_hs(stores, expect.dim, expect.vocab);
   CHECK(max_abs_diff(after.u, expect.u) < tolerance);
   CHECK(max_abs_diff(after.v, expect.v) < tolerance);
 }
@@ -250,7 +250,7 @@ TEST_CASE("hierarchical softmax on the fused path is word2vec.c's update, alone 
       for (uint32_t shards : {1u, 3u}) {
         INFO("-negative " << negatives << (cbow ? " CBOW" : " skip-gram") << ", " << shards << " shards");
         auto stores = make_stores(shards, dim, vocab, tree);
-        hs_model expect = gather(stores, dim, vocab);
+        hs_model expect = gather_hs(stores, dim, vocab);
         local_trainer trainer(stores);
         for (uint64_t round = 1; round <= 10; ++round) {
           auto mb = make_batch(round, vocab, cbow, negatives, *tree);
@@ -276,7 +276,7 @@ TEST_CASE("hierarchical softmax through dotprod and adjust across shards equals 
   for (uint32_t shards : {1u, 3u}) {
     INFO(shards << " shards");
     auto stores = make_stores(shards, dim, vocab, tree);
-    hs_model expect = gather(stores, dim, vocab);
+    hs_model expect = gather_hs(stores, dim, vocab);
     std::vector<adjust_scratch> scratch;
     for (const auto& s : stores)
       scratch.emplace_back(s->slice().width);

@@ -6,8 +6,10 @@
 #include <vector>
 
 #include <gridvec/core/report.hpp>
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
+using gridvec::test::contains;
 
 namespace {
 
@@ -24,7 +26,6 @@ job_summary sample_summary() {
   return s;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 } // namespace
 

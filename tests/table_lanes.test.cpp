@@ -21,7 +21,7 @@ using namespace gridvec;
 
 namespace {
 
-constexpr uint32_t dim = 16;
+constexpr uint32_t row_dim = 16;
 
 std::vector<uint64_t> key_range(uint64_t first, uint64_t count) {
   std::vector<uint64_t> keys(count);
@@ -30,12 +30,12 @@ std::vector<uint64_t> key_range(uint64_t first, uint64_t count) {
   return keys;
 }
 
-// Whether every row (dim floats each) has all its columns equal: every
+// Whether every row (row_dim floats each) has all its columns equal: every
 // update below adds the same to each column of a row, so a row read half
 // written would not.
 bool rows_whole(const std::vector<float>& values) {
-  for (size_t r = 0; r + dim <= values.size(); r += dim)
-    for (uint32_t c = 1; c < dim; ++c)
+  for (size_t r = 0; r + row_dim <= values.size(); r += row_dim)
+    for (uint32_t c = 1; c < row_dim; ++c)
       if (values[r + c] != values[r])
         return false;
   return true;
@@ -53,7 +53,7 @@ TEST_CASE("table shards on several lanes: racing per-key requests add up as if i
     table_client setup{sys, shards};
     table_spec spec;
     spec.name = "race";
-    spec.dim = dim;
+    spec.dim = row_dim;
     spec.optimizer = table_optimizer::sgd;
     spec.learning_rate = 1.0f; // a push of -1 adds 1
     REQUIRE(setup.open(spec));
@@ -84,10 +84,10 @@ TEST_CASE("table shards on several lanes: racing per-key requests add up as if i
         return;
       }
       const auto own = key_range(1000 + t * 100, 24), own_put = key_range(5000 + t * 100, 8);
-      const std::vector<float> ones(24 * dim, 1.0f), minus_ones(24 * dim, -1.0f), increments(64, 1.0f);
+      const std::vector<float> ones(24 * row_dim, 1.0f), minus_ones(24 * row_dim, -1.0f), increments(64, 1.0f);
       std::vector<float> last_seen(shared.size(), 0.0f);
       for (uint32_t i = 0; i < rounds; ++i) {
-        const std::vector<float> mine(8 * dim, float(i)), claim(dim, float(t + 1));
+        const std::vector<float> mine(8 * row_dim, float(i)), claim(row_dim, float(t + 1));
         const uint64_t fresh = 20000 + i;
         bool ok = race->add(shared, ones) && race->push(shared, minus_ones) && race->add(own, ones) &&
                   race->put(own_put, mine) && race->put(shared_put, mine) &&
@@ -104,9 +104,9 @@ TEST_CASE("table shards on several lanes: racing per-key requests add up as if i
           ++torn;
         // What this thread added is in every later read.
         for (size_t k = 0; k < shared.size(); ++k) {
-          if ((*seen)[k * dim] < last_seen[k])
+          if ((*seen)[k * row_dim] < last_seen[k])
             ++went_back;
-          last_seen[k] = (*seen)[k * dim];
+          last_seen[k] = (*seen)[k * row_dim];
         }
         if (i % 16 == t) {
           // A whole-table request runs alone: its column sums are equal.
