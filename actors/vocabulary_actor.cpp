@@ -44,11 +44,15 @@ status ask(caf::actor_system& sys, const Actor& part, Reply& reply, Ts&&... msg)
 }
 
 // A count worker's counts, one map per partition, sent on to the
-// partitions whenever one grows past its share of the buffer.
+// partitions whenever one grows past its share of the buffer. A send does
+// not wait for the partition: the worker counts on while the partition
+// merges, and waits only before its next send to the same partition, so
+// that at most one table per partition is in flight (the partition's
+// reply is the back-pressure).
 class partition_sender {
 public:
   partition_sender(caf::actor_system& sys, const std::vector<vocabulary_partition_actor>& parts)
-    : sys_(sys), parts_(parts), maps_(parts.size()),
+    : self_(sys), parts_(parts), maps_(parts.size()), in_flight_(parts.size()),
       flush_bytes_(std::max<size_t>(worker_buffer_bytes / parts.size(), size_t{4} << 20)) {}
 
   void add(std::string_view word, uint64_t count, uint64_t first) {
@@ -68,29 +72,52 @@ public:
     }
   }
 
-  // Sends what is left; fails with the first partition's error.
+  // Sends what is left and waits for every partition; fails with the
+  // first partition's error.
   status finish() {
-    for (uint32_t p = 0; p < maps_.size() && failed_.empty(); ++p)
+    for (uint32_t p = 0; p < maps_.size(); ++p)
       send(p);
+    for (uint32_t p = 0; p < maps_.size(); ++p)
+      wait(p);
     if (!failed_.empty())
       return failure{failed_};
     return {};
   }
 
 private:
+  using handle = decltype(std::declval<caf::scoped_actor&>()->request(
+    std::declval<vocabulary_partition_actor&>(), partition_timeout, merge_atom::value, count_table{}));
+
   void send(uint32_t p) {
     if (maps_[p].empty() || !failed_.empty())
       return;
     count_table table;
+    table.lengths.reserve(maps_[p].size());
+    table.counts.reserve(maps_[p].size());
+    table.firsts.reserve(maps_[p].size());
+    table.words.reserve(maps_[p].memory_bytes());
     maps_[p].release([&](std::string_view w, word_counts::seen s) { table.add(w, s.count, s.first); });
-    uint64_t ignored = 0;
-    if (auto s = ask(sys_, parts_[p], ignored, merge_atom::value, std::move(table)); !s)
-      failed_ = "vocabulary partition " + std::to_string(p) + ": " + s.error();
+    wait(p);
+    if (!failed_.empty())
+      return;
+    in_flight_[p].emplace(self_->request(parts_[p], partition_timeout, merge_atom::value, std::move(table)));
   }
 
-  caf::actor_system& sys_;
+  void wait(uint32_t p) {
+    if (!in_flight_[p])
+      return;
+    in_flight_[p]->receive([](uint64_t) {},
+                           [&](caf::error& err) {
+                             if (failed_.empty())
+                               failed_ = "vocabulary partition " + std::to_string(p) + ": " + error_text(err);
+                           });
+    in_flight_[p].reset();
+  }
+
+  caf::scoped_actor self_;
   const std::vector<vocabulary_partition_actor>& parts_;
   std::vector<word_map<word_counts::seen>> maps_;
+  std::vector<std::optional<handle>> in_flight_;
   size_t flush_bytes_;
   std::string failed_;
 };
