@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace gridvec {
 
@@ -94,28 +95,46 @@ uint64_t vocabulary_layout::id(uint32_t partition, uint64_t count, uint64_t rank
   return k->first_id + k->starts[partition] + rank;
 }
 
-expected<vocabulary_partition> vocabulary_partition::collect(bounded_counter& counter, uint64_t min_count) {
+expected<vocabulary_partition> vocabulary_partition::collect(std::span<bounded_counter> counters, uint64_t min_count) {
   using map = word_map<word_counts::seen>;
   vocabulary_partition part;
-  part.tokens_ = counter.tokens();
-  if (auto taken = counter.take_words()) {
-    // Nothing spilled: the counter's map is every word. Kept whole when
-    // every word is kept, the usual case at -min-count 1 and with
-    // id-like words; else its kept words are copied (the others would be
-    // held for the rest of the job).
-    part.distinct_ = taken->size();
-    bool all_kept = true;
-    taken->for_each([&](map::ref r) { all_kept = all_kept && taken->value(r).count >= min_count; });
-    if (all_kept) {
-      part.words_ = std::move(*taken);
-    } else {
-      taken->release([&](std::string_view w, word_counts::seen s) {
+  // A counter that spilled nothing gives its map away (no merge by bytes):
+  // the largest is kept whole when every word is kept (the usual case at
+  // -min-count 1 and with id-like words), the others' kept words are added
+  // to it, and a counter that spilled is merged from its runs.
+  std::vector<std::optional<map>> taken;
+  bool all_kept = true;
+  size_t largest = counters.size(), total = 0;
+  for (size_t i = 0; i < counters.size(); ++i) {
+    part.tokens_ += counters[i].tokens();
+    taken.push_back(counters[i].take_words());
+    if (!taken.back()) {
+      all_kept = false;
+      continue;
+    }
+    const map& words = *taken.back();
+    total += words.size();
+    part.distinct_ += words.size();
+    if (largest == counters.size() || words.size() > taken[largest]->size())
+      largest = i;
+    words.for_each([&](map::ref r) { all_kept = all_kept && words.value(r).count >= min_count; });
+  }
+  if (all_kept && largest < counters.size()) {
+    part.words_ = std::move(*taken[largest]);
+    part.words_.reserve(total);
+    taken[largest].reset();
+  }
+  for (size_t i = 0; i < counters.size(); ++i) {
+    if (i == largest && !taken[i])
+      continue; // kept whole above
+    if (taken[i]) {
+      taken[i]->release([&](std::string_view w, word_counts::seen s) {
         if (s.count >= min_count)
           part.words_.insert(w, s);
       });
+      continue;
     }
-  } else {
-    auto merged = counter.merge([&](const counted_word& w) {
+    auto merged = counters[i].merge([&](const counted_word& w) {
       ++part.distinct_;
       if (w.count >= min_count)
         part.words_.insert(w.word, word_counts::seen{w.count, w.first});

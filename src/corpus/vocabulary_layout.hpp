@@ -19,6 +19,7 @@
 // place together by bisection (about 64 rounds of one number from each).
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -92,14 +93,19 @@ private:
 };
 
 /// One partition's words of count >= min_count, then their ids. The words
-/// are the counter's own map when it spilled nothing and every word it
-/// counted is kept (taken whole, not copied), otherwise a copy of the kept
-/// ones; each word's value is its count and first place, and from
+/// are a counter's own map when nothing was spilled and every word
+/// counted is kept (taken whole, not copied; another shard's words are
+/// added to it), otherwise a copy of the kept ones; each word's value is its count and first place, and from
 /// assign() on its id in place of the first place.
 class vocabulary_partition {
 public:
   /// Takes the counter's words (merging its runs) with count >= min_count.
-  static expected<vocabulary_partition> collect(bounded_counter& counter, uint64_t min_count);
+  static expected<vocabulary_partition> collect(bounded_counter& counter, uint64_t min_count) {
+    return collect(std::span<bounded_counter>{&counter, 1}, min_count);
+  }
+  /// The same over counters that hold disjoint words (a sharded_counter's
+  /// shards).
+  static expected<vocabulary_partition> collect(std::span<bounded_counter> counters, uint64_t min_count);
 
   vocabulary_partition() = default;
   vocabulary_partition(vocabulary_partition&&) noexcept = default;
