@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "src/corpus/partitioned_count.hpp"
+#include "src/corpus/sharded_counter.hpp"
 #include "src/corpus/text_corpus.hpp"
 #include "src/corpus/vocabulary_layout.hpp"
 #include "src/corpus/vocabulary_writer.hpp"
@@ -44,11 +45,23 @@ status ask(caf::actor_system& sys, const Actor& part, Reply& reply, Ts&&... msg)
 }
 
 // A count worker's counts, one map per partition, sent on to the
-// partitions whenever one grows past its share of the buffer.
+// partitions whenever one grows past its share of the buffer. A send does
+// not wait for the partition: the worker counts on while the partition
+// merges, and waits only before its next send to the same partition, so
+// that at most one table per partition is in flight (the partition's
+// reply is the back-pressure).
+//
+// The map pays where words repeat within a buffer (natural text: a
+// table of distinct words is a fraction of its tokens). Where they hardly
+// do (id-like words, a vocabulary file), counting them twice, here and in
+// the partition, only costs time: once a map's table holds more than
+// 2/3 as many words as it counted tokens, the next `pass_through_tables`
+// tables to that partition carry the tokens as they come, each with a
+// count of 1, and then one map measures again.
 class partition_sender {
 public:
   partition_sender(caf::actor_system& sys, const std::vector<vocabulary_partition_actor>& parts)
-    : sys_(sys), parts_(parts), maps_(parts.size()),
+    : self_(sys), parts_(parts), out_(parts.size()), in_flight_(parts.size()),
       flush_bytes_(std::max<size_t>(worker_buffer_bytes / parts.size(), size_t{4} << 20)) {}
 
   void add(std::string_view word, uint64_t count, uint64_t first) {
@@ -56,41 +69,108 @@ public:
       return;
     const uint64_t h = word_hash(word);
     const uint32_t p = word_partition_of_hash(h, static_cast<uint32_t>(parts_.size()));
-    auto& map = maps_[p];
-    auto [r, added] = map.insert(word, h, word_counts::seen{count, first});
+    auto& o = out_[p];
+    if (o.pass_through > 0) {
+      o.table.add(word, count, first);
+      if (o.table.words.size() + o.table.size() * raw_entry_bytes > flush_bytes_)
+        send(p);
+      return;
+    }
+    ++o.added;
+    auto [r, added] = o.map.insert(word, h, word_counts::seen{count, first});
     if (!added) {
-      auto seen = map.value(r);
+      auto seen = o.map.value(r);
       seen.count += count;
       seen.first = std::min(seen.first, first);
-      map.set(r, seen);
-    } else if (map.memory_bytes() > flush_bytes_) {
+      o.map.set(r, seen);
+    } else if (o.map.memory_bytes() > flush_bytes_) {
       send(p);
     }
   }
 
-  // Sends what is left; fails with the first partition's error.
+  // Sends what is left and waits for every partition; fails with the
+  // first partition's error.
   status finish() {
-    for (uint32_t p = 0; p < maps_.size() && failed_.empty(); ++p)
+    for (uint32_t p = 0; p < out_.size(); ++p)
       send(p);
+    for (uint32_t p = 0; p < out_.size(); ++p)
+      wait(p);
     if (!failed_.empty())
       return failure{failed_};
     return {};
   }
 
 private:
+  using handle = decltype(std::declval<caf::scoped_actor&>()->request(
+    std::declval<vocabulary_partition_actor&>(), partition_timeout, merge_atom::value, count_table{}));
+  // Tables passed through after a map that saved little.
+  static constexpr int pass_through_tables = 8;
+  // A passed-through token's bytes in its table beside the word's own:
+  // its length, count and first place.
+  static constexpr size_t raw_entry_bytes = sizeof(uint32_t) + 2 * sizeof(uint64_t);
+
+  struct outgoing {
+    word_map<word_counts::seen> map;
+    uint64_t added = 0;   // words given to the map since it was last sent
+    count_table table;    // passed-through tokens
+    int pass_through = 0; // tables still to pass through
+  };
+
   void send(uint32_t p) {
-    if (maps_[p].empty() || !failed_.empty())
+    auto& o = out_[p];
+    if (!failed_.empty())
       return;
     count_table table;
-    maps_[p].release([&](std::string_view w, word_counts::seen s) { table.add(w, s.count, s.first); });
-    uint64_t ignored = 0;
-    if (auto s = ask(sys_, parts_[p], ignored, merge_atom::value, std::move(table)); !s)
-      failed_ = "vocabulary partition " + std::to_string(p) + ": " + s.error();
+    if (o.pass_through > 0) {
+      if (o.table.size() == 0)
+        return;
+      table = std::move(o.table);
+      o.table = count_table{};
+      if (--o.pass_through > 0) // reserved, not touched: a page is taken when written
+        reserve_raw(o.table);
+    } else {
+      if (o.map.empty())
+        return;
+      table.lengths.reserve(o.map.size());
+      table.counts.reserve(o.map.size());
+      table.firsts.reserve(o.map.size());
+      table.words.reserve(o.map.memory_bytes());
+      o.map.release([&](std::string_view w, word_counts::seen s) { table.add(w, s.count, s.first); });
+      if (table.size() * 3 > o.added * 2) {
+        o.pass_through = pass_through_tables;
+        reserve_raw(o.table);
+      }
+      o.added = 0;
+    }
+    wait(p);
+    if (!failed_.empty())
+      return;
+    in_flight_[p].emplace(self_->request(parts_[p], partition_timeout, merge_atom::value, std::move(table)));
   }
 
-  caf::actor_system& sys_;
+  void reserve_raw(count_table& t) const {
+    const size_t most = flush_bytes_ / raw_entry_bytes;
+    t.lengths.reserve(most);
+    t.counts.reserve(most);
+    t.firsts.reserve(most);
+    t.words.reserve(flush_bytes_);
+  }
+
+  void wait(uint32_t p) {
+    if (!in_flight_[p])
+      return;
+    in_flight_[p]->receive([](uint64_t) {},
+                           [&](caf::error& err) {
+                             if (failed_.empty())
+                               failed_ = "vocabulary partition " + std::to_string(p) + ": " + error_text(err);
+                           });
+    in_flight_[p].reset();
+  }
+
+  caf::scoped_actor self_;
   const std::vector<vocabulary_partition_actor>& parts_;
-  std::vector<word_map<word_counts::seen>> maps_;
+  std::vector<outgoing> out_;
+  std::vector<std::optional<handle>> in_flight_;
   size_t flush_bytes_;
   std::string failed_;
 };
@@ -149,7 +229,7 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
 }
 
 struct partition_state {
-  std::optional<bounded_counter> counter;    // until collect
+  std::optional<sharded_counter> counter;    // until collect
   std::string unusable;                      // why the counter could not be made
   std::optional<vocabulary_partition> words; // from collect on
   bool assigned = false;
@@ -160,7 +240,8 @@ vocabulary_partition_actor::behavior_type
 vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<partition_state> self, std::string spill_dir,
                               uint64_t budget) {
   self->set_default_handler(caf::drop);
-  auto counter = bounded_counter::create(spill_dir, std::max<uint64_t>(budget, bounded_counter::min_budget));
+  auto counter = sharded_counter::create(spill_dir, std::max<uint64_t>(budget, bounded_counter::min_budget),
+                                         sharded_counter::default_shards());
   if (counter)
     self->state.counter.emplace(std::move(*counter));
   else
@@ -177,10 +258,7 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
         return out_of_order("count");
       if (!part.well_formed())
         return make_job_error("a count table whose words, lengths and counts disagree");
-      part.for_each([&](std::string_view w, uint64_t count, uint64_t first) {
-        if (count > 0)
-          st.counter->add(w, count, first);
-      });
+      st.counter->add(part);
       return st.counter->tokens();
     },
     [self, out_of_order](collect_atom, uint64_t min_count) -> caf::result<partition_counts> {
@@ -188,7 +266,7 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
       if (!st.counter)
         return out_of_order("collect");
       const uint64_t spills = st.counter->spills();
-      auto words = vocabulary_partition::collect(*st.counter, std::max<uint64_t>(min_count, 1));
+      auto words = vocabulary_partition::collect(st.counter->shards(), std::max<uint64_t>(min_count, 1));
       st.counter.reset(); // its runs are gone; the directory with it
       if (!words)
         return make_job_error(words.error());

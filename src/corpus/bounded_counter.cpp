@@ -148,6 +148,16 @@ bool bounded_counter::spill() {
   return true;
 }
 
+std::optional<word_map<word_counts::seen>> bounded_counter::take_words() {
+  if (!failure_.empty() || !runs_.empty())
+    return std::nullopt;
+  std::optional<word_map<word_counts::seen>> words{std::move(words_)};
+  words_ = {};
+  remove_files();
+  failure_ = "these counts were merged already";
+  return words;
+}
+
 status bounded_counter::merge(const std::function<void(const counted_word&)>& on_word) {
   auto done = [&](status s) {
     words_.clear();

@@ -21,6 +21,7 @@
 // returns the line, "cannot write counts to PATH: REASON".
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -95,6 +96,11 @@ public:
   /// counts no more (a second merge fails).
   /// Fails with the line of a run that could not be written or read.
   status merge(const std::function<void(const counted_word&)>& on_word);
+  /// The words counted, in no particular order, given away whole when
+  /// nothing was spilled (there is no run to merge them with): no sort, no
+  /// copy. Then, as after merge(), the counter counts no more. Nothing if
+  /// a run was written or counting failed: merge() is the way then.
+  std::optional<word_map<word_counts::seen>> take_words();
 
 private:
   bounded_counter(std::string directory, size_t budget) : directory_(std::move(directory)), budget_(budget) {}

@@ -1,6 +1,7 @@
 #include <gridvec/core/vocabulary.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -133,8 +134,12 @@ expected<vocabulary> vocabulary::load(const std::string& path) {
   // The header's size is not trusted for the reservation: a damaged header
   // ("-5" reads as 2^64 - 5) made reserve() throw length_error or bad_alloc,
   // which ended the process instead of failing below (found by fuzzing,
-  // tests/fuzz/fuzz_vocabulary.cpp). A larger vocabulary still loads.
-  v.reserve(static_cast<size_t>(std::min<uint64_t>(size, uint64_t{1} << 20)));
+  // tests/fuzz/fuzz_vocabulary.cpp). The file's size bounds it instead (a
+  // word's line takes at least 4 bytes, "1 w\n"), so that a large
+  // vocabulary's index is made once, not grown through every size.
+  std::error_code ec;
+  const uint64_t file_bytes = std::filesystem::file_size(path, ec);
+  v.reserve(static_cast<size_t>(std::min<uint64_t>(size, ec ? uint64_t{1} << 20 : file_bytes / 4)));
   std::string word;
   for (uint64_t i = 0; i < size; ++i) {
     uint64_t count = 0;

@@ -19,6 +19,7 @@
 // place together by bisection (about 64 rounds of one number from each).
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -91,11 +92,20 @@ private:
   uint32_t partitions_ = 0;
 };
 
-/// One partition's words of count >= min_count, then their ids.
+/// One partition's words of count >= min_count, then their ids. The words
+/// are a counter's own map when nothing was spilled and every word
+/// counted is kept (taken whole, not copied; another shard's words are
+/// added to it), otherwise a copy of the kept ones; each word's value is its count and first place, and from
+/// assign() on its id in place of the first place.
 class vocabulary_partition {
 public:
   /// Takes the counter's words (merging its runs) with count >= min_count.
-  static expected<vocabulary_partition> collect(bounded_counter& counter, uint64_t min_count);
+  static expected<vocabulary_partition> collect(bounded_counter& counter, uint64_t min_count) {
+    return collect(std::span<bounded_counter>{&counter, 1}, min_count);
+  }
+  /// The same over counters that hold disjoint words (a sharded_counter's
+  /// shards).
+  static expected<vocabulary_partition> collect(std::span<bounded_counter> counters, uint64_t min_count);
 
   vocabulary_partition() = default;
   vocabulary_partition(vocabulary_partition&&) noexcept = default;
@@ -113,25 +123,28 @@ public:
   /// Distinct words the counter counted (those below min-count included).
   uint64_t distinct() const { return distinct_; }
 
-  /// Numbers the words the layout keeps and forgets the others; the words
-  /// are then held in id order.
+  /// Numbers the words the layout keeps and forgets the others.
   void assign(const vocabulary_layout& layout, uint32_t partition);
 
   size_t size() const { return words_.size(); }
-  /// The id of `word`, vocabulary::npos if this partition does not hold it.
+  /// The id of `word`, vocabulary::npos if this partition does not hold it
+  /// (or has not numbered its words yet).
   uint32_t id_of(std::string_view word) const {
+    if (!assigned_)
+      return vocabulary::npos;
     const auto r = words_.find(word);
-    return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words_.value(r).id);
+    return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words_.value(r).first);
   }
   /// Calls f(word, count, first, id) for every word held: by decreasing
-  /// count and first place before assign(), in id order after.
+  /// count and first place, id npos, before assign(); after it, in no
+  /// particular order, with the id (and the id as `first`).
   template <class F>
   void for_each(F&& f) const {
-    auto one = [&](word_map<entry>::ref r) {
-      const entry e = words_.value(r);
-      f(words_.word(r), e.count, e.first, static_cast<uint32_t>(e.id));
+    auto one = [&](word_map<word_counts::seen>::ref r) {
+      const word_counts::seen e = words_.value(r);
+      f(words_.word(r), e.count, e.first, assigned_ ? static_cast<uint32_t>(e.first) : vocabulary::npos);
     };
-    if (order_.empty())
+    if (assigned_)
       words_.for_each(one);
     else
       for (auto r : order_)
@@ -139,19 +152,20 @@ public:
   }
   /// After assign(): calls f(word, count) for the next `most` words in id
   /// order (from the first, on the first call) and returns how many; 0
-  /// once every word has been given. Pages of a partition too large to
-  /// send whole.
+  /// once every word has been given (the order is then forgotten). Pages
+  /// of a partition too large to send whole.
   template <class F>
   size_t next_page(size_t most, F&& f) {
     size_t given = 0;
-    while (given < most && !paged_out_) {
-      page_cursor_ = words_.after(page_cursor_);
-      if (page_cursor_ == 0) {
-        paged_out_ = true;
-        break;
-      }
-      f(words_.word(page_cursor_), words_.value(page_cursor_).count);
+    while (given < most && page_at_ < order_.size()) {
+      const auto r = order_[page_at_++];
+      f(words_.word(r), words_.value(r).count);
       ++given;
+    }
+    if (given == 0) {
+      order_.clear();
+      order_.shrink_to_fit();
+      page_at_ = 0;
     }
     return given;
   }
@@ -160,17 +174,14 @@ public:
   size_t memory_bytes() const { return words_.memory_bytes() + order_.capacity() * sizeof(uint64_t); }
 
 private:
-  struct entry {
-    uint64_t count = 0;
-    uint64_t first = 0;
-    uint64_t id = vocabulary::npos;
-  };
-  word_map<entry> words_;
-  std::vector<word_map<entry>::ref> order_; // by decreasing count, then first place; empty after assign()
+  word_map<word_counts::seen> words_;
+  // By decreasing count, then first place; from assign() on, the kept
+  // words in id order, until they have been paged out.
+  std::vector<word_map<word_counts::seen>::ref> order_;
   uint64_t tokens_ = 0;
   uint64_t distinct_ = 0;
-  word_map<entry>::ref page_cursor_ = 0; // next_page's place
-  bool paged_out_ = false;
+  size_t page_at_ = 0; // next_page's place in order_
+  bool assigned_ = false;
 };
 
 /// The whole vocabulary from its partitions, each assigned, where one

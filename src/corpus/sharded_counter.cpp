@@ -1,0 +1,111 @@
+#include "src/corpus/sharded_counter.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <system_error>
+#include <thread>
+
+namespace gridvec {
+
+namespace {
+
+// Which shard a word of hash `h` counts in: a mix of its own, unrelated
+// to the partition of the word (word_partition_of_hash) and to its slot
+// in a shard's index (the hash's low bits).
+uint32_t shard_of(uint64_t h, uint32_t shards) {
+  const uint64_t x = h * 0xD6E8FEB86659FD93ull;
+  return static_cast<uint32_t>(((x >> 32) * shards) >> 32);
+}
+
+} // namespace
+
+expected<sharded_counter> sharded_counter::create(const std::string& work_dir, size_t budget_bytes, unsigned shards) {
+  shards = std::clamp<unsigned>(shards, 1, max_shards);
+  while (shards > 1 && budget_bytes / shards < bounded_counter::min_budget)
+    --shards;
+  std::vector<bounded_counter> made;
+  for (unsigned i = 0; i < shards; ++i) {
+    auto c = bounded_counter::create(work_dir, budget_bytes / shards);
+    if (!c)
+      return failure{c.error(), c.code()};
+    made.push_back(std::move(*c));
+  }
+  return sharded_counter{std::move(made)};
+}
+
+unsigned sharded_counter::default_shards() {
+  return std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, max_shards);
+}
+
+void sharded_counter::add(const count_table& table) {
+  const auto shards = static_cast<uint32_t>(shards_.size());
+  if (shards == 1) {
+    table.for_each([&](std::string_view w, uint64_t count, uint64_t first) {
+      if (count > 0)
+        shards_[0].add(w, count, first);
+    });
+    return;
+  }
+  const size_t n = table.size();
+  hashes_.resize(n);
+  starts_.resize(n);
+  members_.resize(shards);
+  for (auto& m : members_)
+    m.clear();
+  size_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    starts_[i] = at;
+    const std::string_view w = std::string_view{table.words}.substr(at, table.lengths[i]);
+    at += table.lengths[i];
+    if (table.counts[i] == 0)
+      continue;
+    hashes_[i] = word_hash(w);
+    members_[shard_of(hashes_[i], shards)].push_back(static_cast<uint32_t>(i));
+  }
+  std::vector<std::exception_ptr> failed(shards);
+  auto count_shard = [&](uint32_t s) {
+    try {
+      for (const uint32_t i : members_[s])
+        shards_[s].add_hashed(std::string_view{table.words}.substr(starts_[i], table.lengths[i]), hashes_[i],
+                              table.counts[i], table.firsts[i]);
+    } catch (...) {
+      failed[s] = std::current_exception();
+    }
+  };
+  // Shards a thread could not be started for are counted here, after the
+  // first.
+  std::vector<std::thread> helpers;
+  uint32_t here_from = shards;
+  for (uint32_t s = 1; s < shards; ++s) {
+    try {
+      helpers.emplace_back(count_shard, s);
+    } catch (const std::system_error&) {
+      here_from = s;
+      break;
+    }
+  }
+  count_shard(0);
+  for (uint32_t s = here_from; s < shards; ++s)
+    count_shard(s);
+  for (auto& t : helpers)
+    t.join();
+  for (auto& e : failed)
+    if (e)
+      std::rethrow_exception(e);
+}
+
+uint64_t sharded_counter::tokens() const {
+  uint64_t n = 0;
+  for (const auto& c : shards_)
+    n += c.tokens();
+  return n;
+}
+
+size_t sharded_counter::spills() const {
+  size_t n = 0;
+  for (const auto& c : shards_)
+    n += c.spills();
+  return n;
+}
+
+} // namespace gridvec
