@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/eval/correlation.hpp"
+#include "tests/test_util.hpp"
 
 using namespace gridvec;
 
@@ -26,17 +27,9 @@ TEST_CASE("Spearman with ties matches scipy", "[eval]") {
 #include "src/eval/word_analogies.hpp"
 #include "src/eval/word_pairs.hpp"
 
-namespace {
+using gridvec::test::table_of;
 
-embedding_table table_of(std::vector<std::pair<std::string, std::vector<float>>> rows) {
-  embedding_table t;
-  t.dim = static_cast<uint32_t>(rows.front().second.size());
-  for (auto& [w, v] : rows) {
-    t.words.push_back(w);
-    t.data.insert(t.data.end(), v.begin(), v.end());
-  }
-  return t;
-}
+namespace {
 
 std::string file_with(const std::string& name, const std::string& text) {
   const std::string path = "/tmp/gridvec-eval-test-" + name;

@@ -15,16 +15,11 @@
 using namespace gridvec;
 using gridvec::test::max_abs_diff;
 
+using gridvec::test::zipf_noise;
+
 namespace {
 
 using stores_t = std::vector<std::shared_ptr<shard_store>>;
-
-std::shared_ptr<const noise_sampler> zipf_noise(uint32_t vocab) {
-  std::vector<uint64_t> counts(vocab);
-  for (uint32_t i = 0; i < vocab; ++i)
-    counts[i] = 1000 / (i + 1) + 1;
-  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
-}
 
 stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const noise_sampler>& noise) {
   stores_t out;

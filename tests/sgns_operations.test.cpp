@@ -19,13 +19,6 @@ namespace {
 
 constexpr uint32_t vocab = 50, dim = 10;
 
-std::shared_ptr<const noise_sampler> zipf_noise() {
-  std::vector<uint64_t> counts(vocab);
-  for (uint32_t i = 0; i < vocab; ++i)
-    counts[i] = 1000 / (i + 1) + 1;
-  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
-}
-
 minibatch sample_batch() {
   minibatch mb;
   mb.seed = 1234;
@@ -38,7 +31,7 @@ minibatch sample_batch() {
 } // namespace
 
 TEST_CASE("the SGNS model is a dense columns-layout table of input then output rows", "[sgns_operations]") {
-  auto noise = zipf_noise();
+  auto noise = gridvec::test::zipf_noise(vocab);
   shard_store store(1, 3, dim, vocab, 5, noise);
   const table_slice& model = *store.model();
   CHECK(model.spec().kind == table_kind::matrix);
@@ -53,7 +46,7 @@ TEST_CASE("the SGNS model is a dense columns-layout table of input then output r
 }
 
 TEST_CASE("a lane's dotprod and adjust from request bytes equal the store's own", "[sgns_operations]") {
-  auto noise = zipf_noise();
+  auto noise = gridvec::test::zipf_noise(vocab);
   // Two identical shards: one trained directly, one from request bytes.
   shard_store direct(1, 2, dim, vocab, 5, noise);
   shard_store served(1, 2, dim, vocab, 5, noise);
@@ -94,7 +87,7 @@ TEST_CASE("a lane's dotprod and adjust from request bytes equal the store's own"
 }
 
 TEST_CASE("a lane's dotprod and adjust refuse bad requests with one line and change nothing", "[sgns_operations]") {
-  auto noise = zipf_noise();
+  auto noise = gridvec::test::zipf_noise(vocab);
   shard_store store(0, 1, dim, vocab, 5, noise);
   const std::vector<float> before(store.input_data(), store.input_data() + vocab * dim);
   minibatch into;

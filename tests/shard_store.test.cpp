@@ -17,20 +17,15 @@ using namespace gridvec;
 using gridvec::test::contains;
 using gridvec::test::max_abs_diff;
 
+using gridvec::test::zipf_noise;
+
 namespace {
 
-using stores_t = std::vector<std::unique_ptr<shard_store>>;
+using owned_stores = std::vector<std::unique_ptr<shard_store>>;
 
-std::shared_ptr<const noise_sampler> zipf_noise(uint32_t vocab) {
-  std::vector<uint64_t> counts(vocab);
-  for (uint32_t i = 0; i < vocab; ++i)
-    counts[i] = 1000 / (i + 1) + 1;
-  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
-}
-
-stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, uint64_t seed,
+owned_stores make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, uint64_t seed,
                      const std::shared_ptr<const noise_sampler>& noise) {
-  stores_t out;
+  owned_stores out;
   for (uint32_t s = 0; s < shards; ++s)
     out.push_back(std::make_unique<shard_store>(s, shards, dim, vocab, seed, noise));
   return out;
@@ -43,7 +38,7 @@ float value_at(uint64_t tag, uint32_t w, uint32_t col) {
 }
 
 // Sets every shard's part of u and v from value_at, scaled.
-void set_vectors(stores_t& stores, uint32_t vocab, float u_scale, float v_scale) {
+void set_vectors(owned_stores& stores, uint32_t vocab, float u_scale, float v_scale) {
   for (auto& st : stores) {
     const auto sl = st->slice();
     for (uint32_t w = 0; w < vocab; ++w)
@@ -62,7 +57,7 @@ struct full_model {
   double* vrow(uint32_t w) { return v.data() + size_t{w} * dim; }
 };
 
-full_model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
+full_model gather(const owned_stores& stores, uint32_t dim, uint32_t vocab) {
   full_model m;
   m.dim = dim;
   m.u.assign(size_t{vocab} * dim, 0);
@@ -160,7 +155,7 @@ std::vector<double> reference_dots(const minibatch& mb, const batch_layout& l, f
 }
 
 // Sum over the shards of their partial dot products.
-std::vector<float> summed_dots(const stores_t& stores, const minibatch& mb) {
+std::vector<float> summed_dots(const owned_stores& stores, const minibatch& mb) {
   std::vector<float> sum(mb.dot_count(), 0.0f), part(mb.dot_count());
   std::vector<float> hidden;
   for (const auto& st : stores) {
@@ -555,7 +550,7 @@ TEST_CASE("shard_store: S shards trained with the same weights match S=1", "[sha
   const uint32_t vocab = 50, dim = 20;
   auto noise = zipf_noise(vocab);
   std::vector<uint32_t> shard_counts{1, 2, 3, 4, 7};
-  std::vector<stores_t> configs;
+  std::vector<owned_stores> configs;
   for (uint32_t s : shard_counts)
     configs.push_back(make_stores(s, dim, vocab, 99, noise));
   std::vector<std::vector<adjust_scratch>> scratch(configs.size());

@@ -9,10 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "src/corpus/id_stream.hpp"
+#include "src/formats/vectors_file.hpp"
+#include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/util/rng.hpp"
 
@@ -125,6 +128,25 @@ inline std::string read_file(const std::string& path) {
 
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+/// A noise sampler over `vocab` words with Zipf-like counts (1000/(i+1)+1).
+inline std::shared_ptr<const noise_sampler> zipf_noise(uint32_t vocab) {
+  std::vector<uint64_t> counts(vocab);
+  for (uint32_t i = 0; i < vocab; ++i)
+    counts[i] = 1000 / (i + 1) + 1;
+  return std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
+}
+
+/// A table of the given words and their vectors (all of one length).
+inline embedding_table table_of(const std::vector<std::pair<std::string, std::vector<float>>>& rows) {
+  embedding_table t;
+  t.dim = static_cast<uint32_t>(rows.front().second.size());
+  for (const auto& [w, v] : rows) {
+    t.words.push_back(w);
+    t.data.insert(t.data.end(), v.begin(), v.end());
+  }
+  return t;
 }
 
 /// A corpus with structure: `lines` lines of 12 words, each line from one

@@ -1,4 +1,5 @@
 #include "src/eval/word_queries.hpp"
+#include "tests/test_util.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -6,17 +7,9 @@
 
 using namespace gridvec;
 
-namespace {
+using gridvec::test::table_of;
 
-embedding_table table_of(const std::vector<std::pair<std::string, std::vector<float>>>& rows) {
-  embedding_table t;
-  t.dim = static_cast<uint32_t>(rows.front().second.size());
-  for (const auto& [w, v] : rows) {
-    t.words.push_back(w);
-    t.data.insert(t.data.end(), v.begin(), v.end());
-  }
-  return t;
-}
+namespace {
 
 std::vector<std::string> words_of(const word_queries& q, const std::vector<word_score>& scores) {
   std::vector<std::string> out;
