@@ -90,7 +90,8 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
               std::to_string(m.processed_words()) + " words of " + std::to_string(st.total_words()) + " done");
   place_all_shards(self, [self] {
     place_learners(self, [self] {
-      // Parts whose preprocessed file is gone are preprocessed again.
+      // Parts whose preprocessed file is gone are preprocessed again, from
+      // the vocabulary file (the partitions of the first run are gone).
       auto& st = self->state;
       std::vector<uint32_t> missing;
       for (uint32_t p = 0; p < st.cursors.size(); ++p)
@@ -109,7 +110,7 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
         say(self, "preprocessing part " + std::to_string(p) + " again: " + c.ids_path + " is gone");
         self
           ->request(st.learners[p % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
-                    st.ranges[p].begin, st.ranges[p].end, c.ids_path)
+                    st.ranges[p].begin, st.ranges[p].end, c.ids_path, std::vector<vocabulary_partition_actor>{})
           .then([next](uint64_t) { next(); }, fail_with(self));
       }
       next();

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <gridvec/roles/vocabulary.hpp>
+#include "src/corpus/vocabulary_counts.hpp"
 #include "src/formats/init_model.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/model/partition_choice.hpp"
@@ -161,9 +162,8 @@ void build_vocabulary(coordinator_ptr self) {
       [self](const vocabulary_info& info) {
         auto& st = self->state;
         const std::string counted_by = partitions_text(st, info);
-        for (auto& p : st.vocab_partitions) // their words are in the file now
-          self->send_exit(p, caf::exit_reason::user_shutdown);
-        st.vocab_partitions.clear();
+        // The partitions keep their words until the learners have turned
+        // their parts into ids through them (run_preprocessing).
         use_vocabulary(self, info);
         if (st.finished)
           return;
@@ -248,6 +248,14 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
   }
   st.vocab_crc = *crc;
   st.words = *words;
+  // Shards and learners load the counts beside the file, not its words.
+  // The builder wrote them; a checkpoint directory of an older gridvec
+  // has none, and they are written here from the words.
+  const auto counts_path = vocabulary_counts_path(info.path);
+  auto counts = read_vocabulary_counts(counts_path);
+  if (!counts || counts->vocab_crc != *crc || counts->size() != st.words->size())
+    if (auto s = write_vocabulary_counts(vocabulary_counts::of(*st.words, *crc), counts_path); !s)
+      fail(self, make_job_error(s.error()));
 }
 
 // Map: part i is counted on the node of learner i (where its data is),

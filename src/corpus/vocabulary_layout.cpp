@@ -168,6 +168,14 @@ std::vector<uint64_t> vocabulary_layout::counts() const {
   return out;
 }
 
+std::vector<uint64_t> vocabulary_layout::id_counts() const {
+  std::vector<uint64_t> out;
+  out.reserve(size_);
+  for (const auto& k : classes_)
+    out.insert(out.end(), k.starts.back(), k.count);
+  return out;
+}
+
 // partitions, size, train words, classes; then each class's count, first
 // id and its P + 1 starts.
 std::vector<uint64_t> vocabulary_layout::encode() const {
