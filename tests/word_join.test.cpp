@@ -16,6 +16,7 @@
 #include "actors/learner/learner_state.hpp"
 #include "actors/partition_join.hpp"
 #include "src/corpus/bounded_counter.hpp"
+#include "src/corpus/vocabulary_counts.hpp"
 #include "src/corpus/word_join.hpp"
 #include "src/util/rng.hpp"
 #include "tests/dev_corpus.hpp"
@@ -224,4 +225,34 @@ TEST_CASE("the join: a partition checks a lookup before it answers", "[word_join
   for (auto a :
        {caf::actor_cast<caf::actor>(part), caf::actor_cast<caf::actor>(worker), caf::actor_cast<caf::actor>(builder)})
     self->send_exit(a, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("the counts file: written, read back, and a damaged one refused in one line", "[word_join]") {
+  temp_dir dir;
+  vocabulary_counts c{{9, 5, 5, 1}, 20, 0xABCD};
+  const auto path = dir.file("vocabulary.txt.counts");
+  REQUIRE(write_vocabulary_counts(c, path));
+  auto back = read_vocabulary_counts(path);
+  REQUIRE(back);
+  CHECK(back->counts == c.counts);
+  CHECK(back->train_words == 20);
+  CHECK(back->vocab_crc == 0xABCD);
+  const std::string bytes = read_file(path);
+  REQUIRE(bytes.size() == 16 + 3 * 8 + 4 * 8);
+  auto damaged = [&](std::string b) {
+    auto r = read_vocabulary_counts(dir.write("bad.counts", b));
+    REQUIRE_FALSE(r);
+    return r.error();
+  };
+  CHECK_THAT(damaged(bytes.substr(0, bytes.size() - 3)), Catch::Contains("truncated or damaged"));
+  CHECK_THAT(damaged("gridvec-vocabulary 1 4 20\n"), Catch::Contains("is not a gridvec counts file"));
+  std::string huge = bytes;
+  huge[16 + 7] = '\x7f'; // a size of about 2^62 words in a file of 72 bytes: refused before allocating
+  CHECK_THAT(damaged(huge), Catch::Contains("truncated or damaged"));
+  std::string zero = bytes;
+  std::fill(zero.begin() + 40 + 24, zero.begin() + 40 + 32, '\0'); // the last count
+  CHECK_THAT(damaged(zero), Catch::Contains("a word counted 0 times"));
+  std::string sum = bytes;
+  sum[24] = 21; // the train words
+  CHECK_THAT(damaged(sum), Catch::Contains("do not add up"));
 }
