@@ -165,6 +165,16 @@ TEST_CASE("the join: a learner preprocessing through 1 and 3 partitions writes t
       preprocess_by_learner(self, learner, corpus, whole, dir.file("whole-loaded.ids"), {});
       preprocess_by_learner(self, learner, corpus, whole, dir.file("whole-joined.ids"), v.parts);
       CHECK(read_file(dir.file("whole-joined.ids")) == read_file(dir.file("whole-loaded.ids")));
+      // A learner as a node makes it, from the counts file alone: it loads
+      // the words only to redo a part without partitions (--resume).
+      auto counts = load_shared_counts(v.path);
+      REQUIRE(counts);
+      CHECK((*counts)->counts == v.loaded->counts());
+      CHECK((*counts)->train_words == v.loaded->train_words());
+      auto by_counts = spawn_learner(sys, lc, *counts, v.path, {}, coordinator_actor{});
+      preprocess_by_learner(self, by_counts, corpus, whole, dir.file("whole-redone.ids"), {});
+      CHECK(read_file(dir.file("whole-redone.ids")) == read_file(dir.file("whole-loaded.ids")));
+      self->send_exit(by_counts, caf::exit_reason::user_shutdown);
       self->send_exit(learner, caf::exit_reason::user_shutdown);
       for (auto& p : v.parts)
         self->send_exit(p, caf::exit_reason::user_shutdown);

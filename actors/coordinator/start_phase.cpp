@@ -67,17 +67,17 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
     return;
   // The manifest's sizes are checked as a client's would be: its
   // vocabulary size against the vocabulary file it names.
-  if (st.words->size() != m.vocab_size) {
+  if (st.counts->size() != m.vocab_size) {
     fail(self, make_job_error("checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + " records " +
                               std::to_string(m.vocab_size) + " words; its vocabulary file holds " +
-                              std::to_string(st.words->size())));
+                              std::to_string(st.counts->size())));
     return;
   }
   if (st.vocab_crc != m.vocab_crc) {
     fail(self, make_job_error("the vocabulary in " + st.store->root() + " does not match its checkpoints"));
     return;
   }
-  st.vocab.train_words = st.words->train_words();
+  st.vocab.train_words = st.counts->train_words;
   st.ranges = m.ranges;
   st.cursors = m.parts;
   st.owner.resize(m.parts.size());
