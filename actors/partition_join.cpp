@@ -21,7 +21,7 @@ status join_through_partitions(caf::actor_system& sys, const std::vector<vocabul
     if (!p)
       return failure{"a vocabulary partition that is no actor"};
   caf::scoped_actor blocking{sys};
-  join_lookup lookup = [&](const std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& ids) -> status {
+  join_lookup lookup = [&](std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& ids) -> status {
     // Every partition with words to look up is asked before any answer is
     // awaited, so that they look up at the same time.
     using handle =
@@ -30,7 +30,7 @@ status join_through_partitions(caf::actor_system& sys, const std::vector<vocabul
     for (size_t p = 0; p < asks.size(); ++p)
       if (asks[p].size() > 0)
         pending.emplace_back(
-          p, blocking->request(parts[p], lookup_timeout, lookup_atom::value, asks[p].words, asks[p].lengths));
+          p, blocking->request(parts[p], lookup_timeout, lookup_atom::value, std::move(asks[p].words), std::move(asks[p].lengths)));
     std::string failed;
     for (auto& [p, h] : pending)
       h.receive([&, p = p](std::vector<uint32_t>& got) { ids[p] = std::move(got); },

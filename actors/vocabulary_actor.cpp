@@ -232,8 +232,11 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
       if (!st.assigned)
         return out_of_order("send its words");
       count_table page;
-      st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)),
-                          [&](std::string_view w, uint64_t count) { page.add(w, count, 0); });
+      const size_t given = st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)),
+                                               [&](std::string_view w, uint64_t count) { page.add(w, count, 0); });
+      // Every word is in the file now: the join needs only the ids.
+      if (given == 0)
+        st.words->keep_ids_only();
       return page;
     },
     // The join: a learner's chunk of distinct words -> their ids. Checked

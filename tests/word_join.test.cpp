@@ -216,7 +216,7 @@ TEST_CASE("the join: a partition checks a lookup before it answers", "[word_join
   CHECK_THAT(lookup_error(self, part, std::string(max_lookup_bytes + 1, 'x'), {}), Catch::Contains("bytes of words"));
   // A partition that answers the wrong number of ids fails the join with a line.
   uint64_t words = 0;
-  join_lookup short_answer = [](const std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& out) {
+  join_lookup short_answer = [](std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& out) {
     for (size_t p = 0; p < asks.size(); ++p)
       out[p].assign(asks[p].size() > 0 ? asks[p].size() - 1 : 0, 0);
     return status{};
@@ -224,7 +224,7 @@ TEST_CASE("the join: a partition checks a lookup before it answers", "[word_join
   auto s = join_ids(corpus, {0, 31}, invalid_utf8::fail, 1, short_answer, dir.file("x.ids"), words);
   REQUIRE_FALSE(s);
   CHECK_THAT(s.error(), Catch::Contains("answered 5 ids for 6 words"));
-  join_lookup outside = [](const std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& out) {
+  join_lookup outside = [](std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& out) {
     for (size_t p = 0; p < asks.size(); ++p)
       out[p].assign(asks[p].size(), 7);
     return status{};

@@ -160,6 +160,18 @@ void vocabulary_partition::assign(const vocabulary_layout& layout, uint32_t part
   order_.shrink_to_fit();
 }
 
+void vocabulary_partition::keep_ids_only() {
+  if (ids_only_)
+    return;
+  word_map<uint32_t> ids;
+  ids.reserve(words_.size());
+  words_.for_each([&](word_map<entry>::ref r) { ids.insert(words_.word(r), static_cast<uint32_t>(words_.value(r).id)); });
+  words_ = word_map<entry>{};
+  ids_ = std::move(ids);
+  ids_only_ = true;
+  paged_out_ = true;
+}
+
 std::vector<uint64_t> vocabulary_layout::counts() const {
   std::vector<uint64_t> out;
   out.reserve(classes_.size());

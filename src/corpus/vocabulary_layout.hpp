@@ -120,12 +120,20 @@ public:
   /// are then held in id order.
   void assign(const vocabulary_layout& layout, uint32_t partition);
 
-  size_t size() const { return words_.size(); }
+  size_t size() const { return ids_only_ ? ids_.size() : words_.size(); }
   /// The id of `word`, vocabulary::npos if this partition does not hold it.
   uint32_t id_of(std::string_view word) const {
+    if (ids_only_) {
+      const auto r = ids_.find(word);
+      return r == 0 ? vocabulary::npos : ids_.value(r);
+    }
     const auto r = words_.find(word);
     return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words_.value(r).id);
   }
+  /// Once every word has been paged out: keeps each word and its id only
+  /// (what the join's lookups need), 20 bytes a word less than with its
+  /// count and first place. Nothing is paged after it.
+  void keep_ids_only();
   /// Calls f(word, count, first, id) for every word held: by decreasing
   /// count and first place before assign(), in id order after.
   template <class F>
@@ -160,7 +168,9 @@ public:
   }
 
   /// Bytes held: the words, their counts, places and ids, and their order.
-  size_t memory_bytes() const { return words_.memory_bytes() + order_.capacity() * sizeof(uint64_t); }
+  size_t memory_bytes() const {
+    return words_.memory_bytes() + ids_.memory_bytes() + order_.capacity() * sizeof(uint64_t);
+  }
 
 private:
   struct entry {
@@ -169,6 +179,8 @@ private:
     uint64_t id = vocabulary::npos;
   };
   word_map<entry> words_;
+  word_map<uint32_t> ids_; // after keep_ids_only(), instead of words_
+  bool ids_only_ = false;
   std::vector<word_map<entry>::ref> order_; // by decreasing count, then first place; empty after assign()
   uint64_t tokens_ = 0;
   uint64_t distinct_ = 0;

@@ -57,6 +57,9 @@ public:
     if (!failed_.empty() || tokens_.empty())
       return;
     std::vector<std::vector<uint32_t>> ids(asks_.size());
+    std::vector<size_t> asked(asks_.size());
+    for (size_t p = 0; p < asks_.size(); ++p)
+      asked[p] = asks_[p].size();
     if (auto s = lookup_(asks_, ids); !s) {
       failed_ = s.error();
       return;
@@ -67,9 +70,9 @@ public:
       return;
     }
     for (size_t p = 0; p < asks_.size(); ++p)
-      if (ids[p].size() != asks_[p].size()) {
+      if (ids[p].size() != asked[p]) {
         failed_ = "word partition " + std::to_string(p) + " answered " + std::to_string(ids[p].size()) + " ids for " +
-                  std::to_string(asks_[p].size()) + " words";
+                  std::to_string(asked[p]) + " words";
         return;
       }
     std::vector<uint32_t> id_of(part_of_.size());
@@ -92,7 +95,7 @@ public:
     tokens_.clear();
     part_of_.clear();
     place_of_.clear();
-    for (auto& a : asks_) {
+    for (auto& a : asks_) { // possibly moved from
       a.words.clear();
       a.lengths.clear();
     }

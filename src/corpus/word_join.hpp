@@ -34,16 +34,20 @@ constexpr uint64_t max_lookup_bytes = uint64_t{16} << 20;
 
 /// Bounds of one chunk: it is joined once it holds this many distinct
 /// words, this many bytes of them, or this many tokens (4 bytes each).
+/// At the defaults a chunk holds about 8 MB (its words twice, their index,
+/// the tokens), whatever the vocabulary; larger chunks save round trips,
+/// not bytes (every distinct word of a chunk is sent once either way).
 struct join_limits {
-  uint64_t distinct_words = max_lookup_words;
-  uint64_t word_bytes = max_lookup_bytes;
-  uint64_t tokens = uint64_t{1} << 22;
+  uint64_t distinct_words = uint64_t{1} << 16;
+  uint64_t word_bytes = uint64_t{4} << 20;
+  uint64_t tokens = uint64_t{1} << 20;
 };
 
-/// Asks every partition for the ids of its batch (asks[p], possibly empty)
-/// and puts them into ids[p], one per word, vocabulary::npos for words not
-/// in the vocabulary. Partitions may be asked at once.
-using join_lookup = std::function<status(const std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& ids)>;
+/// Asks every partition for the ids of its batch (asks[p], possibly empty;
+/// it may be moved from) and puts them into ids[p], one per word,
+/// vocabulary::npos for words not in the vocabulary. Partitions may be
+/// asked at once.
+using join_lookup = std::function<status(std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& ids)>;
 
 /// Writes the id file `ids_path` for the corpus bytes `range` (invalid
 /// UTF-8 handled by `mode`, as the words were counted), joining each chunk

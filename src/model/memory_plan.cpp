@@ -133,7 +133,8 @@ uint64_t learner_bytes(const memory_job& job) {
     job.hs && job.vocab > 1 ? static_cast<uint64_t>(std::log2(static_cast<double>(job.vocab))) + 1 : 0;
   const uint64_t targets = pairs * (job.negative + 1 + depth);
   const uint64_t per_minibatch = targets * float_bytes * (job.shards + 2) + pairs * 2 * 4;
-  uint64_t bytes = per_minibatch * job.in_flight + learner_reading_bytes;
+  // Its subsampling thresholds, one per word, beside the counts.
+  uint64_t bytes = per_minibatch * job.in_flight + learner_reading_bytes + job.vocab * counts_bytes_per_word;
   if (job.hs)
     bytes += huffman_bytes(job.vocab);
   return bytes;

@@ -26,7 +26,8 @@
 //               bytes (each word's text is held twice, in the list and in
 //               the index);
 //   learners    per learner, its minibatches in flight (the requests and
-//               every shard's replies) and its reading buffer; with
+//               every shard's replies), its reading buffer and its
+//               subsampling thresholds (8 bytes a word); with
 //               --partition replicated, its whole copy of the model and the
 //               copy as of the last synchronisation.
 // Counting the words comes before the plan (the vocabulary is its input)
