@@ -29,8 +29,8 @@ status join_through_partitions(caf::actor_system& sys, const std::vector<vocabul
     std::vector<std::pair<size_t, handle>> pending;
     for (size_t p = 0; p < asks.size(); ++p)
       if (asks[p].size() > 0)
-        pending.emplace_back(
-          p, blocking->request(parts[p], lookup_timeout, lookup_atom::value, std::move(asks[p].words), std::move(asks[p].lengths)));
+        pending.emplace_back(p, blocking->request(parts[p], lookup_timeout, lookup_atom::value,
+                                                  std::move(asks[p].words), std::move(asks[p].lengths)));
     std::string failed;
     for (auto& [p, h] : pending)
       h.receive([&, p = p](std::vector<uint32_t>& got) { ids[p] = std::move(got); },

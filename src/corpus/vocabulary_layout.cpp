@@ -165,7 +165,8 @@ void vocabulary_partition::keep_ids_only() {
     return;
   word_map<uint32_t> ids;
   ids.reserve(words_.size());
-  words_.for_each([&](word_map<entry>::ref r) { ids.insert(words_.word(r), static_cast<uint32_t>(words_.value(r).id)); });
+  words_.for_each(
+    [&](word_map<entry>::ref r) { ids.insert(words_.word(r), static_cast<uint32_t>(words_.value(r).id)); });
   words_ = word_map<entry>{};
   ids_ = std::move(ids);
   ids_only_ = true;
