@@ -139,8 +139,16 @@ cluster_start_traced() {
   strace --seccomp-bpf -f -qq -e trace=open,openat,openat2 -o "$opens" \
     "$CLUSTER_BIN" node --config "$CLUSTER_CONFIG" --name "$name" >> "$CLUSTER_DIR/$name.log" 2>&1 &
   tracer=$!
+  # The node is strace's child once it runs the binary (strace forks
+  # short-lived children of its own first, to probe seccomp-bpf).
+  local bin child
+  bin=$(readlink -f "$CLUSTER_BIN")
+  node=
   for _ in $(seq 1 50); do
-    node=$(pgrep -P "$tracer" | head -1) && [ -n "$node" ] && break
+    for child in $(pgrep -P "$tracer" || true); do
+      [ "$(readlink -f "/proc/$child/exe" 2>/dev/null)" = "$bin" ] && node=$child
+    done
+    [ -n "$node" ] && break
     sleep 0.1
   done
   [ -n "$node" ] || { echo "FAIL: node $name did not start under strace" >&2; return 1; }
