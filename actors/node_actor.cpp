@@ -176,13 +176,16 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       return answering<shard_info>("newshard", [&]() -> caf::result<shard_info> {
         if (auto s = check_shard_spec(spec); !s)
           return make_job_error(s.error());
-        auto vocab = load_shared_vocabulary(spec.vocabulary);
-        if (!vocab)
-          return make_job_error(vocab.error());
-        if (auto s = check_shard_size(spec, (*vocab)->size()); !s)
+        // The vocabulary's counts, not its words (--init loads those).
+        auto counts = load_shared_counts(spec.vocabulary);
+        if (!counts)
+          return make_job_error(counts.error());
+        if (spec.vocab_crc != 0 && (*counts)->vocab_crc != spec.vocab_crc)
+          return make_job_error("the counts beside " + spec.vocabulary + " are of another vocabulary");
+        if (auto s = check_shard_size(spec, (*counts)->size()); !s)
           return make_job_error(s.error());
         // The noise sampler: spawn_shard makes it from the vocabulary's counts.
-        auto info = spawn_shard(self->system(), spec, *vocab, nullptr, self->state.setup.shard_lanes);
+        auto info = spawn_shard(self->system(), spec, *counts, nullptr, self->state.setup.shard_lanes);
         if (!info)
           return make_job_error(info.error());
         for (auto& lane : info->lanes)
@@ -195,10 +198,12 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       return answering<learner_actor>("newlearner", [&]() -> caf::result<learner_actor> {
         if (auto s = check_learner_config(cfg, lanes.size()); !s)
           return make_job_error(s.error());
-        auto vocab = load_shared_vocabulary(vocab_path);
-        if (!vocab)
-          return make_job_error(vocab.error());
-        auto learner = spawn_learner(self->system(), cfg, *vocab, lanes, coordinator);
+        // The vocabulary's counts; the learner loads its words only where
+        // they are needed (--partition replicated keys its rows by word).
+        auto counts = load_shared_counts(vocab_path);
+        if (!counts)
+          return make_job_error(counts.error());
+        auto learner = spawn_learner(self->system(), cfg, *counts, vocab_path, lanes, coordinator);
         host(self, learner.address(), hosted::learner);
         return learner;
       });

@@ -335,7 +335,15 @@ shard_actor spawn_network_lane(caf::actor_system& sys, std::shared_ptr<shard_cor
 
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab_ptr,
                                  std::shared_ptr<const noise_sampler> noise, lane_thread where) {
-  const vocabulary& vocab = *vocab_ptr;
+  auto counts = std::make_shared<const vocabulary_counts>(vocabulary_counts::of(*vocab_ptr, spec.vocab_crc));
+  return spawn_shard(sys, spec, counts, std::move(noise), where,
+                     [vocab_ptr]() -> expected<vocabulary_ptr> { return vocab_ptr; });
+}
+
+expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_counts_ptr counts,
+                                 std::shared_ptr<const noise_sampler> noise, lane_thread where,
+                                 std::function<expected<vocabulary_ptr>()> words) {
+  const vocabulary_counts& vocab = *counts;
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
                    " for dimension " + std::to_string(spec.dim)};
@@ -349,7 +357,7 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
       return failure{"--partition words trains neither -hs 1 nor from --init"};
     core->store = std::make_shared<shard_store>(word_rows{spec.index, spec.count}, spec.dim, vocab.size(), spec.seed);
     core->split =
-      std::make_shared<word_split_part>(*core->store, vocab.counts(), static_cast<negatives_mode>(spec.negatives_mode));
+      std::make_shared<word_split_part>(*core->store, vocab.counts, static_cast<negatives_mode>(spec.negatives_mode));
     sampling_bytes = partition_sampling_bytes = core->split->own.bytes();
     core->header =
       slice_header{spec.index, spec.count, spec.dim, 0, spec.dim, core->store->held_rows(), spec.vocab_crc, 0};
@@ -357,11 +365,11 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
     auto slice = column_slice::of(spec.index, spec.count, spec.dim);
     if (!noise)
       noise = std::make_shared<const noise_sampler>(
-        vocab.counts(),
+        vocab.counts,
         noise_spec{static_cast<negatives_mode>(spec.negatives_mode), spec.hierarchical_sampler, spec.word_partitions});
     std::shared_ptr<const huffman_tree> tree;
     if (spec.hierarchical)
-      tree = shared_huffman_tree(vocab_ptr);
+      tree = shared_huffman_tree(counts);
     sampling_bytes = noise->bytes();
     partition_sampling_bytes = noise->partition_bytes(spec.index);
     core->store =
@@ -369,10 +377,18 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
     core->header = slice_header{spec.index,  spec.count,   spec.dim,       slice.first,
                                 slice.width, vocab.size(), spec.vocab_crc, core->store->node_rows()};
   }
-  if (!spec.init_model.empty())
-    core->init_from_model = [vocab_ptr, model = spec.init_model](shard_store& store) {
-      return init_from_model(store, *vocab_ptr, model);
+  // --init matches the model's rows to ids by word: only then are the
+  // vocabulary's words loaded, and only while the rows are read.
+  if (!spec.init_model.empty()) {
+    if (!words)
+      words = [path = spec.vocabulary] { return load_shared_vocabulary(path); };
+    core->init_from_model = [words, model = spec.init_model](shard_store& store) -> status {
+      auto vocab = words();
+      if (!vocab)
+        return failure{vocab.error()};
+      return init_from_model(store, **vocab, model);
     };
+  }
   if (!spec.checkpoint.empty()) {
     if (auto s = read_slice_file(spec.checkpoint, core->header, core->store->input_data(), core->store->output_data());
         !s)

@@ -1,6 +1,7 @@
 #include <gridvec/roles/vocabulary.hpp>
 
 #include "src/access/guarded_open.hpp"
+#include "src/access/path_policy.hpp"
 
 #include <caf/scoped_actor.hpp>
 #include <sys/stat.h>
@@ -15,8 +16,11 @@
 #include "src/corpus/sharded_counter.hpp"
 #include "src/corpus/text_corpus.hpp"
 #include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_counts.hpp"
 #include "src/corpus/vocabulary_writer.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
+#include "src/corpus/word_join.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "src/sgns/huffman_tree.hpp"
 
 namespace gridvec {
@@ -306,9 +310,29 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
       if (!st.assigned)
         return out_of_order("send its words");
       count_table page;
-      st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)),
-                          [&](std::string_view w, uint64_t count) { page.add(w, count, 0); });
+      const size_t given = st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)),
+                                               [&](std::string_view w, uint64_t count) { page.add(w, count, 0); });
+      // Every word is in the file now: the join needs only the ids.
+      if (given == 0)
+        st.words->keep_ids_only();
       return page;
+    },
+    // The join: a learner's chunk of distinct words -> their ids. Checked
+    // (bounds, lengths adding up) before the answer is allocated.
+    [self, out_of_order](lookup_atom, const std::string& words,
+                         const std::vector<uint32_t>& lengths) -> caf::result<std::vector<uint32_t>> {
+      auto& st = self->state;
+      if (!st.assigned)
+        return out_of_order("look words up");
+      if (auto why = check_lookup(words, lengths); !why.empty())
+        return make_job_error(why);
+      std::vector<uint32_t> ids(lengths.size());
+      size_t at = 0;
+      for (size_t i = 0; i < lengths.size(); ++i) {
+        ids[i] = st.words->id_of(std::string_view{words}.substr(at, lengths[i]));
+        at += lengths[i];
+      }
+      return ids;
     },
   };
 }
@@ -359,6 +383,15 @@ expected<vocabulary_info> build_vocabulary(caf::actor_system& sys, const vocabul
     return words;
   };
   if (auto s = write_vocabulary_files(*layout, page, what.lines, what.path, what.word2vec_path); !s)
+    return failure{s.error()};
+  // Its counts beside it, from the layout alone: what shards and learners
+  // load instead of the words.
+  auto crc = file_crc32(what.path);
+  if (!crc)
+    return failure{crc.error()};
+  if (auto s =
+        write_vocabulary_counts({layout->id_counts(), layout->train_words(), *crc}, vocabulary_counts_path(what.path));
+      !s)
     return failure{s.error()};
   vocabulary_info info;
   info.path = what.path;
@@ -424,25 +457,68 @@ expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path) {
   return vocabulary_ptr{p};
 }
 
-std::shared_ptr<const huffman_tree> shared_huffman_tree(const vocabulary_ptr& vocab) {
+expected<vocabulary_counts_ptr> load_shared_counts(const std::string& vocab_path) {
   static std::mutex mutex;
-  // Keyed by the vocabulary's address; the entry also remembers the
-  // vocabulary, so that a new one at a freed one's address is not taken
-  // for it.
+  static std::map<std::string, std::weak_ptr<const vocabulary_counts>> loaded;
+  std::lock_guard<std::mutex> guard{mutex};
+  const std::string path = vocabulary_counts_path(vocab_path);
+  // The vocabulary path the peer named gets the policy's line, as if it
+  // were opened (it is not: only the counts beside it are).
+  if (auto allowed = access::process_policy()->may_read(vocab_path, "vocabulary"); !allowed)
+    return failure{allowed.error()};
+  // Keyed as load_shared_vocabulary's: a rewritten file is loaded afresh.
+  auto fd = access::open_read(path, "the vocabulary's counts");
+  if (!fd)
+    return failure{fd.error()};
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0)
+    return failure{"cannot read " + path};
+  std::string key = path + '|' + std::to_string(st.st_ino) + '|' + std::to_string(st.st_mtim.tv_sec) + '.' +
+                    std::to_string(st.st_mtim.tv_nsec) + '|' + std::to_string(st.st_size);
+  for (auto it = loaded.begin(); it != loaded.end();) // forget finished jobs'
+    it = it->second.expired() ? loaded.erase(it) : std::next(it);
+  if (auto p = loaded[key].lock())
+    return vocabulary_counts_ptr{p};
+  auto c = read_vocabulary_counts(path);
+  if (!c)
+    return failure{c.error()};
+  auto p = std::make_shared<const vocabulary_counts>(std::move(*c));
+  loaded[key] = p;
+  return vocabulary_counts_ptr{p};
+}
+
+namespace {
+
+// The tree of `counts`, which `owner` holds, built once for as long as
+// someone holds it. Keyed by the owner's address; the entry also remembers
+// the owner, so that a new one at a freed one's address is not taken for it.
+std::shared_ptr<const huffman_tree> tree_of(const std::shared_ptr<const void>& owner,
+                                            const std::vector<uint64_t>& counts) {
+  static std::mutex mutex;
   struct entry {
-    std::weak_ptr<const vocabulary> vocab;
+    std::weak_ptr<const void> owner;
     std::weak_ptr<const huffman_tree> tree;
   };
-  static std::map<const vocabulary*, entry> built;
+  static std::map<const void*, entry> built;
   std::lock_guard<std::mutex> guard{mutex};
   for (auto it = built.begin(); it != built.end();) // forget finished jobs'
-    it = it->second.vocab.expired() ? built.erase(it) : std::next(it);
-  entry& e = built[vocab.get()];
-  if (auto tree = e.tree.lock(); tree && e.vocab.lock() == vocab)
+    it = it->second.owner.expired() ? built.erase(it) : std::next(it);
+  entry& e = built[owner.get()];
+  if (auto tree = e.tree.lock(); tree && e.owner.lock() == owner)
     return tree;
-  auto tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(vocab->counts()));
-  e = {vocab, tree};
+  auto tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(counts));
+  e = {owner, tree};
   return tree;
+}
+
+} // namespace
+
+std::shared_ptr<const huffman_tree> shared_huffman_tree(const vocabulary_ptr& vocab) {
+  return tree_of(vocab, vocab->counts());
+}
+
+std::shared_ptr<const huffman_tree> shared_huffman_tree(const vocabulary_counts_ptr& counts) {
+  return tree_of(counts, counts->counts);
 }
 
 } // namespace gridvec

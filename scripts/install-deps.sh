@@ -24,6 +24,9 @@ packages=(build-essential cmake pkg-config libcaf-dev libssl-dev capnproto libca
 packages+=(python3-sklearn)
 # systemd: tests/e2e_deploy.sh checks deploy/systemd's unit with systemd-analyze verify.
 packages+=(systemd)
+# strace: tests/e2e_vocab_partitions.sh records every file a learner node
+# opens, to show it never opens the vocabulary file (the join).
+packages+=(strace)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

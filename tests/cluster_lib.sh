@@ -10,6 +10,9 @@
 #                              (with a new cluster secret in WORKDIR, and
 #                              the [cluster] lines in CLUSTER_EXTRA, if set)
 #   cluster_start NAME...      starts those nodes, waits until they listen
+#   cluster_start_traced NAME OPENS_FILE
+#                              starts one node under strace, every file it
+#                              opens written to OPENS_FILE
 #   cluster_kill NAME...       SIGKILLs those nodes (in one kill: together)
 #   cluster_wait_exit SECONDS [NAME...]
 #                              fails unless every started node (or those
@@ -123,6 +126,37 @@ cluster_start() {
     "$CLUSTER_BIN" node --config "$CLUSTER_CONFIG" --name "$name" >> "$CLUSTER_DIR/$name.log" 2>&1 &
     CLUSTER_PID[$name]=$!
   done
+  cluster_wait_listening "$@"
+}
+
+# cluster_start for one node under strace, which writes every file the
+# node's threads open (open, openat, openat2) to OPENS_FILE. Only those
+# calls stop the node (seccomp-bpf). CLUSTER_PID is the node's own pid, so
+# cluster_kill and the cleanup reach it; strace ends with it.
+cluster_start_traced() {
+  local name=$1 opens=$2 tracer node
+  command -v strace > /dev/null || { echo "FAIL: strace is needed (scripts/install-deps.sh)" >&2; return 1; }
+  strace --seccomp-bpf -f -qq -e trace=open,openat,openat2 -o "$opens" \
+    "$CLUSTER_BIN" node --config "$CLUSTER_CONFIG" --name "$name" >> "$CLUSTER_DIR/$name.log" 2>&1 &
+  tracer=$!
+  # The node is strace's child once it runs the binary (strace forks
+  # short-lived children of its own first, to probe seccomp-bpf).
+  local bin child
+  bin=$(readlink -f "$CLUSTER_BIN")
+  node=
+  for _ in $(seq 1 50); do
+    for child in $(pgrep -P "$tracer" || true); do
+      [ "$(readlink -f "/proc/$child/exe" 2>/dev/null)" = "$bin" ] && node=$child
+    done
+    [ -n "$node" ] && break
+    sleep 0.1
+  done
+  [ -n "$node" ] || { echo "FAIL: node $name did not start under strace" >&2; return 1; }
+  CLUSTER_PID[$name]=$node
+  cluster_wait_listening "$name"
+}
+
+cluster_wait_listening() {
   local name port listening
   for name in "$@"; do
     port=${CLUSTER_PORT[$name]}

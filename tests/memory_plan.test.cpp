@@ -41,6 +41,7 @@ TEST_CASE("memory plan: each kind of need by its formula", "[memory_plan]") {
   job.dim = 100;
   CHECK(shard_table_bytes(job) == 1'000'000ull * alias_entry_bytes);
   CHECK(vocabulary_bytes(job) == 1'000'000ull * vocabulary_bytes_per_word + 2 * 20'000'000ull);
+  CHECK(vocabulary_counts_bytes(job) == 1'000'000ull * 8);
   job.word_split = true; // whole rows of every other word
   CHECK(shard_model_bytes(job, 0) == 1'000'000ull * 100 * 4);
   job.word_split = false;
@@ -51,11 +52,12 @@ TEST_CASE("memory plan: each kind of need by its formula", "[memory_plan]") {
 TEST_CASE("memory plan: a job that does not fit is refused with one line", "[memory_plan]") {
   auto plan = plan_memory(example_nodes(256 * MiB), million_words(2));
   REQUIRE(!plan.fits());
-  CHECK(plan.refusal == "node shard-a needs 646.5 MiB but its memory budget is 256.0 MiB (its `memory` in the cluster "
-                        "config): 1 shard: model 381.5 MiB, tables 19.1 MiB, vocabulary 206.0 MiB, process 40.0 MiB; "
+  CHECK(plan.refusal == "node shard-a needs 448.2 MiB but its memory budget is 256.0 MiB (its `memory` in the cluster "
+                        "config): 1 shard: model 381.5 MiB, tables 19.1 MiB, vocabulary 7.6 MiB, process 40.0 MiB; "
                         "give it more memory, or spread the job over more nodes");
-  // What the line adds up: 400,000,000 + 20,000,000 + 216,000,000 bytes + the process.
-  CHECK(plan.need[1].total() == 400'000'000ull + 20'000'000ull + 216'000'000ull + process_bytes);
+  // What the line adds up: 400,000,000 + 20,000,000 + 8,000,000 bytes (the
+  // counts, not the words) + the process.
+  CHECK(plan.need[1].total() == 400'000'000ull + 20'000'000ull + 8'000'000ull + process_bytes);
   // The same job on nodes of 1 GiB fits, and every shard is on its node.
   auto fits = plan_memory(example_nodes(GiB), million_words(2));
   CHECK(fits.fits());
@@ -82,7 +84,7 @@ TEST_CASE("memory plan: a standby too small to restore a shard is a warning", "[
   nodes[5].budget = 100 * MiB;
   auto plan = plan_memory(nodes, million_words(2));
   CHECK(plan.fits());
-  CHECK(plan.standby_warning == "standby node spare would need 646.5 MiB to restore 1 shard, more than its memory "
+  CHECK(plan.standby_warning == "standby node spare would need 448.2 MiB to restore 1 shard, more than its memory "
                                 "budget of 100.0 MiB: a lost shard node could not be replaced there");
 }
 
@@ -96,7 +98,8 @@ TEST_CASE("memory plan: without --shards, the most shards that fit", "[memory_pl
   // What does not depend on S, with a learner's buffers at their largest (S = 4).
   auto at_four = job;
   at_four.shards = 4;
-  const uint64_t fixed = vocabulary_bytes(job) + process_bytes + exporter_bytes(job) + learner_bytes(at_four);
+  const uint64_t fixed =
+    vocabulary_bytes(job) + vocabulary_counts_bytes(job) + process_bytes + exporter_bytes(job) + learner_bytes(at_four);
   auto box = [&](uint64_t budget) { return std::vector<memory_node>{{"box", budget, true, 4, false, 1, true}}; };
   const uint64_t model = 2 * 10'000'000ull * 8 * 4, table = 10'000'000ull * alias_entry_bytes;
   // Room for the model and two tables: S = 2.
@@ -132,7 +135,7 @@ TEST_CASE("memory plan: --explain's table", "[memory_plan]") {
   CHECK_THAT(
     table,
     Catch::Contains(
-      "\nshard-a        1s                   381.5 MiB    19.1 MiB   206.0 MiB         0 B   646.5 MiB    1.00 GiB\n"));
+      "\nshard-a        1s                   381.5 MiB    19.1 MiB     7.6 MiB         0 B   448.2 MiB    1.00 GiB\n"));
   CHECK_THAT(table, Catch::Contains("\nlearn-a        1l"));
   CHECK_THAT(table, Catch::Contains("8.00 GiB*\n"));
   CHECK_THAT(table, Catch::Contains("\nspare          standby 1s"));

@@ -251,6 +251,7 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
               caf::actor_cast<coordinator_actor>(sink))
     .receive([&](learner_actor& a) { learner = a; }, [&](caf::error& e) { FAIL(error_text(e)); });
 
+  const std::vector<vocabulary_partition_actor> no_partitions;
   // The table: each message that opens a file, with the path in question.
   struct entry {
     const char* message;
@@ -299,16 +300,31 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
      }},
     {"builder build (file)", [&](const std::string& p) { return build(p, ""); }},
     {"builder build (-save-vocab)", [&](const std::string& p) { return build(dir.file("out/v2.txt"), p); }},
+    // Through the vocabulary file (no partitions: a resumed job) and
+    // through a partition (the join): the same two files opened.
     {"learner preprocess (corpus)",
      [&](const std::string& p) {
-       return error_of<uint64_t>(
-         self, caf::actor_cast<caf::actor>(learner),
-         caf::make_message(preprocess_atom::value, p, uint64_t{0}, uint64_t{12}, dir.file("out/part-0.ids")));
+       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(learner),
+                                 caf::make_message(preprocess_atom::value, p, uint64_t{0}, uint64_t{12},
+                                                   dir.file("out/part-0.ids"), no_partitions));
      }},
     {"learner preprocess (ids file)",
      [&](const std::string& p) {
+       return error_of<uint64_t>(
+         self, caf::actor_cast<caf::actor>(learner),
+         caf::make_message(preprocess_atom::value, corpus, uint64_t{0}, uint64_t{12}, p, no_partitions));
+     }},
+    {"learner preprocess (corpus, joined)",
+     [&](const std::string& p) {
        return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(learner),
-                                 caf::make_message(preprocess_atom::value, corpus, uint64_t{0}, uint64_t{12}, p));
+                                 caf::make_message(preprocess_atom::value, p, uint64_t{0}, uint64_t{12},
+                                                   dir.file("out/part-0.ids"), counted_partition()));
+     }},
+    {"learner preprocess (ids file, joined)",
+     [&](const std::string& p) {
+       return error_of<uint64_t>(
+         self, caf::actor_cast<caf::actor>(learner),
+         caf::make_message(preprocess_atom::value, corpus, uint64_t{0}, uint64_t{12}, p, counted_partition()));
      }},
     {"exporter export",
      [&](const std::string& p) {

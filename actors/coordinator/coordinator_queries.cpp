@@ -291,9 +291,13 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
 void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,
                    caf::typed_response_promise<std::vector<neighbour>> rp) {
   auto& st = self->state;
-  if (st.shards.empty() || !st.words) {
+  if (st.shards.empty() || !st.counts) {
     rp.deliver(make_job_error(error_code::busy, std::string{"there are no trained vectors to query (the job is "} +
                                                   phase_name(st.phase) + ")"));
+    return;
+  }
+  if (auto words = query_words(st); !words) {
+    rp.deliver(make_job_error(words.error()));
     return;
   }
   if (k == 0 || k > 10000) {
@@ -352,9 +356,13 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
 // the shard's first column. Same checks and timeout as nearest.
 void query_vector(coordinator_ptr self, const std::string& word, caf::typed_response_promise<wire_bytes> rp) {
   auto& st = self->state;
-  if (st.shards.empty() || !st.words) {
+  if (st.shards.empty() || !st.counts) {
     rp.deliver(make_job_error(error_code::busy, std::string{"there are no trained vectors to query (the job is "} +
                                                   phase_name(st.phase) + ")"));
+    return;
+  }
+  if (auto words = query_words(st); !words) {
+    rp.deliver(make_job_error(words.error()));
     return;
   }
   const uint32_t id = st.words->id_of(word);

@@ -80,7 +80,8 @@ struct coordinator_state {
   uint64_t counted_lines = 0;
   vocabulary_info vocab;
   uint32_t vocab_crc = 0;
-  vocabulary_ptr words; // for nearest/analogy
+  vocabulary_counts_ptr counts; // the vocabulary's counts in id order (the plan, the partition model, --resume)
+  vocabulary_ptr words;         // its words: loaded by the first query (nearest, analogy, vector)
   std::vector<shard_info> shards;
   std::vector<size_t> shard_node; // node index of each shard
   std::vector<learner_actor> learners;

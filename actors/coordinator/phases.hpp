@@ -51,6 +51,9 @@ void count_words(coordinator_ptr self);
 /// Takes the vocabulary file `info` names as the job's (fails the job if it
 /// cannot be read).
 void use_vocabulary(coordinator_ptr self, const vocabulary_info& info);
+/// The vocabulary's words, for a query: loaded from its file the first
+/// time (a job that is never queried never holds them here).
+expected<vocabulary_ptr> query_words(coordinator_state& st);
 
 // placement_phase.cpp
 /// Asks every node what its OS lets it take (a node's configured `memory`

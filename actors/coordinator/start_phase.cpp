@@ -67,17 +67,17 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
     return;
   // The manifest's sizes are checked as a client's would be: its
   // vocabulary size against the vocabulary file it names.
-  if (st.words->size() != m.vocab_size) {
+  if (st.counts->size() != m.vocab_size) {
     fail(self, make_job_error("checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + " records " +
                               std::to_string(m.vocab_size) + " words; its vocabulary file holds " +
-                              std::to_string(st.words->size())));
+                              std::to_string(st.counts->size())));
     return;
   }
   if (st.vocab_crc != m.vocab_crc) {
     fail(self, make_job_error("the vocabulary in " + st.store->root() + " does not match its checkpoints"));
     return;
   }
-  st.vocab.train_words = st.words->train_words();
+  st.vocab.train_words = st.counts->train_words;
   st.ranges = m.ranges;
   st.cursors = m.parts;
   st.owner.resize(m.parts.size());
@@ -90,7 +90,8 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
               std::to_string(m.processed_words()) + " words of " + std::to_string(st.total_words()) + " done");
   place_all_shards(self, [self] {
     place_learners(self, [self] {
-      // Parts whose preprocessed file is gone are preprocessed again.
+      // Parts whose preprocessed file is gone are preprocessed again, from
+      // the vocabulary file (the partitions of the first run are gone).
       auto& st = self->state;
       std::vector<uint32_t> missing;
       for (uint32_t p = 0; p < st.cursors.size(); ++p)
@@ -109,7 +110,7 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
         say(self, "preprocessing part " + std::to_string(p) + " again: " + c.ids_path + " is gone");
         self
           ->request(st.learners[p % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
-                    st.ranges[p].begin, st.ranges[p].end, c.ids_path)
+                    st.ranges[p].begin, st.ranges[p].end, c.ids_path, std::vector<vocabulary_partition_actor>{})
           .then([next](uint64_t) { next(); }, fail_with(self));
       }
       next();

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <gridvec/roles/vocabulary.hpp>
+#include "src/corpus/vocabulary_counts.hpp"
 #include "src/formats/init_model.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/model/partition_choice.hpp"
@@ -71,7 +72,7 @@ bool choose_layout(coordinator_ptr self) {
     return true;
   // The sampling tables' sizes change the choice only through a memory
   // budget; measuring them builds them, O(V), so only for one or --explain.
-  auto in = partition_inputs_of(st.opt, st.words ? st.words->counts() : std::vector<uint64_t>{},
+  auto in = partition_inputs_of(st.opt, st.counts ? st.counts->counts : std::vector<uint64_t>{},
                                 st.opt.explain || st.shard_memory_budget > 0);
   if (in.link_bytes_per_second <= 0)
     in.link_bytes_per_second = st.measured_link_speed;
@@ -161,9 +162,8 @@ void build_vocabulary(coordinator_ptr self) {
       [self](const vocabulary_info& info) {
         auto& st = self->state;
         const std::string counted_by = partitions_text(st, info);
-        for (auto& p : st.vocab_partitions) // their words are in the file now
-          self->send_exit(p, caf::exit_reason::user_shutdown);
-        st.vocab_partitions.clear();
+        // The partitions keep their words until the learners have turned
+        // their parts into ids through them (run_preprocessing).
         use_vocabulary(self, info);
         if (st.finished)
           return;
@@ -241,13 +241,44 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
   st.summary.vocab_size = info.size;
   st.summary.raw_words = info.raw_words;
   auto crc = file_crc32(info.path);
-  auto words = load_shared_vocabulary(info.path);
-  if (!crc || !words) {
-    fail(self, make_job_error(!crc ? crc.error() : words.error()));
+  if (!crc) {
+    fail(self, make_job_error(crc.error()));
     return;
   }
   st.vocab_crc = *crc;
-  st.words = *words;
+  st.words.reset();
+  // Shards and learners load the counts beside the file, not its words,
+  // and so does the coordinator (its queries load the words when asked).
+  // The builder wrote them; a checkpoint directory of an older gridvec
+  // has none, and they are written here from the words, once.
+  auto counts = load_shared_counts(info.path);
+  if (!counts || (*counts)->vocab_crc != *crc) {
+    auto words = load_shared_vocabulary(info.path);
+    if (!words) {
+      fail(self, make_job_error(words.error()));
+      return;
+    }
+    if (auto s = write_vocabulary_counts(vocabulary_counts::of(**words, *crc), vocabulary_counts_path(info.path)); !s) {
+      fail(self, make_job_error(s.error()));
+      return;
+    }
+    counts = load_shared_counts(info.path);
+    if (!counts) {
+      fail(self, make_job_error(counts.error()));
+      return;
+    }
+  }
+  st.counts = *counts;
+}
+
+expected<vocabulary_ptr> query_words(coordinator_state& st) {
+  if (!st.words) {
+    auto words = load_shared_vocabulary(st.vocab.path);
+    if (!words)
+      return failure{words.error()};
+    st.words = *words;
+  }
+  return st.words;
 }
 
 // Map: part i is counted on the node of learner i (where its data is),

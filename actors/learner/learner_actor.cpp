@@ -9,10 +9,21 @@
 #include "actors/learner/learner_state.hpp"
 #include "actors/local_lanes.hpp"
 #include <gridvec/roles/vocabulary.hpp>
+#include "actors/partition_join.hpp"
 
 namespace gridvec {
 
 namespace learner {
+
+expected<vocabulary_ptr> words_of(learner_state& st) {
+  if (!st.vocab) {
+    auto v = load_shared_vocabulary(st.vocab_path);
+    if (!v)
+      return failure{v.error()};
+    st.vocab = *v;
+  }
+  return st.vocab;
+}
 
 void report(learner_ptr self, bool force) {
   auto& st = self->state;
@@ -142,28 +153,41 @@ status choose_path(learner_state& st) {
   return {};
 }
 
-learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_ptr vocab,
+learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_counts_ptr counts,
+                                              std::string vocab_path, vocabulary_ptr vocab,
                                               std::vector<shard_actor> shards, coordinator_actor coordinator) {
   self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
   auto& st = self->state;
   st.cfg = cfg;
+  st.counts = std::move(counts);
+  st.vocab_path = std::move(vocab_path);
   st.vocab = std::move(vocab);
   st.shards = std::move(shards);
   st.coordinator = std::move(coordinator);
-  st.walker = std::make_unique<part_walker>(cfg.iter, st.vocab->size(), cfg.work_queue());
+  st.walker = std::make_unique<part_walker>(cfg.iter, st.counts->size(), cfg.work_queue());
   st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
   st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
-  st.sampler = std::make_unique<subsampler>(*st.vocab, cfg.sample);
+  st.sampler = std::make_unique<subsampler>(st.counts->counts, st.counts->train_words, cfg.sample);
   if (cfg.hs)
-    st.tree = shared_huffman_tree(st.vocab);
+    st.tree = shared_huffman_tree(st.counts);
   st.losses = loss_watch{(cfg.negative > 0 ? cfg.negative + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
-    [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end,
-           const std::string& ids_path) -> caf::result<uint64_t> {
+    [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end, const std::string& ids_path,
+           const std::vector<vocabulary_partition_actor>& parts) -> caf::result<uint64_t> {
+      auto& st = self->state;
       uint64_t words = 0;
-      if (auto s = preprocess(*self->state.vocab, corpus, {begin, end}, ids_path,
-                              static_cast<invalid_utf8>(self->state.cfg.invalid_utf8), words);
-          !s)
+      const auto mode = static_cast<invalid_utf8>(st.cfg.invalid_utf8);
+      if (!parts.empty()) {
+        if (auto s = join_through_partitions(self->system(), parts, corpus, {begin, end}, mode, ids_path, words,
+                                             st.counts->size());
+            !s)
+          return make_job_error(s.error());
+        return words;
+      }
+      auto vocab = words_of(st);
+      if (!vocab)
+        return make_job_error(vocab.error());
+      if (auto s = preprocess(**vocab, corpus, {begin, end}, ids_path, mode, words); !s)
         return make_job_error(s.error());
       return words;
     },
@@ -321,7 +345,15 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
 
 learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,
                             std::vector<shard_actor> shards, coordinator_actor coordinator) {
-  return sys.spawn(learner::learner_behavior, config, std::move(vocab), std::move(shards), std::move(coordinator));
+  auto counts = std::make_shared<const vocabulary_counts>(vocabulary_counts::of(*vocab));
+  return sys.spawn(learner::learner_behavior, config, std::move(counts), std::string{}, std::move(vocab),
+                   std::move(shards), std::move(coordinator));
+}
+
+learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_counts_ptr counts,
+                            std::string vocab_path, std::vector<shard_actor> shards, coordinator_actor coordinator) {
+  return sys.spawn(learner::learner_behavior, config, std::move(counts), std::move(vocab_path), vocabulary_ptr{},
+                   std::move(shards), std::move(coordinator));
 }
 
 } // namespace gridvec

@@ -82,6 +82,11 @@ enum class mode { running, pausing, paused, stalled };
 
 struct learner_state {
   learner_config cfg;
+  // The vocabulary's counts (8 bytes a word); its words only where they
+  // are needed, loaded from vocab_path then: the keys of --partition
+  // replicated, a part redone without partitions (words_of).
+  vocabulary_counts_ptr counts;
+  std::string vocab_path;
   vocabulary_ptr vocab;
   std::unique_ptr<subsampler> sampler;
   std::vector<shard_actor> shards;
@@ -143,6 +148,9 @@ struct learner_state {
 };
 
 using learner_ptr = learner_actor::stateful_pointer<learner_state>;
+
+/// The vocabulary's words, loaded from vocab_path the first time.
+expected<vocabulary_ptr> words_of(learner_state& st);
 
 // corpus_side.cpp
 /// Turns corpus bytes `range` into the word-id file `ids_path`, invalid

@@ -230,11 +230,20 @@ void round_complete(learner_ptr self) {
 void start_replicated(learner_ptr self) {
   auto& st = self->state;
   if (!st.replicated) {
+    // Rows are keyed by word: the vocabulary's words are loaded here, for
+    // the keys, and let go (the replica holds the whole model anyway).
+    auto vocab = words_of(st);
+    if (!vocab) {
+      fail(self, vocab.error());
+      return;
+    }
     st.replicated = std::make_unique<replicated_host>();
-    auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.vocab->counts()));
-    std::vector<uint64_t> keys(st.vocab->size());
+    auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.counts->counts));
+    std::vector<uint64_t> keys((*vocab)->size());
     for (uint32_t w = 0; w < keys.size(); ++w)
-      keys[w] = word_key(st.vocab->word(w));
+      keys[w] = word_key((*vocab)->word(w));
+    if (st.vocab_path.size() > 0)
+      st.vocab.reset();
     st.replicated->model =
       std::make_unique<replica>(st.cfg.size, std::move(keys), st.cfg.seed, std::move(noise), st.tree);
     st.replicated->trainer =
@@ -249,7 +258,7 @@ void start_replicated(learner_ptr self) {
   double read = 0, kept = 0, corpus = 0;
   for (const auto& p : st.walker->parts())
     read += static_cast<double>(p.words);
-  const auto& counts = st.vocab->counts();
+  const auto& counts = st.counts->counts;
   for (uint32_t w = 0; w < counts.size(); ++w) {
     corpus += static_cast<double>(counts[w]);
     kept += static_cast<double>(counts[w]) * st.sampler->keep_probability(w);

@@ -91,9 +91,11 @@ using collect_atom = caf::atom_constant<caf::atom("collect")>;
 using earlier_atom = caf::atom_constant<caf::atom("earlier")>;
 using page_atom = caf::atom_constant<caf::atom("page")>;
 using assign_ids_atom = caf::atom_constant<caf::atom("assignids")>;
+using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
 using lbfgs_atom = caf::atom_constant<caf::atom("lbfgs")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
+using vocabulary_counts_ptr = std::shared_ptr<const vocabulary_counts>;
 
 /// "No node": a lost shard that no surviving node can take.
 constexpr uint32_t no_node = 0xFFFFFFFFu;
@@ -173,14 +175,19 @@ using shard_actor = caf::typed_actor<
 ///            before that place (where -max-vocab cuts through a count)
 ///   assignids: (layout as numbers, its index) -> the words it keeps
 ///   page: (most words) -> its next words in id order; empty at the end
-/// Errors: a spill that cannot be written, a malformed table or layout,
-/// messages out of that order -> runtime_error.
+///   lookup: (words back to back, their lengths) -> their ids, npos
+///           (0xFFFFFFFF) for words it does not keep; at most 2^18 words
+///           and 16 MB of them (src/corpus/word_join.hpp): the join that
+///           turns a learner's corpus part into ids
+/// Errors: a spill that cannot be written, a malformed table, layout or
+/// lookup, messages out of that order -> runtime_error.
 using vocabulary_partition_actor =
   caf::typed_actor<caf::replies_to<merge_atom, count_table>::with<uint64_t>,
                    caf::replies_to<collect_atom, uint64_t>::with<partition_counts>,
                    caf::replies_to<earlier_atom, uint64_t, uint64_t>::with<uint64_t>,
                    caf::replies_to<assign_ids_atom, std::vector<uint64_t>, uint32_t>::with<uint64_t>,
-                   caf::replies_to<page_atom, uint64_t>::with<count_table>>;
+                   caf::replies_to<page_atom, uint64_t>::with<count_table>,
+                   caf::replies_to<lookup_atom, std::string, std::vector<uint32_t>>::with<std::vector<uint32_t>>>;
 
 /// Counts where the data is, sending each word's counts to its partition
 /// a bounded table at a time:
@@ -198,8 +205,12 @@ using count_worker_actor =
 
 /// A learner (the Network-efficient word2vec paper Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.
-///   preprocess: (corpus, begin, end, ids file) -> in-vocabulary words
-///               written; turns one corpus part into word ids on disk
+///   preprocess: (corpus, begin, end, ids file, the word partitions) ->
+///               in-vocabulary words written; turns one corpus part into
+///               word ids on disk, asking each chunk's distinct words of
+///               the partitions that own them (no partitions: from the
+///               vocabulary file, as a resumed job whose partitions are
+///               gone does)
 ///   assign:     (cursors) -> true; adds parts to its work
 ///   pause:      -> its parts' cursors, exact, once nothing is in flight
 ///   resume:     -> true; continues after pause or rollback
@@ -212,7 +223,8 @@ using count_worker_actor =
 ///               reports carry `generation`; stays paused
 ///   status:     -> what it is doing
 using learner_actor = caf::typed_actor<
-  caf::replies_to<preprocess_atom, std::string, uint64_t, uint64_t, std::string>::with<uint64_t>,
+  caf::replies_to<preprocess_atom, std::string, uint64_t, uint64_t, std::string,
+                  std::vector<vocabulary_partition_actor>>::with<uint64_t>,
   caf::replies_to<assign_atom, std::vector<part_cursor>>::with<bool>,
   caf::replies_to<pause_atom>::with<std::vector<part_cursor>>, caf::replies_to<resume_atom>::with<bool>,
   caf::replies_to<halt_atom, uint64_t, std::vector<uint32_t>>::with<std::vector<part_cursor>>,

@@ -187,13 +187,13 @@ expected<vocabulary> vocabulary::build(const word_counts& counts, uint64_t min_c
   return v;
 }
 
-subsampler::subsampler(const vocabulary& vocab, double sample) {
-  keep_.resize(vocab.size());
-  const double tn = sample * static_cast<double>(vocab.train_words());
-  for (uint32_t id = 0; id < vocab.size(); ++id) {
+subsampler::subsampler(const std::vector<uint64_t>& counts, uint64_t train_words, double sample) {
+  keep_.resize(counts.size());
+  const double tn = sample * static_cast<double>(train_words);
+  for (size_t id = 0; id < counts.size(); ++id) {
     double p = 1.0;
     if (sample > 0) {
-      double c = static_cast<double>(vocab.count(id));
+      double c = static_cast<double>(counts[id]);
       p = std::min(1.0, (std::sqrt(c / tn) + 1.0) * tn / c);
     }
     keep_[id] = static_cast<uint64_t>(p * 4294967296.0);

@@ -232,11 +232,35 @@ void vocabulary_partition::assign(const vocabulary_layout& layout, uint32_t part
   assigned_ = true;
 }
 
+void vocabulary_partition::keep_ids_only() {
+  if (ids_only_)
+    return;
+  word_map<uint32_t> ids;
+  ids.reserve(words_.size());
+  // After assign(), a word's `first` holds its id.
+  words_.for_each([&](word_map<word_counts::seen>::ref r) {
+    ids.insert(words_.word(r), assigned_ ? static_cast<uint32_t>(words_.value(r).first) : vocabulary::npos);
+  });
+  words_ = word_map<word_counts::seen>{};
+  order_ = {};
+  page_at_ = 0;
+  ids_ = std::move(ids);
+  ids_only_ = true;
+}
+
 std::vector<uint64_t> vocabulary_layout::counts() const {
   std::vector<uint64_t> out;
   out.reserve(classes_.size());
   for (const auto& k : classes_)
     out.push_back(k.count);
+  return out;
+}
+
+std::vector<uint64_t> vocabulary_layout::id_counts() const {
+  std::vector<uint64_t> out;
+  out.reserve(size_);
+  for (const auto& k : classes_)
+    out.insert(out.end(), k.starts.back(), k.count);
   return out;
 }
 

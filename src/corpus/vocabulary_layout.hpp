@@ -71,6 +71,9 @@ public:
   uint64_t id(uint32_t partition, uint64_t count, uint64_t rank) const;
   /// The counts of the kept words, most frequent first (each once).
   std::vector<uint64_t> counts() const;
+  /// Every kept word's count, in id order (the vocabulary's counts without
+  /// its words: 8 bytes a word).
+  std::vector<uint64_t> id_counts() const;
 
   /// The layout as numbers, to send to the partitions in other processes.
   std::vector<uint64_t> encode() const;
@@ -126,15 +129,23 @@ public:
   /// Numbers the words the layout keeps and forgets the others.
   void assign(const vocabulary_layout& layout, uint32_t partition);
 
-  size_t size() const { return words_.size(); }
+  size_t size() const { return ids_only_ ? ids_.size() : words_.size(); }
   /// The id of `word`, vocabulary::npos if this partition does not hold it
   /// (or has not numbered its words yet).
   uint32_t id_of(std::string_view word) const {
+    if (ids_only_) {
+      const auto r = ids_.find(word);
+      return r == 0 ? vocabulary::npos : ids_.value(r);
+    }
     if (!assigned_)
       return vocabulary::npos;
     const auto r = words_.find(word);
     return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words_.value(r).first);
   }
+  /// Once every word has been paged out: keeps each word and its id only
+  /// (what the join's lookups need), 20 bytes a word less than with its
+  /// count and first place. Nothing is paged after it.
+  void keep_ids_only();
   /// Calls f(word, count, first, id) for every word held: by decreasing
   /// count and first place, id npos, before assign(); after it, in no
   /// particular order, with the id (and the id as `first`).
@@ -171,13 +182,17 @@ public:
   }
 
   /// Bytes held: the words, their counts, places and ids, and their order.
-  size_t memory_bytes() const { return words_.memory_bytes() + order_.capacity() * sizeof(uint64_t); }
+  size_t memory_bytes() const {
+    return words_.memory_bytes() + ids_.memory_bytes() + order_.capacity() * sizeof(uint64_t);
+  }
 
 private:
   word_map<word_counts::seen> words_;
   // By decreasing count, then first place; from assign() on, the kept
   // words in id order, until they have been paged out.
   std::vector<word_map<word_counts::seen>::ref> order_;
+  word_map<uint32_t> ids_; // after keep_ids_only(), instead of words_
+  bool ids_only_ = false;
   uint64_t tokens_ = 0;
   uint64_t distinct_ = 0;
   size_t page_at_ = 0; // next_page's place in order_

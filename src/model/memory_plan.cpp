@@ -54,8 +54,10 @@ memory_need need_of(const memory_node& node, const memory_job& job, const std::v
     need.tables += shard_table_bytes(job);
   }
   need.learner_buffers = uint64_t{node.learners} * learner_bytes(job);
-  if (need.shards > 0 || need.learners > 0 || node.other_roles)
-    need.vocabulary = vocabulary_bytes(job);
+  if (need.shards > 0 || need.learners > 0)
+    need.vocabulary += vocabulary_counts_bytes(job);
+  if (node.other_roles)
+    need.vocabulary += vocabulary_bytes(job);
   if (node.other_roles)
     need.process += exporter_bytes(job);
   return need;
@@ -112,6 +114,8 @@ uint64_t vocabulary_bytes(const memory_job& job) {
   return job.vocab * vocabulary_bytes_per_word + 2 * job.vocab_file_bytes;
 }
 
+uint64_t vocabulary_counts_bytes(const memory_job& job) { return job.vocab * counts_bytes_per_word; }
+
 uint64_t exporter_bytes(const memory_job& job) { return uint64_t{2} * export_block_words * job.dim * float_bytes; }
 
 uint64_t learner_bytes(const memory_job& job) {
@@ -129,7 +133,8 @@ uint64_t learner_bytes(const memory_job& job) {
     job.hs && job.vocab > 1 ? static_cast<uint64_t>(std::log2(static_cast<double>(job.vocab))) + 1 : 0;
   const uint64_t targets = pairs * (job.negative + 1 + depth);
   const uint64_t per_minibatch = targets * float_bytes * (job.shards + 2) + pairs * 2 * 4;
-  uint64_t bytes = per_minibatch * job.in_flight + learner_reading_bytes;
+  // Its subsampling thresholds, one per word, beside the counts.
+  uint64_t bytes = per_minibatch * job.in_flight + learner_reading_bytes + job.vocab * counts_bytes_per_word;
   if (job.hs)
     bytes += huffman_bytes(job.vocab);
   return bytes;

@@ -17,13 +17,17 @@
 //               of at most V runs, alias_entry_bytes each; with partitioned
 //               sampling the partitions' tables besides; split by word, one
 //               partition's) and with -hs 1 the Huffman tree's paths;
-//   vocabulary  once per process that holds any of the job's actors (each
-//               loads the vocabulary file, shared by all its actors):
+//   vocabulary  once per process that holds shards or learners: the
+//               vocabulary's counts, counts_bytes_per_word per word (they
+//               load the counts file, not the words); once per process of
+//               role coordinator, vocabulary or exporter, the words too
+//               (the coordinator's queries, the exporter):
 //               vocabulary_bytes_per_word per word plus twice the file's
 //               bytes (each word's text is held twice, in the list and in
 //               the index);
 //   learners    per learner, its minibatches in flight (the requests and
-//               every shard's replies) and its reading buffer; with
+//               every shard's replies), its reading buffer and its
+//               subsampling thresholds (8 bytes a word); with
 //               --partition replicated, its whole copy of the model and the
 //               copy as of the last synchronisation.
 // Counting the words comes before the plan (the vocabulary is its input)
@@ -48,6 +52,7 @@ namespace gridvec {
 inline constexpr uint64_t process_bytes = uint64_t{40} << 20;
 inline constexpr uint64_t alias_entry_bytes = 20;                    // src/sgns/alias_sampler.hpp's entry
 inline constexpr uint64_t vocabulary_bytes_per_word = 176;           // list, counts, hash index node and bucket
+inline constexpr uint64_t counts_bytes_per_word = 8;                 // src/corpus/vocabulary_counts.hpp
 inline constexpr uint64_t export_block_words = 4096;                 // actors/exporter_actor.cpp's block
 inline constexpr uint64_t learner_reading_bytes = uint64_t{2} << 20; // a learner's id buffer and passage
 
@@ -59,7 +64,7 @@ struct memory_node {
   uint32_t shard_capacity = 0;    // the config's `shards`
   bool standby = false;
   uint32_t learners = 0;
-  bool other_roles = false; // coordinator, vocabulary or exporter: it loads the vocabulary too
+  bool other_roles = false; // coordinator, vocabulary or exporter: it loads the vocabulary's words
 };
 
 /// The job's figures the plan reads.
@@ -92,6 +97,8 @@ struct memory_need {
 uint64_t shard_model_bytes(const memory_job& job, uint32_t s);
 uint64_t shard_table_bytes(const memory_job& job);
 uint64_t vocabulary_bytes(const memory_job& job);
+/// The vocabulary's counts without its words (shards and learners).
+uint64_t vocabulary_counts_bytes(const memory_job& job);
 uint64_t learner_bytes(const memory_job& job);
 /// The exporter's block of rows and a shard's reply to it: counted with
 /// the process on a node of role coordinator, vocabulary or exporter.

@@ -6,7 +6,7 @@
 // its paths to one empty directory: the node actor (newshard, newlearner,
 // newexport, newcounter, newvocab, link, echo, status, ...), a count worker
 // (count, load), a vocabulary partition (merge, collect, earlier,
-// assignids, page), a shard lane (save,
+// assignids, page, lookup), a shard lane (save,
 // load, rows, norms, similar, dotprod, adjust, step, reset, stats, ...), a
 // learner (preprocess, assign, pause, ...) and an exporter (export,
 // savemodel). Then the node actor is asked for its status, which it
@@ -127,7 +127,8 @@ caf::actor recipient(internals& in, caf::atom_value a) {
     case static_cast<uint64_t>(atom("collect")):
     case static_cast<uint64_t>(atom("earlier")):
     case static_cast<uint64_t>(atom("assignids")):
-    case static_cast<uint64_t>(atom("page")): return in.vocab;
+    case static_cast<uint64_t>(atom("page")):
+    case static_cast<uint64_t>(atom("lookup")): return in.vocab;
     case static_cast<uint64_t>(atom("save")):
     case static_cast<uint64_t>(atom("rows")):
     case static_cast<uint64_t>(atom("norms")):

@@ -345,7 +345,10 @@ void node_request_seeds() {
   put("stats", caf::make_message(stats_atom::value));
   put("sync", caf::make_message(sync_atom::value));
   put("preprocess", caf::make_message(preprocess_atom::value, std::string{"corpus.txt"}, uint64_t{0}, uint64_t{18},
-                                      std::string{"part-0.ids"}));
+                                      std::string{"part-0.ids"}, std::vector<vocabulary_partition_actor>{}));
+  put("lookup", caf::make_message(lookup_atom::value, std::string{"thecat"}, std::vector<uint32_t>{3, 3}));
+  put("lookup-lengths",
+      caf::make_message(lookup_atom::value, std::string{"the"}, std::vector<uint32_t>{0xFFFFFFFF, 4}));
   put("assign",
       caf::make_message(assign_atom::value, std::vector<part_cursor>{part_cursor{0, "part-0.ids", 0, 0, 0, 0}}));
   put("pause", caf::make_message(pause_atom::value));

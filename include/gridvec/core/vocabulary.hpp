@@ -155,11 +155,27 @@ private:
   uint64_t train_words_ = 0;
 };
 
+/// A vocabulary's counts in id order without its words: what subsampling,
+/// the noise tables, the Huffman tree (-hs 1) and the learning rate need,
+/// at 8 bytes a word. Shards and learners of a job hold this, not the
+/// vocabulary (its file beside the vocabulary's: src/corpus/vocabulary_counts.hpp).
+struct vocabulary_counts {
+  std::vector<uint64_t> counts;
+  uint64_t train_words = 0; // the counts' sum
+  uint64_t vocab_crc = 0;   // of the vocabulary file they are the counts of
+
+  uint32_t size() const { return static_cast<uint32_t>(counts.size()); }
+  static vocabulary_counts of(const vocabulary& v, uint64_t vocab_crc = 0) {
+    return vocabulary_counts{v.counts(), v.train_words(), vocab_crc};
+  }
+};
+
 /// Frequent-word subsampling of word2vec.c: a word of count c is kept with
 /// probability (sqrt(c / (t·N)) + 1) · t·N / c, N = train_words, t = -sample.
 class subsampler {
 public:
-  subsampler(const vocabulary& vocab, double sample);
+  subsampler(const vocabulary& vocab, double sample) : subsampler(vocab.counts(), vocab.train_words(), sample) {}
+  subsampler(const std::vector<uint64_t>& counts, uint64_t train_words, double sample);
   /// Threshold against a uniform 32-bit number: keep if below.
   uint64_t threshold(uint32_t id) const { return keep_[id]; }
   double keep_probability(uint32_t id) const { return static_cast<double>(keep_[id]) / 4294967296.0; }

@@ -17,5 +17,11 @@ namespace gridvec {
 /// `shards` holds one lane of every shard, in shard order.
 learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_ptr vocab,
                             std::vector<shard_actor> shards, coordinator_actor coordinator);
+/// The same from the vocabulary's counts alone (what a node's learners
+/// hold); the words of the vocabulary file `vocab_path` are loaded only
+/// where needed: --partition replicated (its rows' keys), a part
+/// preprocessed without partitions.
+learner_actor spawn_learner(caf::actor_system& sys, learner_config config, vocabulary_counts_ptr counts,
+                            std::string vocab_path, std::vector<shard_actor> shards, coordinator_actor coordinator);
 
 } // namespace gridvec

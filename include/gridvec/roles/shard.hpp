@@ -6,6 +6,8 @@
 // (src/model/sgns_operations.hpp); checkpoints and queries go to any lane.
 #include <memory>
 
+#include <functional>
+
 #include <gridvec/protocol.hpp>
 
 namespace gridvec {
@@ -34,5 +36,12 @@ enum class lane_thread { workers, network };
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab,
                                  std::shared_ptr<const noise_sampler> noise = nullptr,
                                  lane_thread where = lane_thread::workers);
+/// The same from the vocabulary's counts alone (what a node's shards
+/// hold); `words` gives the vocabulary where its words are needed (--init:
+/// the model's rows matched by word), default: spec.vocabulary loaded then.
+expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_counts_ptr counts,
+                                 std::shared_ptr<const noise_sampler> noise = nullptr,
+                                 lane_thread where = lane_thread::workers,
+                                 std::function<expected<vocabulary_ptr>()> words = {});
 
 } // namespace gridvec

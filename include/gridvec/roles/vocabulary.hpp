@@ -5,8 +5,10 @@
 // the partition that owns it (one per node with the vocabulary role); the
 // partitions exchange count histograms, not words, to decide min-count,
 // -max-vocab and the ids (src/corpus/vocabulary_layout.hpp); the builder
-// then writes the vocabulary file every shard and learner loads, a page of
-// each partition's words at a time.
+// then writes the vocabulary file, a page of each partition's words at a
+// time, and its counts beside it (what shards and learners load). The
+// partitions stay until the learners have turned their corpus parts into
+// ids through them (the join, lookup).
 #include <memory>
 
 #include <gridvec/protocol.hpp>
@@ -52,13 +54,20 @@ typename Inspector::result_type inspect(Inspector& f, vocabulary_build& x) {
 using vocabulary_builder_actor = caf::typed_actor<caf::replies_to<build_atom, vocabulary_build>::with<vocabulary_info>>;
 vocabulary_builder_actor spawn_vocabulary_builder(caf::actor_system& sys);
 
-/// Loads a vocabulary file once per process: shards and learners of the
-/// same process share one copy.
+/// Loads a vocabulary file once per process (the exporter, --init, the
+/// coordinator's queries, a learner redoing a part without partitions).
 expected<vocabulary_ptr> load_shared_vocabulary(const std::string& path);
 
-/// The Huffman tree of `vocab`'s counts (-hs 1), built once per process
-/// for as long as someone holds it: every shard and learner of the process
-/// uses the same one (a tree of V words holds about V log2 V path entries).
+/// Loads the counts beside the vocabulary file `vocab_path` (the builder
+/// writes them: src/corpus/vocabulary_counts.hpp) once per process: the
+/// shards and learners of a process share one copy, 8 bytes a word, and
+/// never hold the words.
+expected<vocabulary_counts_ptr> load_shared_counts(const std::string& vocab_path);
+
+/// The Huffman tree of the counts (-hs 1), built once per process for as
+/// long as someone holds it: every shard and learner of the process uses
+/// the same one (a tree of V words holds about V log2 V path entries).
 std::shared_ptr<const huffman_tree> shared_huffman_tree(const vocabulary_ptr& vocab);
+std::shared_ptr<const huffman_tree> shared_huffman_tree(const vocabulary_counts_ptr& counts);
 
 } // namespace gridvec

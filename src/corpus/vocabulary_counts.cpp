@@ -1,0 +1,66 @@
+#include "src/corpus/vocabulary_counts.hpp"
+
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "src/access/guarded_open.hpp"
+#include "src/util/atomic_file.hpp"
+
+namespace gridvec {
+
+namespace {
+
+constexpr char magic[16] = {'g', 'r', 'i', 'd', 'v', 'e', 'c', '-', 'c', 'o', 'u', 'n', 't', 's', ' ', '1'};
+constexpr size_t header_bytes = sizeof(magic) + 3 * sizeof(uint64_t);
+
+} // namespace
+
+status write_vocabulary_counts(const vocabulary_counts& counts, const std::string& path) {
+  auto file = atomic_file::create(path, "the vocabulary's counts");
+  if (!file)
+    return failure{file.error()};
+  std::FILE* f = file->stream();
+  const uint64_t head[3] = {counts.counts.size(), counts.train_words, counts.vocab_crc};
+  if (std::fwrite(magic, 1, sizeof(magic), f) != sizeof(magic) || std::fwrite(head, sizeof(uint64_t), 3, f) != 3 ||
+      std::fwrite(counts.counts.data(), sizeof(uint64_t), counts.counts.size(), f) != counts.counts.size())
+    return failure{"cannot write " + path};
+  return file->commit();
+}
+
+expected<vocabulary_counts> read_vocabulary_counts(const std::string& path) {
+  auto f = access::fopen_read(path, "the vocabulary's counts");
+  if (!f)
+    return failure{f.error()};
+  struct stat st {};
+  if (::fstat(::fileno(f->get()), &st) != 0)
+    return failure{"cannot read " + path};
+  char seen[sizeof(magic)];
+  uint64_t head[3] = {0, 0, 0};
+  if (std::fread(seen, 1, sizeof(seen), f->get()) != sizeof(seen) || std::memcmp(seen, magic, sizeof(magic)) != 0 ||
+      std::fread(head, sizeof(uint64_t), 3, f->get()) != 3)
+    return failure{path + " is not a gridvec counts file"};
+  const uint64_t size = head[0];
+  // The size is checked against the file's length before anything is
+  // allocated for it.
+  if (size > vocabulary::max_words || static_cast<uint64_t>(st.st_size) != header_bytes + size * sizeof(uint64_t))
+    return failure{path + ": a header of " + std::to_string(size) + " words in a file of " +
+                   std::to_string(st.st_size) + " bytes (truncated or damaged)"};
+  vocabulary_counts out;
+  out.train_words = head[1];
+  out.vocab_crc = head[2];
+  out.counts.resize(size);
+  if (std::fread(out.counts.data(), sizeof(uint64_t), size, f->get()) != size)
+    return failure{"cannot read " + path};
+  uint64_t sum = 0;
+  for (uint64_t c : out.counts) {
+    if (c == 0)
+      return failure{path + ": a word counted 0 times"};
+    sum += c;
+  }
+  if (sum != out.train_words)
+    return failure{path + ": counts do not add up to the header's total"};
+  return out;
+}
+
+} // namespace gridvec

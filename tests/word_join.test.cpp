@@ -1,0 +1,268 @@
+// The join: a learner turns its corpus part into ids by asking the
+// vocabulary partitions for each chunk's distinct words, and writes the
+// same id file as a scan against the whole loaded vocabulary. Real
+// partitions, count workers, builder and learner in a real actor system;
+// real files.
+#include <catch2/catch.hpp>
+
+#include <caf/all.hpp>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gridvec/roles/learner.hpp>
+#include <gridvec/roles/vocabulary.hpp>
+#include "actors/learner/learner_state.hpp"
+#include "actors/partition_join.hpp"
+#include "src/corpus/bounded_counter.hpp"
+#include "src/corpus/vocabulary_counts.hpp"
+#include "src/corpus/word_join.hpp"
+#include "src/util/rng.hpp"
+#include "tests/dev_corpus.hpp"
+#include "tests/test_util.hpp"
+
+using namespace gridvec;
+using gridvec::test::read_file;
+using gridvec::test::temp_dir;
+
+namespace {
+
+constexpr auto wait = std::chrono::seconds(60);
+
+// Words that look like query or ad ids (16-24 bytes), Zipf-like, in lines
+// of 12; plus one word seen once, which min-count 2 leaves out.
+std::string write_id_corpus(const temp_dir& dir) {
+  rng r(7);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4000; ++i) {
+    std::string w = "q";
+    const uint64_t len = 15 + r.below(9);
+    while (w.size() < len)
+      w += static_cast<char>('a' + r.below(26));
+    ids.push_back(w);
+  }
+  std::ofstream out(dir.file("ids-corpus.txt"));
+  for (int line = 0; line < 6000; ++line) {
+    for (int k = 0; k < 12; ++k) {
+      // The square of a uniform number: low indices far more often.
+      const double u = static_cast<double>(r.below(1u << 20)) / (1u << 20);
+      out << ids[static_cast<size_t>(u * u * static_cast<double>(ids.size()))] << ' ';
+    }
+    if (line == 3000)
+      out << "only-once-and-never-in-the-vocabulary ";
+    out << '\n';
+  }
+  return dir.file("ids-corpus.txt");
+}
+
+// A job's vocabulary over `partitions` real partition actors: the corpus
+// counted in two ranges by count workers, the vocabulary decided and its
+// file written by the builder. The partitions stay, numbered.
+struct built_vocabulary {
+  std::vector<vocabulary_partition_actor> parts;
+  std::string path;
+  vocabulary_ptr loaded;
+};
+
+built_vocabulary build(caf::actor_system& sys, caf::scoped_actor& self, const temp_dir& dir, const std::string& corpus,
+                       uint32_t partitions, uint64_t min_count) {
+  built_vocabulary out;
+  for (uint32_t p = 0; p < partitions; ++p)
+    out.parts.push_back(spawn_vocabulary_partition(sys, dir.path(), bounded_counter::min_budget));
+  auto ranges = split_corpus(corpus, 2);
+  REQUIRE(ranges);
+  uint64_t tokens = 0, lines = 0;
+  for (const auto& range : *ranges) {
+    auto worker = spawn_count_worker(sys);
+    self->request(worker, wait, count_atom::value, corpus, range.begin, range.end, uint8_t{0}, out.parts)
+      .receive(
+        [&](const count_table& t) {
+          tokens += t.total;
+          lines += t.lines;
+        },
+        [&](caf::error& e) { FAIL(error_text(e)); });
+    self->send_exit(worker, caf::exit_reason::user_shutdown);
+  }
+  vocabulary_build what;
+  what.partitions = out.parts;
+  what.min_count = min_count;
+  what.path = dir.file("vocabulary-" + std::to_string(partitions) + ".txt");
+  what.corpus_tokens = tokens;
+  what.lines = lines;
+  auto builder = spawn_vocabulary_builder(sys);
+  self->request(builder, wait, build_atom::value, what)
+    .receive([&](const vocabulary_info&) {}, [&](caf::error& e) { FAIL(error_text(e)); });
+  self->send_exit(builder, caf::exit_reason::user_shutdown);
+  out.path = what.path;
+  auto loaded = load_shared_vocabulary(out.path);
+  REQUIRE(loaded);
+  out.loaded = *loaded;
+  return out;
+}
+
+uint64_t preprocess_by_learner(caf::scoped_actor& self, const learner_actor& learner, const std::string& corpus,
+                               byte_range range, const std::string& ids,
+                               const std::vector<vocabulary_partition_actor>& parts) {
+  uint64_t words = 0;
+  self->request(learner, wait, preprocess_atom::value, corpus, range.begin, range.end, ids, parts)
+    .receive([&](uint64_t n) { words = n; }, [&](caf::error& e) { FAIL(error_text(e)); });
+  return words;
+}
+
+std::string lookup_error(caf::scoped_actor& self, const vocabulary_partition_actor& part, const std::string& words,
+                         const std::vector<uint32_t>& lengths) {
+  std::string out = "(answered without an error)";
+  self->request(part, wait, lookup_atom::value, words, lengths)
+    .receive([&](const std::vector<uint32_t>&) {}, [&](caf::error& e) { out = error_text(e); });
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("the join: a learner preprocessing through 1 and 3 partitions writes the loaded vocabulary's id files",
+          "[word_join]") {
+  temp_dir dir;
+  const std::string dev = test::stage_dev_corpus(dir);
+  const std::string ids_corpus = write_id_corpus(dir);
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+
+  for (const auto& [corpus, min_count] : {std::pair{dev, uint64_t{5}}, std::pair{ids_corpus, uint64_t{2}}})
+    for (uint32_t partitions : {1u, 3u}) {
+      INFO(corpus << " over " << partitions << " partitions, min-count " << min_count);
+      auto v = build(sys, self, dir, corpus, partitions, min_count);
+      REQUIRE(v.loaded->size() > 100);
+      CHECK(v.loaded->id_of("only-once-and-never-in-the-vocabulary") == vocabulary::npos);
+      learner_config lc;
+      auto learner = spawn_learner(sys, lc, v.loaded, {}, coordinator_actor{});
+      auto ranges = split_corpus(corpus, 3);
+      REQUIRE(ranges);
+      for (size_t r = 0; r < ranges->size(); ++r) {
+        const auto loaded_ids = dir.file("loaded-" + std::to_string(r) + ".ids");
+        const auto joined_ids = dir.file("joined-" + std::to_string(r) + ".ids");
+        const uint64_t by_file = preprocess_by_learner(self, learner, corpus, (*ranges)[r], loaded_ids, {});
+        const uint64_t by_join = preprocess_by_learner(self, learner, corpus, (*ranges)[r], joined_ids, v.parts);
+        CHECK(by_file > 0);
+        CHECK(by_join == by_file);
+        CHECK(read_file(joined_ids) == read_file(loaded_ids));
+        // Chunks of a few dozen distinct words: many lookups, the same file.
+        const auto small_ids = dir.file("small-" + std::to_string(r) + ".ids");
+        uint64_t small_words = 0;
+        join_limits small;
+        small.distinct_words = 37;
+        small.tokens = 500;
+        auto s = join_through_partitions(sys, v.parts, corpus, (*ranges)[r], invalid_utf8::fail, small_ids, small_words,
+                                         v.loaded->size(), small);
+        INFO((s ? std::string{} : s.error()));
+        REQUIRE(s);
+        CHECK(small_words == by_file);
+        CHECK(read_file(small_ids) == read_file(loaded_ids));
+      }
+      // The whole corpus in one range, as one learner of one part.
+      byte_range whole{0, ranges->back().end};
+      preprocess_by_learner(self, learner, corpus, whole, dir.file("whole-loaded.ids"), {});
+      preprocess_by_learner(self, learner, corpus, whole, dir.file("whole-joined.ids"), v.parts);
+      CHECK(read_file(dir.file("whole-joined.ids")) == read_file(dir.file("whole-loaded.ids")));
+      // A learner as a node makes it, from the counts file alone: it loads
+      // the words only to redo a part without partitions (--resume).
+      auto counts = load_shared_counts(v.path);
+      REQUIRE(counts);
+      CHECK((*counts)->counts == v.loaded->counts());
+      CHECK((*counts)->train_words == v.loaded->train_words());
+      auto by_counts = spawn_learner(sys, lc, *counts, v.path, {}, coordinator_actor{});
+      preprocess_by_learner(self, by_counts, corpus, whole, dir.file("whole-redone.ids"), {});
+      CHECK(read_file(dir.file("whole-redone.ids")) == read_file(dir.file("whole-loaded.ids")));
+      self->send_exit(by_counts, caf::exit_reason::user_shutdown);
+      self->send_exit(learner, caf::exit_reason::user_shutdown);
+      for (auto& p : v.parts)
+        self->send_exit(p, caf::exit_reason::user_shutdown);
+    }
+}
+
+TEST_CASE("the join: a partition checks a lookup before it answers", "[word_join]") {
+  temp_dir dir;
+  const std::string corpus = dir.write("c.txt", "the cat sat on the mat the end\n");
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto part = spawn_vocabulary_partition(sys, dir.path(), bounded_counter::min_budget);
+  // Before its ids are assigned it has none to give.
+  CHECK_THAT(lookup_error(self, part, "the", {3}), Catch::Contains("out of order"));
+  auto worker = spawn_count_worker(sys);
+  self
+    ->request(worker, wait, count_atom::value, corpus, uint64_t{0}, uint64_t{31}, uint8_t{0},
+              std::vector<vocabulary_partition_actor>{part})
+    .receive([&](const count_table&) {}, [&](caf::error& e) { FAIL(error_text(e)); });
+  vocabulary_build what;
+  what.partitions = {part};
+  what.min_count = 2;
+  what.path = dir.file("vocabulary.txt");
+  auto builder = spawn_vocabulary_builder(sys);
+  self->request(builder, wait, build_atom::value, what)
+    .receive([&](const vocabulary_info& info) { CHECK(info.size == 1); }, [&](caf::error& e) { FAIL(error_text(e)); });
+
+  std::vector<uint32_t> ids;
+  self->request(part, wait, lookup_atom::value, std::string{"catthedog"}, std::vector<uint32_t>{3, 3, 3})
+    .receive([&](std::vector<uint32_t>& got) { ids = got; }, [&](caf::error& e) { FAIL(error_text(e)); });
+  CHECK(ids == std::vector<uint32_t>{vocabulary::npos, 0, vocabulary::npos});
+  // Lengths that do not add up, past the words' bytes or wrapping round.
+  CHECK_THAT(lookup_error(self, part, "the", {4}), Catch::Contains("add up to 4 bytes, not its 3"));
+  CHECK_THAT(lookup_error(self, part, "the", {0xFFFFFFFFu, 4}), Catch::Contains("not its 3"));
+  // More words than a lookup may carry: refused before an answer is made.
+  CHECK_THAT(lookup_error(self, part, "", std::vector<uint32_t>(max_lookup_words + 1, 0)),
+             Catch::Contains("more than 262144"));
+  CHECK_THAT(lookup_error(self, part, std::string(max_lookup_bytes + 1, 'x'), {}), Catch::Contains("bytes of words"));
+  // A partition that answers the wrong number of ids fails the join with a line.
+  uint64_t words = 0;
+  join_lookup short_answer = [](std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& out) {
+    for (size_t p = 0; p < asks.size(); ++p)
+      out[p].assign(asks[p].size() > 0 ? asks[p].size() - 1 : 0, 0);
+    return status{};
+  };
+  auto s = join_ids(corpus, {0, 31}, invalid_utf8::fail, 1, short_answer, dir.file("x.ids"), words);
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error(), Catch::Contains("answered 5 ids for 6 words"));
+  join_lookup outside = [](std::vector<word_batch>& asks, std::vector<std::vector<uint32_t>>& out) {
+    for (size_t p = 0; p < asks.size(); ++p)
+      out[p].assign(asks[p].size(), 7);
+    return status{};
+  };
+  s = join_ids(corpus, {0, 31}, invalid_utf8::fail, 1, outside, dir.file("y.ids"), words, 1);
+  REQUIRE_FALSE(s);
+  CHECK_THAT(s.error(), Catch::Contains("answered id 7, outside a vocabulary of 1 words"));
+  for (auto a :
+       {caf::actor_cast<caf::actor>(part), caf::actor_cast<caf::actor>(worker), caf::actor_cast<caf::actor>(builder)})
+    self->send_exit(a, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("the counts file: written, read back, and a damaged one refused in one line", "[word_join]") {
+  temp_dir dir;
+  vocabulary_counts c{{9, 5, 5, 1}, 20, 0xABCD};
+  const auto path = dir.file("vocabulary.txt.counts");
+  REQUIRE(write_vocabulary_counts(c, path));
+  auto back = read_vocabulary_counts(path);
+  REQUIRE(back);
+  CHECK(back->counts == c.counts);
+  CHECK(back->train_words == 20);
+  CHECK(back->vocab_crc == 0xABCD);
+  const std::string bytes = read_file(path);
+  REQUIRE(bytes.size() == 16 + 3 * 8 + 4 * 8);
+  auto damaged = [&](std::string b) {
+    auto r = read_vocabulary_counts(dir.write("bad.counts", b));
+    REQUIRE_FALSE(r);
+    return r.error();
+  };
+  CHECK_THAT(damaged(bytes.substr(0, bytes.size() - 3)), Catch::Contains("truncated or damaged"));
+  CHECK_THAT(damaged("gridvec-vocabulary 1 4 20\n"), Catch::Contains("is not a gridvec counts file"));
+  std::string huge = bytes;
+  huge[16 + 7] = '\x7f'; // a size of about 2^62 words in a file of 72 bytes: refused before allocating
+  CHECK_THAT(damaged(huge), Catch::Contains("truncated or damaged"));
+  std::string zero = bytes;
+  std::fill(zero.begin() + 40 + 24, zero.begin() + 40 + 32, '\0'); // the last count
+  CHECK_THAT(damaged(zero), Catch::Contains("a word counted 0 times"));
+  std::string sum = bytes;
+  sum[24] = 21; // the train words
+  CHECK_THAT(damaged(sum), Catch::Contains("do not add up"));
+}
