@@ -73,7 +73,7 @@ TEST_CASE("vector parts concatenate to the single file byte for byte and read ba
       auto s = write_parts(out, t, parts, binary);
       INFO((s ? std::string{"ok"} : s.error()));
       REQUIRE(s);
-      CHECK_FALSE(fs::exists(out + ".partial-" + std::to_string(::getpid())));
+      CHECK_FALSE(fs::exists(out + ".partial-" + std::to_string(::getpid()) + "-0"));
       const std::string joined = dir.file("joined");
       REQUIRE(concatenate_vector_parts(out, joined));
       CHECK(read_file(joined) == read_file(single));

@@ -63,13 +63,14 @@ struct parts_progress {
 void export_parts(coordinator_ptr self, uint64_t attempt) {
   auto& st = self->state;
   const auto writers = part_writers(st);
-  auto partial = begin_vector_parts(st.opt.output);
+  auto partial = begin_vector_parts(st.opt.output, attempt);
   if (!partial) {
     fail(self, make_job_error(partial.error()));
     return;
   }
   say(self, "exporting " + std::to_string(st.vocab.size) + " vectors to " + st.opt.output + " as " +
-              std::to_string(writers.size()) + " part files, written in parallel");
+              std::to_string(writers.size()) +
+              (writers.size() == 1 ? " part file" : " part files, written in parallel"));
   auto progress = std::make_shared<parts_progress>();
   progress->partial = *partial;
   progress->manifest.words = st.vocab.size;

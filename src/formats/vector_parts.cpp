@@ -20,7 +20,9 @@ namespace {
 // few enough that a damaged count allocates nothing large.
 constexpr uint64_t max_parts = 1u << 20;
 
-std::string partial_dir(const std::string& dir) { return dir + ".partial-" + std::to_string(::getpid()); }
+std::string partial_dir(const std::string& dir, uint64_t attempt) {
+  return dir + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+}
 
 } // namespace
 
@@ -52,12 +54,12 @@ status check_vector_parts_target(const std::string& dir) {
   return {};
 }
 
-expected<std::string> begin_vector_parts(const std::string& dir) {
+expected<std::string> begin_vector_parts(const std::string& dir, uint64_t attempt) {
   if (auto s = check_vector_parts_target(dir); !s)
     return failure{s.error()};
   if (auto s = access::check_write(dir, "the output directory (-output)"); !s)
     return failure{s.error()};
-  const std::string partial = partial_dir(dir);
+  const std::string partial = partial_dir(dir, attempt);
   std::error_code ec;
   fs::remove_all(partial, ec);
   if (auto s = access::make_directories(partial, "the output directory (-output)"); !s)

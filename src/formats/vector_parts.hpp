@@ -8,7 +8,7 @@
 //   DIR/part-00001.vec header, then the rows), ids [N0, N0 + N1), ...
 // The parts, their headers dropped, concatenated in order under the header
 // "V D" are byte for byte the single file the same export writes.
-// The directory appears at once: put together in DIR.partial-PID (the parts
+// The directory appears at once: put together in DIR.partial-PID-N (the parts
 // by their writers, PARTS last) and renamed over DIR, so an interrupted
 // export leaves the previous DIR, or none, never a half-written one.
 #include <cstdint>
@@ -41,8 +41,10 @@ bool is_vector_parts_dir(const std::string& path);
 /// Fails if `dir` may not receive parts: a file, or a directory holding
 /// something other than vector parts (a missing or empty one is fine).
 status check_vector_parts_target(const std::string& dir);
-/// Creates an empty DIR.partial-PID for the parts; returns its path.
-expected<std::string> begin_vector_parts(const std::string& dir);
+/// Creates an empty DIR.partial-PID-ATTEMPT for the parts; returns its
+/// path. Each attempt at an export has its own, so that an abandoned one's
+/// late writers never touch the next one's.
+expected<std::string> begin_vector_parts(const std::string& dir, uint64_t attempt = 0);
 /// Writes PARTS into the partial directory (after every part is committed)
 /// and renames it over `dir`.
 status commit_vector_parts(const std::string& partial, const std::string& dir, const vector_parts_manifest& m);
