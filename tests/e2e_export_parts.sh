@@ -4,7 +4,8 @@
 # (--output-parts 1); the coordinator puts the directory in place once both
 # are written. The parts concatenated (gridvec export DIR) are byte for byte
 # the single file of the same vectors (gridvec export of the job's
-# --save-model, the writer -output uses without --output-parts); gridvec
+# --save-model, the writer -output uses without --output-parts), in text
+# and in binary; gridvec
 # eval and nearest read the directory as they read that file; a missing part
 # fails with one line.
 # Usage: e2e_export_parts.sh GRIDVEC_BINARY
@@ -35,6 +36,17 @@ cluster_expect_line "exporting [0-9]+ vectors to $work/parts as 2 part files, wr
 "$gridvec" export "$work/model" -output "$work/single.txt" 2> "$work/export.log" ||
   fail "gridvec export of the model failed: $(cat "$work/export.log")"
 cmp "$work/joined.txt" "$work/single.txt" || fail "the concatenated parts differ from the single file"
+
+# Binary: the same, a second job on the same cluster.
+timeout 120 "$gridvec" submit --config "$work/cluster.conf" -train "$work/small.txt" -output "$work/parts-bin" \
+  --output-parts 1 -binary 1 -size 8 -iter 1 -min-count 3 --save-model "$work/model-bin" > "$work/submit-bin.log" 2>&1 ||
+  fail "the binary job failed: $(tail -3 "$work/submit-bin.log")"
+grep -q "^format binary\$" "$work/parts-bin/PARTS" || fail "PARTS does not say binary: $(cat "$work/parts-bin/PARTS")"
+"$gridvec" export "$work/parts-bin" -output "$work/joined.bin" 2> "$work/export.log" ||
+  fail "gridvec export of the binary parts failed: $(cat "$work/export.log")"
+"$gridvec" export "$work/model-bin" -binary 1 -output "$work/single.bin" 2> "$work/export.log" ||
+  fail "gridvec export of the binary model failed: $(cat "$work/export.log")"
+cmp "$work/joined.bin" "$work/single.bin" || fail "the concatenated binary parts differ from the single file"
 
 questions="$here/data/questions-words.txt"
 pairs="$here/data/wordsim353.tsv"
