@@ -7,6 +7,7 @@
 
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/formats/model_dir.hpp"
+#include "src/formats/vector_parts.hpp"
 #include "src/formats/vectors_file.hpp"
 #include "src/model/shard_store.hpp"
 #include "src/model/word_classes.hpp"
@@ -32,16 +33,17 @@ using exporter_ptr = exporter_actor::stateful_pointer<exporter_state>;
 using block_handler = std::function<void(uint32_t begin, uint32_t end, const float* rows)>;
 using done_handler = std::function<void(caf::error)>;
 
-// Reads the input (or output) vectors of every word, a block of words at a
-// time from every shard, and hands each block on full width; then `done`.
-void read_blocks(exporter_ptr self, bool output, uint32_t begin, block_handler on_block, done_handler done) {
+// Reads the input (or output) vectors of words [begin, last), a block of
+// words at a time from every shard, and hands each block on full width;
+// then `done`.
+void read_blocks(exporter_ptr self, bool output, uint32_t begin, uint32_t last, block_handler on_block,
+                 done_handler done) {
   auto& st = self->state;
-  const uint32_t vocab_size = st.vocab->size();
-  if (begin >= vocab_size) {
+  if (begin >= last) {
     done(caf::error{});
     return;
   }
-  const uint32_t end = std::min(vocab_size, begin + block_words);
+  const uint32_t end = std::min(last, begin + block_words);
   st.block.resize(size_t{block_words} * st.dim);
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
@@ -75,7 +77,7 @@ void read_blocks(exporter_ptr self, bool output, uint32_t begin, block_handler o
           if (--*pending > 0)
             return;
           on_block(begin, end, st.block.data());
-          read_blocks(self, output, end, on_block, done);
+          read_blocks(self, output, end, last, on_block, done);
         },
         [=](caf::error& err) {
           if (*failed)
@@ -86,17 +88,19 @@ void read_blocks(exporter_ptr self, bool output, uint32_t begin, block_handler o
   }
 }
 
-// One vector set into a word2vec file at `path`; `done` after the commit.
-void write_vectors(exporter_ptr self, const std::string& path, bool binary, bool output, done_handler done) {
+// Words [begin, end) of one vector set into a word2vec file at `path`
+// whose header counts them; `done` after the commit.
+void write_range(exporter_ptr self, const std::string& path, bool binary, bool output, uint32_t begin, uint32_t end,
+                 done_handler done) {
   auto& st = self->state;
-  auto writer = vectors_writer::create(path, binary, st.vocab->size(), st.dim);
+  auto writer = vectors_writer::create(path, binary, end - begin, st.dim);
   if (!writer) {
     done(make_job_error(writer.error()));
     return;
   }
   auto shared = std::make_shared<vectors_writer>(std::move(*writer));
   read_blocks(
-    self, output, 0,
+    self, output, begin, end,
     [self, shared](uint32_t begin, uint32_t end, const float* rows) {
       const uint32_t dim = self->state.dim;
       for (uint32_t w = begin; w < end; ++w)
@@ -110,6 +114,11 @@ void write_vectors(exporter_ptr self, const std::string& path, bool binary, bool
     });
 }
 
+// One vector set into a word2vec file at `path`; `done` after the commit.
+void write_vectors(exporter_ptr self, const std::string& path, bool binary, bool output, done_handler done) {
+  write_range(self, path, binary, output, 0, self->state.vocab->size(), std::move(done));
+}
+
 // -classes K: every input vector in memory, then the reference's K-means.
 void write_classes(exporter_ptr self, const std::string& path, uint32_t classes, done_handler done) {
   auto& st = self->state;
@@ -119,7 +128,7 @@ void write_classes(exporter_ptr self, const std::string& path, uint32_t classes,
   }
   auto all = std::make_shared<std::vector<float>>(size_t{st.vocab->size()} * st.dim);
   read_blocks(
-    self, false, 0,
+    self, false, 0, st.vocab->size(),
     [self, all](uint32_t begin, uint32_t end, const float* rows) {
       std::copy(rows, rows + size_t{end - begin} * self->state.dim, all->begin() + size_t{begin} * self->state.dim);
     },
@@ -156,6 +165,23 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
         write_classes(self, path, classes, done);
       else
         write_vectors(self, path, binary, false, done);
+      return rp;
+    },
+    [self](export_part_atom, const std::string& dir, uint32_t part, uint32_t parts,
+           bool binary) -> caf::result<uint64_t> {
+      const uint32_t words = self->state.vocab->size();
+      if (parts == 0 || part >= parts)
+        return make_job_error("vector part " + std::to_string(part) + " of " + std::to_string(parts));
+      const auto begin = static_cast<uint32_t>(vector_parts::begin_of(part, parts, words));
+      const auto end = static_cast<uint32_t>(vector_parts::begin_of(part + 1, parts, words));
+      auto rp = self->make_response_promise<uint64_t>();
+      write_range(self, dir + "/" + vector_parts::part_name(part), binary, false, begin, end,
+                  [rp, begin, end](caf::error err) mutable {
+                    if (err)
+                      rp.deliver(std::move(err));
+                    else
+                      rp.deliver(uint64_t{end - begin});
+                  });
       return rp;
     },
     // --save-model: both vector sets, the counts and the options, put

@@ -331,6 +331,11 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
        return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(exporter),
                                  caf::make_message(export_atom::value, p, false, uint32_t{0}));
      }},
+    {"exporter exportpart",
+     [&](const std::string& p) {
+       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(exporter),
+                                 caf::make_message(export_part_atom::value, p, uint32_t{0}, uint32_t{1}, false));
+     }},
     {"exporter savemodel",
      [&](const std::string& p) {
        return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(exporter),

@@ -20,7 +20,8 @@ namespace gridvec {
 namespace {
 
 const char* eval_usage = "usage: gridvec eval VECTORS [--analogies FILE] [--similarity FILE] [options]\n"
-                         "Scores word vectors (word2vec text or binary) as gensim's KeyedVectors does.\n\n"
+                         "Scores word vectors (word2vec text or binary, or a directory of part files\n"
+                         "that train --output-parts 1 writes) as gensim's KeyedVectors does.\n\n"
                          "  --analogies FILE      questions as in questions-words.txt: accuracy over the\n"
                          "                        questions whose words are all in the vocabulary\n"
                          "  --similarity FILE     word pairs with human scores, as WordSim-353:\n"

@@ -35,7 +35,7 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
            x.parts_per_learner, x.word_partitions, x.partition, x.visits_per_skipgram, x.partition_auto, x.explain,
            x.link_speed, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
            x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
-           x.resume, x.invalid_utf8);
+           x.resume, x.invalid_utf8, x.output_parts);
 }
 
 template <class Inspector>

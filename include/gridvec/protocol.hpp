@@ -37,6 +37,7 @@ using step_atom = caf::atom_constant<caf::atom("step")>;
 using rows_atom = caf::atom_constant<caf::atom("rows")>;
 using progress_atom = caf::atom_constant<caf::atom("progress")>;
 using export_atom = caf::atom_constant<caf::atom("export")>;
+using export_part_atom = caf::atom_constant<caf::atom("exportpart")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using run_atom = caf::atom_constant<caf::atom("run")>;
 using merge_atom = caf::atom_constant<caf::atom("merge")>;
@@ -243,10 +244,14 @@ using learner_actor = caf::typed_actor<
 /// appears only when complete.
 /// export: (path, binary, classes): the vectors, or with classes > 0 their
 /// K-means classes (-classes).
+/// export_part: (directory, part, parts, binary) -> words written; part
+/// `part` of `parts` (its share of the ids, in order) as DIR/part-NNNNN.vec
+/// (src/formats/vector_parts.hpp), committed atomically.
 /// save_model: (directory, line count, options) -> words saved; the whole
 /// model (src/formats/model_dir.hpp).
 using exporter_actor =
   caf::typed_actor<caf::replies_to<export_atom, std::string, bool, uint32_t>::with<uint64_t>,
+                   caf::replies_to<export_part_atom, std::string, uint32_t, uint32_t, bool>::with<uint64_t>,
                    caf::replies_to<save_model_atom, std::string, uint64_t, std::vector<std::string>>::with<uint64_t>>;
 
 /// What can be asked of a job, by the coordinator that runs it and by the

@@ -3,6 +3,7 @@
 #include "src/corpus/corpus_inputs.hpp"
 #include "src/corpus/text_corpus.hpp"
 #include "src/formats/model_dir.hpp"
+#include "src/formats/vector_parts.hpp"
 #include "src/sgns/noise_sampler.hpp"
 #include "src/util/atomic_file.hpp"
 
@@ -296,6 +297,10 @@ const std::vector<option_spec>& specs() {
     {"threads", "N", "number of cores", "worker threads (learners and shard lanes share them)",
      number<uint32_t>(&train_options::threads, 1, 1024, "threads")},
     {"binary", "0|1", "", "write vectors in word2vec binary format", flag(&train_options::binary, "binary")},
+    {"output-parts", "0|1", "",
+     "-output is a directory of part files written in parallel, one per vocabulary node, instead of one file "
+     "(docs/vocabulary.md); gridvec eval and nearest read either",
+     flag(&train_options::output_parts, "output-parts")},
     {"cbow", "0|1", "(word2vec.c: 1)", "train CBOW instead of skip-gram", flag(&train_options::cbow, "cbow")},
     {"hs", "0|1", "", "hierarchical softmax over a Huffman tree, as word2vec.c", flag(&train_options::hs, "hs")},
     {"max-vocab", "N", "(no limit)", "keep only the N most frequent words",
@@ -419,6 +424,8 @@ status validate(train_options& o) {
   if (!o.save_vocab.empty() && (o.save_vocab == o.output || o.save_vocab == o.read_vocab))
     return failure{"-save-vocab " + o.save_vocab + " is also " +
                    (o.save_vocab == o.output ? "-output" : "-read-vocab") + ": one file cannot hold both"};
+  if (o.output_parts && o.classes > 0)
+    return failure{"--output-parts 1 writes vectors; -classes writes one file of classes: give one of them"};
   if (!o.save_model.empty() && o.save_model == o.init)
     return failure{"--save-model and --init name the same directory " + o.init +
                    ": the new model would replace the one it starts from while it is read (save it elsewhere)"};
@@ -556,7 +563,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& help_groups
      {"shards", "minibatch", "in-flight", "parts-per-learner", "coalesce", "fused", "shared-negatives", "interleave",
       "refresh-weights", "partition", "visits", "explain", "link-speed", "sync-rounds", "combiner", "seed"}},
     {"Corpus", {"invalid-utf8"}},
-    {"Models", {"save-model", "init"}},
+    {"Models", {"save-model", "init", "output-parts"}},
     {"Checkpoints", {"checkpoint-dir", "checkpoint-every", "checkpoint-failures", "checkpoint-keep"}},
     {"Reports and files", {"report", "log-every", "work-dir"}},
   };
@@ -672,6 +679,11 @@ status check_outputs(const train_options& o) {
        {std::pair{&o.output, "-output"}, std::pair{&o.save_vocab, "-save-vocab"}, std::pair{&o.report, "--report"}}) {
     if (path->empty())
       continue;
+    // A directory of parts: put together beside it, renamed over it.
+    const bool parts = path == &o.output && o.output_parts;
+    if (parts)
+      if (auto s = check_vector_parts_target(o.output); !s)
+        return s;
     // -train may name several files, or a directory of them.
     std::vector<std::string> corpus_files{o.train};
     if (auto inputs = resolve_corpus_inputs(o.train))
@@ -684,7 +696,7 @@ status check_outputs(const train_options& o) {
         return failure{std::string{flag} + " " + *path + " is the corpus (-train " + corpus_spec_text(o.train) +
                        "): writing there would replace it"};
     }
-    if (auto s = atomic_file::check_writable(*path); !s)
+    if (auto s = atomic_file::check_writable(parts ? *path + ".partial" : *path); !s)
       return failure{s.error() + " (" + flag + ")"};
   }
   // --save-model replaces a model, or makes a new directory; never a file

@@ -15,12 +15,15 @@ namespace fs = std::filesystem;
 
 expected<init_source> find_init_source(const std::string& path) {
   std::error_code ec;
-  const std::string why = path + " is not a gridvec model (--save-model), a checkpoint or a vectors file";
+  const std::string why =
+    path + " is not a gridvec model (--save-model), a checkpoint, a vectors file or a directory of vector parts";
   if (fs::is_directory(path, ec)) {
     if (fs::exists(path + "/MODEL", ec))
       return init_source{init_source_kind::model, path};
     if (fs::exists(path + "/MANIFEST", ec))
       return init_source{init_source_kind::checkpoint, path};
+    if (fs::exists(path + "/PARTS", ec)) // --output-parts 1: read as one vectors file
+      return init_source{init_source_kind::vectors, path};
     // A --checkpoint-dir: its newest checkpoint that reads back intact.
     const checkpoint_store store{path};
     if (auto newest = store.latest())

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include "src/access/guarded_open.hpp"
+#include "src/formats/vector_parts.hpp"
 
 namespace gridvec {
 
@@ -47,6 +48,8 @@ status write_vectors(const std::string& path, const embedding_table& table, bool
 }
 
 expected<embedding_table> read_vectors(const std::string& path) {
+  if (is_vector_parts_dir(path))
+    return read_vector_parts(path);
   auto opened = access::istream_read(path, "vectors");
   if (!opened)
     return failure{opened.error()};

@@ -35,7 +35,8 @@ struct embedding_table {
   const float* row(size_t i) const { return data.data() + i * dim; }
 };
 
-/// Reads either format (binary detected from the bytes after the header).
+/// Reads either format (binary detected from the bytes after the header),
+/// or a directory of part files (src/formats/vector_parts.hpp).
 expected<embedding_table> read_vectors(const std::string& path);
 
 /// Writes a whole table in either format, atomically.

@@ -353,6 +353,8 @@ void node_request_seeds() {
       caf::make_message(assign_atom::value, std::vector<part_cursor>{part_cursor{0, "part-0.ids", 0, 0, 0, 0}}));
   put("pause", caf::make_message(pause_atom::value));
   put("export", caf::make_message(export_atom::value, std::string{"vectors.txt"}, false, uint32_t{0}));
+  put("exportpart",
+      caf::make_message(export_part_atom::value, std::string{"vectors-parts"}, uint32_t{0}, uint32_t{2}, false));
   put("savemodel",
       caf::make_message(save_model_atom::value, std::string{"model"}, uint64_t{0}, std::vector<std::string>{}));
 }

@@ -33,16 +33,17 @@ struct train_options {
   double alpha = 0;     // 0: 0.025 for skip-gram, 0.05 for CBOW
   uint32_t threads = 0; // 0: all cores
   bool binary = false;
-  bool cbow = false;        // word2vec.c defaults to CBOW; gridvec to skip-gram (better vectors, docs/quality.md)
-  bool hs = false;          // hierarchical softmax (word2vec.c's -hs 1)
-  uint64_t max_vocab = 0;   // 0: no limit
-  uint32_t classes = 0;     // k-means classes written instead of vectors; 0: vectors
-  uint32_t debug = 2;       // 0: errors and warnings, 1: also what happens, 2: also progress
-  std::string save_vocab;   // word2vec.c's vocabulary file, written
-  std::string read_vocab;   // ... or read instead of counting the corpus
-  std::string save_model;   // the whole model (both vector sets, counts), docs/model.md
-  std::string init;         // a saved model to continue training from
-  uint8_t invalid_utf8 = 0; // --invalid-utf8: 0 fail, 1 skip, 2 replace (src/corpus/text_corpus.hpp)
+  bool output_parts = false; // -output is a directory of part files, one per vocabulary node
+  bool cbow = false;         // word2vec.c defaults to CBOW; gridvec to skip-gram (better vectors, docs/quality.md)
+  bool hs = false;           // hierarchical softmax (word2vec.c's -hs 1)
+  uint64_t max_vocab = 0;    // 0: no limit
+  uint32_t classes = 0;      // k-means classes written instead of vectors; 0: vectors
+  uint32_t debug = 2;        // 0: errors and warnings, 1: also what happens, 2: also progress
+  std::string save_vocab;    // word2vec.c's vocabulary file, written
+  std::string read_vocab;    // ... or read instead of counting the corpus
+  std::string save_model;    // the whole model (both vector sets, counts), docs/model.md
+  std::string init;          // a saved model to continue training from
+  uint8_t invalid_utf8 = 0;  // --invalid-utf8: 0 fail, 1 skip, 2 replace (src/corpus/text_corpus.hpp)
   // gridvec's own
   uint32_t shards = 0;     // 0: 1 in gridvec train, the config's total in a cluster
   uint32_t minibatch = 64; // input words per minibatch
