@@ -26,7 +26,6 @@ job_summary sample_summary() {
   return s;
 }
 
-
 } // namespace
 
 TEST_CASE("report JSON holds the promised fields", "[report]") {

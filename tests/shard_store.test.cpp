@@ -24,7 +24,7 @@ namespace {
 using owned_stores = std::vector<std::unique_ptr<shard_store>>;
 
 owned_stores make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, uint64_t seed,
-                     const std::shared_ptr<const noise_sampler>& noise) {
+                         const std::shared_ptr<const noise_sampler>& noise) {
   owned_stores out;
   for (uint32_t s = 0; s < shards; ++s)
     out.push_back(std::make_unique<shard_store>(s, shards, dim, vocab, seed, noise));
