@@ -179,7 +179,7 @@ TEST_CASE("an export that stops before its commit leaves the previous directory 
   CHECK(contains(other.error(), "holds something other than vector parts"));
 }
 
-TEST_CASE("--output-parts: refused with -classes, and on a file or a foreign directory before training",
+TEST_CASE("the option --output-parts is refused with -classes, and on a file or a foreign directory before training",
           "[vector_parts]") {
   temp_dir dir;
   const std::string corpus = dir.write("corpus.txt", "a b c\n");
