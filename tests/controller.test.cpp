@@ -197,11 +197,16 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
   auto m1 = read_manifest(store.final_dir(1) + "/MANIFEST");
   REQUIRE(m1);
 
-  // Damage the newest: the resumed job falls back to checkpoint 1.
+  // Damage the newest: the resumed job falls back to checkpoint 1. The
+  // byte is flipped, not overwritten: a fixed value would leave it as it
+  // was once in 256 runs.
   {
     std::fstream f(store.final_dir(2) + "/shard-0.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(100);
+    const int was = f.get();
+    REQUIRE(was != EOF);
     f.seekp(100);
-    f.put('\x7f');
+    f.put(static_cast<char>(was ^ 0xff));
   }
   gridvec_fixture g;
   train_options again;
