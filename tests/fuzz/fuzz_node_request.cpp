@@ -31,6 +31,7 @@
 #include <gridvec/core/vocabulary.hpp>
 #include <gridvec/roles/node.hpp>
 #include "actors/net/bounded_decoders.hpp"
+#include "src/corpus/vocabulary_counts.hpp"
 
 namespace {
 
@@ -94,6 +95,9 @@ internals& node_internals() {
     v.add_word("cat", 2);
     const std::string vocab_file = x->dir + "/vocabulary.txt";
     if (!v.save(vocab_file))
+      std::abort();
+    // Shards and learners load the counts beside it (the builder's file).
+    if (!write_vocabulary_counts(vocabulary_counts::of(v), vocabulary_counts_path(vocab_file)))
       std::abort();
     shard_spec spec;
     spec.count = 1;
