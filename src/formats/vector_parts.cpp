@@ -82,24 +82,7 @@ status commit_vector_parts(const std::string& partial, const std::string& dir, c
     return s;
   if (auto s = check_vector_parts_target(dir); !s)
     return s;
-  std::error_code ec;
-  const std::string old = dir + ".old-" + std::to_string(::getpid());
-  const bool had_one = fs::exists(dir, ec);
-  if (had_one) {
-    fs::rename(dir, old, ec);
-    if (ec)
-      return failure{"cannot move the previous vectors " + dir + " aside: " + ec.message()};
-  }
-  fs::rename(partial, dir, ec);
-  if (ec) {
-    std::error_code back;
-    if (had_one)
-      fs::rename(old, dir, back);
-    return failure{"cannot put the vectors in place at " + dir + ": " + ec.message()};
-  }
-  if (had_one)
-    fs::remove_all(old, ec);
-  return {};
+  return replace_directory(partial, dir, "vectors");
 }
 
 void abandon_vector_parts(const std::string& partial) {

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <random>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -117,6 +118,28 @@ status atomic_file::check_writable(const std::string& path, const std::string& w
   if (!probe)
     return failure{probe.error()};
   return {}; // the probe's temporary file is removed here
+}
+
+status replace_directory(const std::string& partial, const std::string& dir, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string old = dir + ".old-" + std::to_string(::getpid());
+  const bool had_one = fs::exists(dir, ec);
+  if (had_one) {
+    fs::rename(dir, old, ec);
+    if (ec)
+      return failure{"cannot move the previous " + what + " " + dir + " aside: " + ec.message()};
+  }
+  fs::rename(partial, dir, ec);
+  if (ec) {
+    std::error_code back;
+    if (had_one)
+      fs::rename(old, dir, back);
+    return failure{"cannot put the " + what + " in place at " + dir + ": " + ec.message()};
+  }
+  if (had_one)
+    fs::remove_all(old, ec);
+  return {};
 }
 
 } // namespace gridvec

@@ -47,4 +47,10 @@ private:
   std::FILE* file_ = nullptr;
 };
 
+/// Puts the finished directory `partial` in place as `dir`: a directory
+/// already there is moved aside first and removed only once `partial` has
+/// taken its name (put back if that fails), so `dir` is always whole. The
+/// error lines name `what` ("model", "vectors").
+status replace_directory(const std::string& partial, const std::string& dir, const std::string& what);
+
 } // namespace gridvec
