@@ -1,9 +1,14 @@
 #include <gridvec/cluster_node.hpp>
 
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "actors/net/guarded_transport.hpp"
+#include <gridvec/protocol.hpp>
 
 namespace gridvec {
 
@@ -41,6 +46,52 @@ expected<cluster_node> start_cluster_node(caf::actor_system& sys, const cluster_
                    port.error()};
   }
   return cluster_node{node, *port};
+}
+
+namespace {
+
+// Ends the process if the orderly shutdown takes longer than `grace` after
+// `what` (the signal, the stop): an actor stuck in a long call, a peer that
+// never answers.
+void start_stop_watchdog(const std::string& name, const char* what, std::chrono::seconds grace) {
+  std::thread([name, what, grace] {
+    std::this_thread::sleep_for(grace);
+    spdlog::error("node {}: did not stop within {} s of {}; exiting anyway", name, grace.count(), what);
+    std::_Exit(1);
+  }).detach();
+}
+
+} // namespace
+
+std::string serve_cluster_node(caf::actor_system& sys, const cluster_node& node, const std::string& name,
+                               const std::atomic<bool>& stop_requested, std::chrono::seconds grace) {
+  bool stop_sent = false;
+  std::string died;
+  {
+    caf::scoped_actor self{sys};
+    self->monitor(node.node);
+    for (bool running = true; running;)
+      self->receive(
+        [&](caf::down_msg& dm) {
+          running = false;
+          if (dm.reason && dm.reason != caf::exit_reason::user_shutdown && dm.reason != caf::exit_reason::normal)
+            died = error_text(dm.reason);
+        },
+        caf::after(std::chrono::milliseconds(100)) >>
+          [&] {
+            if (stop_requested.load() && !stop_sent) {
+              spdlog::info("node {}: signal received", name);
+              self->send(node.node, stop_atom::value);
+              stop_sent = true;
+              start_stop_watchdog(name, "the signal", grace);
+            }
+          });
+  }
+  if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
+    start_stop_watchdog(name, "its stop", grace);
+  if (auto transport = net::transport_actor(sys))
+    caf::anon_send(transport, caf::close_atom::value, node.port);
+  return died;
 }
 
 } // namespace gridvec

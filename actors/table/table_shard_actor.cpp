@@ -39,6 +39,19 @@ table_shard_actor::behavior_type table_lane(table_shard_actor::pointer, std::sha
   };
 }
 
+// One of several lanes: a blocking actor on a thread of its own, until the
+// pool's exit. Blocking, not a detached event-based actor: CAF 0.17's
+// shutdown waits until every detached event-based actor is destroyed, and
+// a lane that answered a remote client can stay referenced by the network
+// layer after it ended (its node then never exits); a blocking actor's
+// thread ends when its loop does.
+void table_lane_thread(caf::blocking_actor* self, std::shared_ptr<table_shard_core> core) {
+  bool running = true;
+  self->receive_while(running)(
+    [&](table_atom, const wire_bytes& request) -> wire_bytes { return serve(*core, request); },
+    [&](caf::exit_msg&) { running = false; });
+}
+
 } // namespace
 
 uint32_t default_table_lanes() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -60,8 +73,7 @@ table_shard_actor spawn_table_shard(caf::actor_system& sys, uint32_t shard, uint
   // enqueued, on the sender's thread (no mailbox or thread of its own in
   // between), the lane answers the client itself, and the lanes stop with it.
   auto pool = caf::actor_pool::make(
-    sys.dummy_execution_unit(), lanes,
-    [&] { return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(table_lane, core)); },
+    sys.dummy_execution_unit(), lanes, [&] { return sys.spawn(table_lane_thread, core); },
     caf::actor_pool::round_robin());
   return caf::actor_cast<table_shard_actor>(pool);
 }

@@ -2,20 +2,16 @@
 // the node actor on its host:port and serves jobs until it is told to stop
 // (the job ended) or gets SIGINT/SIGTERM.
 #include <caf/all.hpp>
-#include <caf/io/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <thread>
 
 #include <gridvec/cluster.hpp> // configure_cluster_system
 
-#include "actors/net/guarded_transport.hpp"
 #include <gridvec/roles/node.hpp>
 #include "apps/cli/cli.hpp"
 #include "apps/http/node_http.hpp"
@@ -26,11 +22,6 @@ namespace gridvec {
 namespace {
 
 std::atomic<bool> stop_requested{false};
-// A node that is still shutting down this long after a signal or after
-// its job told it to stop (an actor stuck in a long call, a peer that
-// never answers) exits anyway: an operator's SIGTERM must end the process,
-// and a cluster whose job is over must not leave processes behind.
-constexpr auto stop_grace = std::chrono::seconds(15);
 
 void on_stop_signal(int) {
   if (stop_requested.exchange(true)) {
@@ -40,17 +31,6 @@ void on_stop_signal(int) {
     [[maybe_unused]] auto n = ::write(2, line, sizeof line - 1);
     std::_Exit(130);
   }
-}
-
-// Ends the process if the orderly shutdown takes longer than stop_grace
-// after `what` (the signal, the stop).
-void start_stop_watchdog(const std::string& name, const char* what) {
-  std::thread([name, what] {
-    std::this_thread::sleep_for(stop_grace);
-    spdlog::error("node {}: did not stop within {} s of {}; exiting anyway", name,
-                  std::chrono::duration_cast<std::chrono::seconds>(stop_grace).count(), what);
-    std::_Exit(1);
-  }).detach();
 }
 
 } // namespace
@@ -121,38 +101,11 @@ int cli_node(const std::vector<std::string>& args) {
   }
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  bool stop_sent = false;
-  std::string died;
-  {
-    caf::scoped_actor self{sys};
-    self->monitor(node);
-    bool running = true;
-    while (running) {
-      self->receive(
-        [&](caf::down_msg& dm) {
-          running = false;
-          // The node actor ended other than by a stop: the process says
-          // why in one line and exits non-zero.
-          if (dm.reason && dm.reason != caf::exit_reason::user_shutdown && dm.reason != caf::exit_reason::normal)
-            died = error_text(dm.reason);
-        },
-        caf::after(std::chrono::milliseconds(100)) >>
-          [&] {
-            if (stop_requested.load() && !stop_sent) {
-              spdlog::info("node {}: signal received", name);
-              self->send(node, stop_atom::value);
-              stop_sent = true;
-              start_stop_watchdog(name, "the signal");
-            }
-          });
-    }
-  }
-  if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
-    start_stop_watchdog(name, "its stop");
+  // The node ended other than by a stop: the process says why in one
+  // line and exits non-zero.
+  std::string died = serve_cluster_node(sys, *started, name, stop_requested);
   if (web)
     web->stop();
-  if (auto transport = net::transport_actor(sys))
-    caf::anon_send(transport, caf::close_atom::value, port);
   if (!died.empty()) {
     spdlog::error("node {} failed: {}", name, died);
     return 1;

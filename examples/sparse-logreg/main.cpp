@@ -428,14 +428,9 @@ int run_node(const std::string& config, const std::string& name) {
   static std::atomic<bool> stop{false};
   std::signal(SIGTERM, [](int) { stop = true; });
   std::signal(SIGINT, [](int) { stop = true; });
-  caf::scoped_actor self{sys};
-  self->monitor(started->node);
-  for (bool running = true; running;)
-    self->receive([&](caf::down_msg&) { running = false; }, caf::after(std::chrono::milliseconds(100)) >>
-                                                              [&] {
-                                                                if (stop)
-                                                                  self->send(started->node, gridvec::stop_atom::value);
-                                                              });
+  std::string died = gridvec::serve_cluster_node(sys, *started, name, stop);
+  if (!died.empty())
+    return fail("node " + name + " failed: " + died);
   return 0;
 }
 

@@ -9,9 +9,11 @@
 //   configure_cluster_system(cfg, cluster, *cluster.find(name));  // gridvec/cluster.hpp
 //   caf::actor_system sys{cfg};
 //   auto node = gridvec::start_cluster_node(sys, cluster, name);  // expected<cluster_node>
-//   ... wait until node->node terminates (stop_atom, or the cluster's shutdown) ...
+//   std::string died = gridvec::serve_cluster_node(sys, *node, name, stop_flag);
 #include <caf/actor_system.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -37,5 +39,17 @@ struct cluster_node {
 /// node or it cannot listen (the node is stopped then).
 expected<cluster_node> start_cluster_node(caf::actor_system& sys, const cluster_config& cluster,
                                           const std::string& name);
+
+/// Serves `node` until it stops: its job or the cluster's shutdown stops
+/// it, or `stop_requested` turns true (set it from a SIGTERM handler; it is
+/// read every 100 ms). Then closes the node's port, which the actor
+/// system's shutdown needs (a connection a peer left open keeps the node's
+/// threads waiting otherwise). Returns "" after a stop, else why the node
+/// ended. A shutdown still unfinished `grace` after the stop ends the
+/// process with status 1 and one log line: an operator's SIGTERM must end
+/// it, and a cluster whose job is over must leave no process behind.
+std::string serve_cluster_node(caf::actor_system& sys, const cluster_node& node, const std::string& name,
+                               const std::atomic<bool>& stop_requested,
+                               std::chrono::seconds grace = std::chrono::seconds(15));
 
 } // namespace gridvec
