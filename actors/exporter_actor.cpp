@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 
+#include "src/corpus/vocabulary_reader.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/formats/vector_parts.hpp"
@@ -21,7 +22,10 @@ constexpr uint32_t block_words = 4096;
 constexpr auto shard_timeout = std::chrono::seconds(120);
 
 struct exporter_state {
-  vocabulary_ptr vocab;
+  // The words are read from the vocabulary file as their rows are written,
+  // never held all at once: an exporter's memory is a block of rows.
+  std::string vocab_path;
+  uint32_t words = 0;
   std::vector<shard_info> shards;
   uint32_t dim = 0;
   std::vector<float> block; // block_words x dim
@@ -29,8 +33,18 @@ struct exporter_state {
 };
 
 using exporter_ptr = exporter_actor::stateful_pointer<exporter_state>;
-// Rows [begin, end) of full vectors, row-major.
-using block_handler = std::function<void(uint32_t begin, uint32_t end, const float* rows)>;
+
+// The vocabulary file opened at word `id`, for the words of rows from there.
+expected<vocabulary_reader> open_words_at(const std::string& path, uint32_t id) {
+  auto words = vocabulary_reader::open_guarded(path);
+  if (!words)
+    return failure{words.error()};
+  if (auto s = words->skip_to(id); !s)
+    return failure{s.error()};
+  return words;
+}
+// Rows [begin, end) of full vectors, row-major; a failure stops the reading.
+using block_handler = std::function<status(uint32_t begin, uint32_t end, const float* rows)>;
 using done_handler = std::function<void(caf::error)>;
 
 // Reads the input (or output) vectors of words [begin, last), a block of
@@ -76,7 +90,10 @@ void read_blocks(exporter_ptr self, bool output, uint32_t begin, uint32_t last, 
           }
           if (--*pending > 0)
             return;
-          on_block(begin, end, st.block.data());
+          if (auto s = on_block(begin, end, st.block.data()); !s) {
+            done(make_job_error(s.error()));
+            return;
+          }
           read_blocks(self, output, end, last, on_block, done);
         },
         [=](caf::error& err) {
@@ -93,18 +110,30 @@ void read_blocks(exporter_ptr self, bool output, uint32_t begin, uint32_t last, 
 void write_range(exporter_ptr self, const std::string& path, bool binary, bool output, uint32_t begin, uint32_t end,
                  done_handler done) {
   auto& st = self->state;
+  auto words = open_words_at(st.vocab_path, begin);
+  if (!words) {
+    done(make_job_error(words.error()));
+    return;
+  }
   auto writer = vectors_writer::create(path, binary, end - begin, st.dim);
   if (!writer) {
     done(make_job_error(writer.error()));
     return;
   }
   auto shared = std::make_shared<vectors_writer>(std::move(*writer));
+  auto reader = std::make_shared<vocabulary_reader>(std::move(*words));
   read_blocks(
     self, output, begin, end,
-    [self, shared](uint32_t begin, uint32_t end, const float* rows) {
+    [self, shared, reader](uint32_t begin, uint32_t end, const float* rows) -> status {
       const uint32_t dim = self->state.dim;
-      for (uint32_t w = begin; w < end; ++w)
-        shared->add(self->state.vocab->word(w), rows + size_t{w - begin} * dim);
+      std::string word;
+      uint64_t count = 0;
+      for (uint32_t w = begin; w < end; ++w) {
+        if (auto s = reader->next(word, count); !s)
+          return s;
+        shared->add(word, rows + size_t{w - begin} * dim);
+      }
+      return {};
     },
     [shared, done](caf::error err) {
       if (!err)
@@ -116,40 +145,42 @@ void write_range(exporter_ptr self, const std::string& path, bool binary, bool o
 
 // One vector set into a word2vec file at `path`; `done` after the commit.
 void write_vectors(exporter_ptr self, const std::string& path, bool binary, bool output, done_handler done) {
-  write_range(self, path, binary, output, 0, self->state.vocab->size(), std::move(done));
+  write_range(self, path, binary, output, 0, self->state.words, std::move(done));
 }
 
-// -classes K: every input vector in memory, then the reference's K-means.
+// -classes K: every input vector in memory (K-means needs them all), then
+// the reference's K-means; the words come from the file as they are written.
 void write_classes(exporter_ptr self, const std::string& path, uint32_t classes, done_handler done) {
   auto& st = self->state;
   if (auto s = atomic_file::check_writable(path); !s) {
     done(make_job_error(s.error()));
     return;
   }
-  auto all = std::make_shared<std::vector<float>>(size_t{st.vocab->size()} * st.dim);
+  auto all = std::make_shared<std::vector<float>>(size_t{st.words} * st.dim);
   read_blocks(
-    self, false, 0, st.vocab->size(),
-    [self, all](uint32_t begin, uint32_t end, const float* rows) {
+    self, false, 0, st.words,
+    [self, all](uint32_t begin, uint32_t end, const float* rows) -> status {
       std::copy(rows, rows + size_t{end - begin} * self->state.dim, all->begin() + size_t{begin} * self->state.dim);
+      return {};
     },
     [self, all, path, classes, done](caf::error err) {
       if (!err) {
-        const auto& vocab = *self->state.vocab;
-        std::vector<std::string> words(vocab.size());
-        for (uint32_t w = 0; w < vocab.size(); ++w)
-          words[w] = vocab.word(w);
-        auto cl = word_classes(all->data(), vocab.size(), self->state.dim, classes);
-        if (auto s = write_word_classes(path, words, cl); !s)
+        const auto& st = self->state;
+        auto cl = word_classes(all->data(), st.words, st.dim, classes);
+        auto words = open_words_at(st.vocab_path, 0);
+        status s = words ? write_word_classes(path, *words, cl) : status{failure{words.error()}};
+        if (!s)
           err = make_job_error(s.error());
       }
       done(std::move(err));
     });
 }
 
-exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_ptr vocab, std::vector<shard_info> shards,
-                                                uint32_t dim) {
+exporter_actor::behavior_type exporter_behavior(exporter_ptr self, std::string vocab_path, uint32_t words,
+                                                std::vector<shard_info> shards, uint32_t dim) {
   self->set_default_handler(caf::drop); // unexpected messages: an error reply, never printed (node_actor.cpp)
-  self->state.vocab = std::move(vocab);
+  self->state.vocab_path = std::move(vocab_path);
+  self->state.words = words;
   self->state.shards = std::move(shards);
   self->state.dim = dim;
   return {
@@ -159,7 +190,7 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
         if (err)
           rp.deliver(std::move(err));
         else
-          rp.deliver(uint64_t{self->state.vocab->size()});
+          rp.deliver(uint64_t{self->state.words});
       };
       if (classes > 0)
         write_classes(self, path, classes, done);
@@ -169,7 +200,7 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
     },
     [self](export_part_atom, const std::string& dir, uint32_t part, uint32_t parts,
            bool binary) -> caf::result<uint64_t> {
-      const uint32_t words = self->state.vocab->size();
+      const uint32_t words = self->state.words;
       if (parts == 0 || part >= parts)
         return make_job_error("vector part " + std::to_string(part) + " of " + std::to_string(parts));
       const auto begin = static_cast<uint32_t>(vector_parts::begin_of(part, parts, words));
@@ -203,16 +234,18 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
         write_vectors(self, model_files::output(at), true, true, [=](caf::error err) mutable {
           if (err)
             return fail(std::move(err));
-          const auto& vocab = *self->state.vocab;
-          model_manifest m{self->state.dim, vocab.size(), options};
-          status s = save_word2vec_vocab(vocab, lines, model_files::vocab(at));
+          const auto& st = self->state;
+          model_manifest m{st.dim, st.words, options};
+          auto words = open_words_at(st.vocab_path, 0);
+          status s =
+            words ? save_word2vec_vocab(*words, lines, model_files::vocab(at)) : status{failure{words.error()}};
           if (s)
             s = write_model_manifest(at, m);
           if (s)
             s = commit_model_dir(at, dir);
           if (!s)
             return fail(make_job_error(s.error()));
-          rp.deliver(uint64_t{vocab.size()});
+          rp.deliver(uint64_t{st.words});
         });
       });
       return rp;
@@ -222,9 +255,12 @@ exporter_actor::behavior_type exporter_behavior(exporter_ptr self, vocabulary_pt
 
 } // namespace
 
-exporter_actor spawn_exporter(caf::actor_system& sys, vocabulary_ptr vocab, std::vector<shard_info> shards,
-                              uint32_t dim) {
-  return sys.spawn(exporter_behavior, std::move(vocab), std::move(shards), dim);
+expected<exporter_actor> spawn_exporter(caf::actor_system& sys, const std::string& vocab_path,
+                                        std::vector<shard_info> shards, uint32_t dim) {
+  auto words = vocabulary_reader::open_guarded(vocab_path);
+  if (!words)
+    return failure{words.error()};
+  return sys.spawn(exporter_behavior, vocab_path, static_cast<uint32_t>(words->size()), std::move(shards), dim);
 }
 
 } // namespace gridvec

@@ -213,12 +213,11 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
       return answering<exporter_actor>("newexport", [&]() -> caf::result<exporter_actor> {
         if (auto s = check_export_request(shards, dim); !s)
           return make_job_error(s.error());
-        auto vocab = load_shared_vocabulary(vocab_path);
-        if (!vocab)
-          return make_job_error(vocab.error());
-        auto exporter = spawn_exporter(self->system(), *vocab, shards, dim);
-        host(self, exporter.address(), hosted::helper);
-        return exporter;
+        auto exporter = spawn_exporter(self->system(), vocab_path, shards, dim);
+        if (!exporter)
+          return make_job_error(exporter.error());
+        host(self, exporter->address(), hosted::helper);
+        return *exporter;
       });
     },
     [](echo_atom, const wire_bytes& bytes) -> caf::result<wire_bytes> {

@@ -8,6 +8,7 @@
 
 #include "src/util/atomic_file.hpp"
 #include "src/access/guarded_open.hpp"
+#include "src/corpus/vocabulary_reader.hpp"
 
 namespace gridvec {
 
@@ -118,18 +119,9 @@ status vocabulary::save(const std::string& path) const {
 }
 
 expected<vocabulary> vocabulary::load(const std::string& path) {
-  auto opened = access::istream_read(path, "vocabulary");
-  if (!opened)
-    return failure{opened.error()};
-  std::istream& in = **opened;
-  std::string magic;
-  int version = 0;
-  uint64_t size = 0, train_words = 0;
-  if (!(in >> magic >> version >> size >> train_words) || magic != "gridvec-vocabulary" || version != 1)
-    return failure{path + " is not a gridvec vocabulary file"};
-  if (size > max_words)
-    return failure{path + ": " + std::to_string(size) + " words, more than the " + std::to_string(max_words) +
-                   " that 32-bit word ids can number"};
+  auto reader = vocabulary_reader::open_guarded(path);
+  if (!reader)
+    return failure{reader.error()};
   vocabulary v;
   // The header's size is not trusted for the reservation: a damaged header
   // ("-5" reads as 2^64 - 5) made reserve() throw length_error or bad_alloc,
@@ -139,16 +131,16 @@ expected<vocabulary> vocabulary::load(const std::string& path) {
   // vocabulary's index is made once, not grown through every size.
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
-  v.reserve(static_cast<size_t>(std::min<uint64_t>(size, ec ? uint64_t{1} << 20 : file_bytes / 4)));
+  v.reserve(static_cast<size_t>(std::min<uint64_t>(reader->size(), ec ? uint64_t{1} << 20 : file_bytes / 4)));
   std::string word;
-  for (uint64_t i = 0; i < size; ++i) {
-    uint64_t count = 0;
-    if (!(in >> count >> word) || count == 0)
-      return failure{path + ": malformed entry " + std::to_string(i + 1)};
+  uint64_t count = 0;
+  while (reader->position() < reader->size()) {
+    if (auto s = reader->next(word, count); !s)
+      return failure{s.error()};
     if (!v.add_word(word, count))
       return failure{path + ": word '" + word + "' appears twice"};
   }
-  if (v.train_words_ != train_words)
+  if (v.train_words_ != reader->train_words())
     return failure{path + ": counts do not add up to the header's total (truncated file?)"};
   return v;
 }

@@ -14,18 +14,22 @@ namespace {
 
 constexpr const char* line_end_word = "</s>";
 
-// The file of `n` words, word(i) and count(i) giving each.
-template <class Word, class Count>
-status write_vocab(size_t n, Word word, Count count, uint64_t lines, const std::string& path) {
+// The file of `n` words, next(word, count) giving each in turn (a failure
+// leaves no file).
+template <class Next>
+status write_vocab(size_t n, Next next, uint64_t lines, const std::string& path) {
   auto file = atomic_file::create(path);
   if (!file)
     return failure{file.error()};
   std::FILE* f = file->stream();
   std::fprintf(f, "%s %llu\n", line_end_word, static_cast<unsigned long long>(lines));
+  std::string_view word;
+  uint64_t count = 0;
   for (size_t id = 0; id < n; ++id) {
-    const std::string_view w = word(id);
-    std::fwrite(w.data(), 1, w.size(), f);
-    std::fprintf(f, " %llu\n", static_cast<unsigned long long>(count(id)));
+    if (auto s = next(id, word, count); !s)
+      return s;
+    std::fwrite(word.data(), 1, word.size(), f);
+    std::fprintf(f, " %llu\n", static_cast<unsigned long long>(count));
   }
   return file->commit();
 }
@@ -34,8 +38,26 @@ status write_vocab(size_t n, Word word, Count count, uint64_t lines, const std::
 
 status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path) {
   return write_vocab(
-    vocab.size(), [&](size_t id) { return vocab.word(static_cast<uint32_t>(id)); },
-    [&](size_t id) { return vocab.count(static_cast<uint32_t>(id)); }, lines, path);
+    vocab.size(),
+    [&](size_t id, std::string_view& word, uint64_t& count) -> status {
+      word = vocab.word(static_cast<uint32_t>(id));
+      count = vocab.count(static_cast<uint32_t>(id));
+      return {};
+    },
+    lines, path);
+}
+
+status save_word2vec_vocab(vocabulary_reader& words, uint64_t lines, const std::string& path) {
+  std::string held;
+  return write_vocab(
+    words.size() - words.position(),
+    [&](size_t, std::string_view& word, uint64_t& count) -> status {
+      if (auto s = words.next(held, count); !s)
+        return s;
+      word = held;
+      return {};
+    },
+    lines, path);
 }
 
 status save_word2vec_vocab(std::span<const std::string> words, std::span<const uint64_t> counts, uint64_t lines,
@@ -44,8 +66,13 @@ status save_word2vec_vocab(std::span<const std::string> words, std::span<const u
     return failure{"cannot write " + path + ": " + std::to_string(words.size()) + " words and " +
                    std::to_string(counts.size()) + " counts"};
   return write_vocab(
-    words.size(), [&](size_t id) { return std::string_view{words[id]}; }, [&](size_t id) { return counts[id]; }, lines,
-    path);
+    words.size(),
+    [&](size_t id, std::string_view& word, uint64_t& count) -> status {
+      word = words[id];
+      count = counts[id];
+      return {};
+    },
+    lines, path);
 }
 
 expected<count_table> read_word2vec_vocab(const std::string& path) {

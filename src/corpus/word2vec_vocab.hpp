@@ -11,10 +11,15 @@
 #include <gridvec/core/vocabulary.hpp>
 #include <gridvec/core/expected.hpp>
 
+#include "src/corpus/vocabulary_reader.hpp"
+
 namespace gridvec {
 
 /// Writes `vocab` (in id order) after the "</s> LINES" line, atomically.
 status save_word2vec_vocab(const vocabulary& vocab, uint64_t lines, const std::string& path);
+/// The same for the words a vocabulary file's reader has left, read as
+/// they are written (no file if one is malformed).
+status save_word2vec_vocab(vocabulary_reader& words, uint64_t lines, const std::string& path);
 /// The same for words and their counts (as many), in that order.
 status save_word2vec_vocab(std::span<const std::string> words, std::span<const uint64_t> counts, uint64_t lines,
                            const std::string& path);

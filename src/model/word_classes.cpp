@@ -61,13 +61,17 @@ std::vector<uint32_t> word_classes(const float* rows, size_t count, uint32_t dim
   return cl;
 }
 
-status write_word_classes(const std::string& path, const std::vector<std::string>& words,
-                          const std::vector<uint32_t>& classes) {
+status write_word_classes(const std::string& path, vocabulary_reader& words, const std::vector<uint32_t>& classes) {
   auto file = atomic_file::create(path);
   if (!file)
     return failure{file.error()};
-  for (size_t w = 0; w < words.size() && w < classes.size(); ++w)
-    std::fprintf(file->stream(), "%s %u\n", words[w].c_str(), classes[w]);
+  std::string word;
+  uint64_t count = 0;
+  for (size_t w = 0; w < classes.size() && words.position() < words.size(); ++w) {
+    if (auto s = words.next(word, count); !s)
+      return s;
+    std::fprintf(file->stream(), "%s %u\n", word.c_str(), classes[w]);
+  }
   return file->commit();
 }
 

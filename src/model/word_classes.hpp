@@ -11,14 +11,16 @@
 
 #include <gridvec/core/expected.hpp>
 
+#include "src/corpus/vocabulary_reader.hpp"
+
 namespace gridvec {
 
 /// The class of each of `count` rows of `dim` floats (row-major).
 std::vector<uint32_t> word_classes(const float* rows, size_t count, uint32_t dim, uint32_t classes,
                                    uint32_t rounds = 10);
 
-/// Writes "word class" lines, atomically.
-status write_word_classes(const std::string& path, const std::vector<std::string>& words,
-                          const std::vector<uint32_t>& classes);
+/// Writes "word class" lines, atomically, the words read from a
+/// vocabulary file as they are written (no file if one is malformed).
+status write_word_classes(const std::string& path, vocabulary_reader& words, const std::vector<uint32_t>& classes);
 
 } // namespace gridvec
