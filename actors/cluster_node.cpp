@@ -52,8 +52,10 @@ namespace {
 
 // Ends the process if the orderly shutdown takes longer than `grace` after
 // `what` (the signal, the stop): an actor stuck in a long call, a peer that
-// never answers.
+// never answers. Nothing for a zero grace.
 void start_stop_watchdog(const std::string& name, const char* what, std::chrono::seconds grace) {
+  if (grace.count() <= 0)
+    return;
   std::thread([name, what, grace] {
     std::this_thread::sleep_for(grace);
     spdlog::error("node {}: did not stop within {} s of {}; exiting anyway", name, grace.count(), what);
@@ -64,7 +66,7 @@ void start_stop_watchdog(const std::string& name, const char* what, std::chrono:
 } // namespace
 
 std::string serve_cluster_node(caf::actor_system& sys, const cluster_node& node, const std::string& name,
-                               const std::atomic<bool>& stop_requested, std::chrono::seconds grace) {
+                               const std::atomic<bool>& stop_requested, std::chrono::seconds exit_grace) {
   bool stop_sent = false;
   std::string died;
   {
@@ -83,12 +85,12 @@ std::string serve_cluster_node(caf::actor_system& sys, const cluster_node& node,
               spdlog::info("node {}: signal received", name);
               self->send(node.node, stop_atom::value);
               stop_sent = true;
-              start_stop_watchdog(name, "the signal", grace);
+              start_stop_watchdog(name, "the signal", exit_grace);
             }
           });
   }
   if (!stop_sent) // the job stopped the node: the actor system's shutdown follows
-    start_stop_watchdog(name, "its stop", grace);
+    start_stop_watchdog(name, "its stop", exit_grace);
   if (auto transport = net::transport_actor(sys))
     caf::anon_send(transport, caf::close_atom::value, node.port);
   return died;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 
@@ -103,7 +104,10 @@ int cli_node(const std::vector<std::string>& args) {
   std::signal(SIGTERM, on_stop_signal);
   // The node ended other than by a stop: the process says why in one
   // line and exits non-zero.
-  std::string died = serve_cluster_node(sys, *started, name, stop_requested);
+  // A node still shutting down this long after a signal or after its job
+  // told it to stop (an actor stuck in a long call, a peer that never
+  // answers) exits anyway.
+  std::string died = serve_cluster_node(sys, *started, name, stop_requested, std::chrono::seconds(15));
   if (web)
     web->stop();
   if (!died.empty()) {

@@ -428,7 +428,8 @@ int run_node(const std::string& config, const std::string& name) {
   static std::atomic<bool> stop{false};
   std::signal(SIGTERM, [](int) { stop = true; });
   std::signal(SIGINT, [](int) { stop = true; });
-  std::string died = gridvec::serve_cluster_node(sys, *started, name, stop);
+  // As `gridvec node`: a shutdown unfinished 15 s after the stop ends the process.
+  std::string died = gridvec::serve_cluster_node(sys, *started, name, stop, std::chrono::seconds(15));
   if (!died.empty())
     return fail("node " + name + " failed: " + died);
   return 0;

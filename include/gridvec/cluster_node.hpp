@@ -45,11 +45,13 @@ expected<cluster_node> start_cluster_node(caf::actor_system& sys, const cluster_
 /// read every 100 ms). Then closes the node's port, which the actor
 /// system's shutdown needs (a connection a peer left open keeps the node's
 /// threads waiting otherwise). Returns "" after a stop, else why the node
-/// ended. A shutdown still unfinished `grace` after the stop ends the
-/// process with status 1 and one log line: an operator's SIGTERM must end
-/// it, and a cluster whose job is over must leave no process behind.
+/// ended.
+/// `exit_grace`, for a process that ends with its node (`gridvec node`):
+/// if not zero, a shutdown still unfinished that long after the stop ends
+/// the process with status 1 and one log line, since an operator's SIGTERM
+/// must end it and a cluster whose job is over must leave no process
+/// behind. Zero (the default) leaves the process to its caller.
 std::string serve_cluster_node(caf::actor_system& sys, const cluster_node& node, const std::string& name,
-                               const std::atomic<bool>& stop_requested,
-                               std::chrono::seconds grace = std::chrono::seconds(15));
+                               const std::atomic<bool>& stop_requested, std::chrono::seconds exit_grace = {});
 
 } // namespace gridvec
