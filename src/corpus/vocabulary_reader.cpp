@@ -32,6 +32,11 @@ status vocabulary_reader::next(std::string& word, uint64_t& count) {
     return failure{path_ + ": malformed entry " + std::to_string(next_ + 1)};
   ++next_;
   counted_ += count;
+  // Checked here, at the last word, so that every reader (an exporter
+  // too, not only vocabulary::load) refuses a file whose counts were cut
+  // or changed.
+  if (next_ == size_ && counted_ != train_words_)
+    return failure{path_ + ": counts do not add up to the header's total (truncated file?)"};
   return {};
 }
 

@@ -25,8 +25,9 @@ public:
   uint64_t position() const { return next_; }           // the id of the next word
   uint64_t counted() const { return counted_; }         // the counts read so far, summed
 
-  /// The next word and its count; fails on a malformed entry or past the
-  /// last word.
+  /// The next word and its count; fails on a malformed entry, past the
+  /// last word, or at the last word if the counts do not add up to the
+  /// header's total.
   status next(std::string& word, uint64_t& count);
   /// Reads past words until position() == id (at most size()).
   status skip_to(uint64_t id);
