@@ -3,7 +3,8 @@
 // bounded decoders in place (actors/net/bounded_decoders.hpp): a byte
 // buffer that claims 4 GB in a few bytes, alone or inside a vector of
 // wire_bytes, costs nothing and fails; a malformed config_value fails
-// instead of throwing; real messages still round-trip.
+// instead of throwing; values nested 100000 deep fail instead of
+// overflowing the stack; real messages still round-trip.
 #include "actors/net/bounded_decoders.hpp"
 
 #include <caf/all.hpp>
@@ -122,6 +123,22 @@ TEST_CASE("bounded decoders: a malformed config_value fails instead of throwing"
   CHECK(refused(err, msg));
 }
 
+TEST_CASE("bounded decoders: a config_value whose uri has a bad host kind fails instead of throwing", "[net]") {
+  hardened_system h;
+  auto buf = payload(*h.sys, "@<>+@config_value", [&](caf::binary_serializer& sink) {
+    uint8_t uri_index = 5; // config_value's uri
+    std::string scheme = "http", userinfo;
+    uint8_t bad_host = 200; // a uri's host is a string or an IPv6 address
+    REQUIRE_FALSE(sink(uri_index, scheme, userinfo, bad_host));
+    uint64_t filler = 0;
+    REQUIRE_FALSE(sink(filler));
+  });
+  caf::message msg;
+  caf::error err;
+  REQUIRE_NOTHROW(err = decode(*h.sys, buf, msg));
+  CHECK(refused(err, msg));
+}
+
 TEST_CASE("bounded decoders: real messages with byte buffers still round-trip", "[net]") {
   hardened_system h;
   wire_bytes one(3 << 20, 'x'); // several chunks
@@ -148,4 +165,70 @@ TEST_CASE("bounded decoders: real messages with byte buffers still round-trip", 
   }
   REQUIRE_FALSE(decode(*h.sys, buf, msg));
   CHECK(msg.get_as<wire_bytes>(0) == one);
+}
+
+TEST_CASE("bounded decoders: a config_value nested 100000 lists deep fails instead of overflowing the stack", "[net]") {
+  hardened_system h;
+  auto buf = payload(*h.sys, "@<>+@config_value", [&](caf::binary_serializer& sink) {
+    for (int level = 0; level < 100000; ++level) {
+      uint8_t list = 7; // the variant's index of config_value::list
+      size_t one = 1;
+      REQUIRE_FALSE(sink(list));
+      REQUIRE_FALSE(sink.begin_sequence(one));
+    }
+    uint8_t integer = 0;
+    int64_t value = 42;
+    REQUIRE_FALSE(sink(integer, value));
+  });
+  caf::message msg;
+  CHECK(refused(decode(*h.sys, buf, msg), msg));
+}
+
+TEST_CASE("bounded decoders: a message nested 100000 messages deep is cut instead of overflowing the stack", "[net]") {
+  hardened_system h;
+  auto buf = payload(*h.sys, "@<>+@message", [&](caf::binary_serializer& sink) {
+    for (int level = 0; level < 100000; ++level) {
+      uint16_t zero = 0;
+      std::string types = "@<>+@message";
+      REQUIRE_FALSE(sink.begin_object(zero, types));
+    }
+    uint16_t zero = 0;
+    std::string types = "@<>+@i32";
+    REQUIRE_FALSE(sink.begin_object(zero, types));
+    int32_t value = 42;
+    REQUIRE_FALSE(sink(value));
+  });
+  caf::message msg;
+  auto err = decode(*h.sys, buf, msg);
+  // CAF drops the inner error on its way out, so the message may arrive,
+  // cut where the levels ran out.
+  size_t depth = 0;
+  for (const caf::message* level = &msg; level->match_elements<caf::message>(); level = &level->get_as<caf::message>(0))
+    ++depth;
+  CHECK((refused(err, msg) || depth <= 32));
+}
+
+TEST_CASE("bounded decoders: config_values, errors and messages nested a few levels still round-trip", "[net]") {
+  hardened_system h;
+  caf::config_value::dictionary settings;
+  settings.emplace("rate", caf::config_value{0.025});
+  settings.emplace("sizes", caf::make_config_value_list(int64_t{1}, caf::make_config_value_list(std::string{"x"})));
+  const caf::config_value nested{settings};
+  auto job_error = make_job_error(error_code::invalid_argument, "corpus.txt: line 3 is not UTF-8");
+  auto original = caf::make_message(nested, job_error,
+                                    caf::make_message(std::string{"inner"}, caf::make_message(int32_t{7}, int32_t{8})));
+  std::vector<char> buf;
+  {
+    caf::binary_serializer sink{*h.sys, buf};
+    std::vector<caf::strong_actor_ptr> no_stages;
+    REQUIRE_FALSE(sink(no_stages, original));
+  }
+  caf::message msg;
+  REQUIRE_FALSE(decode(*h.sys, buf, msg));
+  REQUIRE(msg.match_elements<caf::config_value, caf::error, caf::message>());
+  CHECK(msg.get_as<caf::config_value>(0) == nested);
+  CHECK(error_text(msg.get_as<caf::error>(1)) == error_text(job_error));
+  const auto& inner = msg.get_as<caf::message>(2);
+  REQUIRE(inner.match_elements<std::string, caf::message>());
+  CHECK(inner.get_as<caf::message>(1).get_as<int32_t>(1) == 8);
 }

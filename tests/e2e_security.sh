@@ -6,8 +6,9 @@
 #   - a peer that proves the secret and then announces a 4 GB frame is cut
 #     off before the node allocates it (its RSS stays small);
 #   - a peer that proves the secret and sends messages whose byte buffer
-#     claims 4 GB, or with a malformed config_value, costs the node nothing
-#     and does not end it (CAF 0.17.6 allocated 4 GB, or threw);
+#     claims 4 GB, a malformed config_value, or lists nested 100000 deep,
+#     costs the node nothing and does not end it (CAF 0.17.6 allocated
+#     4 GB, threw, or overflowed its stack);
 #   - idle connections beyond max-handshakes-per-address are refused;
 #   - a secret file others can read, and a config without any secret, stop
 #     a node from starting; insecure = true starts with a warning;
@@ -65,9 +66,10 @@ rss=$(awk '/VmRSS/ {print $2}' "/proc/${CLUSTER_PID[shard]}/status")
 [ "$rss" -lt 300000 ] || fail "the shard node's RSS is $rss kB after the 4 GB frame"
 
 # Lies inside a frame from a peer that knows the secret: a buffer claiming
-# 4 GB in a few bytes, a config_value that made CAF throw. Dropped; the
-# node's peak memory stays small and it still serves.
-for mode in bigbuffer config_value; do
+# 4 GB in a few bytes, a config_value that made CAF throw, one nested deep
+# enough to overflow its stack. Dropped; the node's peak memory stays small
+# and it still serves.
+for mode in bigbuffer config_value deep; do
   # As a node (an insider with the secret): a client's would not get past the client gate.
   [ "$("$hostile" "$shard_port" "$CLUSTER_SECRET" "$mode" node)" = sent ] || fail "the hostile peer could not send ($mode)"
 done
@@ -80,6 +82,8 @@ grep -q "dropped a message from a peer: a byte buffer claims 4294967280 bytes" "
   fail "the shard node did not log the lying buffer"
 grep -q "dropped a message from a peer: a malformed config_value" "$work/shard.log" ||
   fail "the shard node did not log the malformed config_value"
+grep -q "dropped a message from a peer: values nested more than 32 deep" "$work/shard.log" ||
+  fail "the shard node did not log the deeply nested config_value"
 echo "ok: lying messages dropped, shard node peak RSS $peak kB"
 
 # Idle connections: at most max-handshakes-per-address, the rest refused.

@@ -8,6 +8,8 @@
 //                                               element claims 4 GB in 4 bytes
 //   hostile_peer PORT SECRET_FILE config_value a "@config_value" with an index
 //                                               its variant does not have
+//   hostile_peer PORT SECRET_FILE deep         a "@config_value" of lists
+//                                               nested 100000 deep
 //   hostile_peer PORT SECRET_FILE newcounter   asks the node actor for a
 //                                               count worker (an internal
 //                                               request); prints "answered"
@@ -79,6 +81,27 @@ typename Inspector::result_type inspect(Inspector& f, lying_config_value&) {
     return f(bad_index, filler);
   } else {
     return f(caf::meta::type_name("lying_config_value"));
+  }
+}
+
+// Encodes as a config_value of lists nested 100000 deep (two bytes a
+// level), which CAF decodes by recursion.
+struct deep_config_value {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, deep_config_value&) {
+  if constexpr (std::is_base_of_v<caf::serializer, Inspector>) {
+    for (int level = 0; level < 100000; ++level) {
+      uint8_t list = 7; // the variant's index of config_value::list
+      size_t one = 1;
+      if (auto err = caf::error::eval([&] { return f(list); }, [&] { return f.begin_sequence(one); }))
+        return err;
+    }
+    uint8_t integer = 0;
+    int64_t value = 42;
+    return f(integer, value);
+  } else {
+    return f(caf::meta::type_name("deep_config_value"));
   }
 }
 
@@ -165,7 +188,11 @@ int main(int argc, char** argv) {
     gridvec::net::use_transport(cfg, settings);
   }
   cfg.add_message_type<lying_buffers>("std::vector<gridvec::wire_bytes>");
-  cfg.add_message_type<lying_config_value>("@config_value");
+  // One liar per name: the mode picks which config_value this peer tells.
+  if (mode == "deep")
+    cfg.add_message_type<deep_config_value>("@config_value");
+  else
+    cfg.add_message_type<lying_config_value>("@config_value");
   caf::actor_system sys{cfg};
   std::optional<gridvec::expected<caf::strong_actor_ptr>> node;
   {
@@ -199,11 +226,13 @@ int main(int argc, char** argv) {
     std::puts(outcome.c_str());
     return 0;
   }
-  if (mode != "bigbuffer" && mode != "config_value")
+  if (mode != "bigbuffer" && mode != "config_value" && mode != "deep")
     return ask(sys, target, std::vector<std::string>(argv + 3, argv + argc));
   for (int i = 0; i < 3; ++i) {
     if (mode == "bigbuffer")
       caf::anon_send(target, lying_buffers{});
+    else if (mode == "deep")
+      caf::anon_send(target, deep_config_value{});
     else
       caf::anon_send(target, lying_config_value{});
   }

@@ -13,6 +13,11 @@
 //  - A bad variant index of the built-in "@config_value" throws
 //    std::runtime_error, which BASP does not catch: the node ended. Its
 //    decoder here turns that into an error; the message is dropped.
+//  - Values that hold values (a message in a message, an error's context,
+//    a config_value list) are decoded by recursion, a few bytes of input a
+//    level: a deep enough nest overflowed the network thread's stack. Here
+//    every element a peer names, and every config_value list or dictionary,
+//    is a level, and a message more than 32 levels deep is dropped.
 //
 // Each message a peer sends is at most max-message-mb (src/net/frame_guard),
 // so with these a message costs a node at most its frame plus a small
@@ -36,7 +41,8 @@ caf::error load_bounded_bytes(caf::deserializer& source, std::vector<char>& byte
 void use_bounded_decoders(caf::actor_system_config& cfg);
 
 /// Replaces the decoders of CAF's built-in "@charbuf" and "@config_value"
-/// in `sys` (the built-in table is not configurable; see the .cpp). Call it
+/// in `sys` (the built-in table is not configurable; see the .cpp) and
+/// counts the nesting of every type, built-in or registered. Call it
 /// once the system exists and before it talks to any peer; gridvec's
 /// transport (guarded_transport.hpp) does, before every connect and publish.
 void harden_builtin_decoders(caf::actor_system& sys);
