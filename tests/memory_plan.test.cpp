@@ -15,7 +15,7 @@ constexpr uint64_t MiB = uint64_t{1} << 20, GiB = uint64_t{1} << 30;
 // nodes and a standby shard node.
 std::vector<memory_node> example_nodes(uint64_t shard_budget) {
   return {
-    {"coord", 8 * GiB, true, 0, false, 0, true},         {"shard-a", shard_budget, true, 1, false, 0, false},
+    {"coord", 8 * GiB, true, 0, false, 0, true, true},   {"shard-a", shard_budget, true, 1, false, 0, false},
     {"shard-b", shard_budget, true, 1, false, 0, false}, {"learn-a", 8 * GiB, false, 0, false, 1, false},
     {"learn-b", 8 * GiB, false, 0, false, 1, false},     {"spare", shard_budget, true, 1, true, 0, false},
   };
@@ -100,7 +100,7 @@ TEST_CASE("memory plan: without --shards, the most shards that fit", "[memory_pl
   at_four.shards = 4;
   const uint64_t fixed =
     vocabulary_bytes(job) + vocabulary_counts_bytes(job) + process_bytes + exporter_bytes(job) + learner_bytes(at_four);
-  auto box = [&](uint64_t budget) { return std::vector<memory_node>{{"box", budget, true, 4, false, 1, true}}; };
+  auto box = [&](uint64_t budget) { return std::vector<memory_node>{{"box", budget, true, 4, false, 1, true, true}}; };
   const uint64_t model = 2 * 10'000'000ull * 8 * 4, table = 10'000'000ull * alias_entry_bytes;
   // Room for the model and two tables: S = 2.
   auto two = choose_shards(box(fixed + model + 2 * table + MiB), job, 1, 4);
@@ -117,7 +117,7 @@ TEST_CASE("memory plan: without --shards, the most shards that fit", "[memory_pl
   CHECK_THAT(none.refusal, Catch::StartsWith("node box needs "));
   // Two nodes of two shards each, with room for half the model and two
   // tables: S = 4, two shards on each.
-  std::vector<memory_node> pair{{"a", fixed + model / 2 + 2 * table, true, 2, false, 1, true},
+  std::vector<memory_node> pair{{"a", fixed + model / 2 + 2 * table, true, 2, false, 1, true, true},
                                 {"b", fixed + model / 2 + 2 * table, true, 2, false, 0, false}};
   auto spread = choose_shards(pair, job, 1, 4);
   CHECK(spread.shards == 4);
@@ -149,4 +149,30 @@ TEST_CASE("memory plan: sizes as the config writes them", "[memory_plan]") {
   CHECK(!parse_byte_size("", b));
   CHECK(!parse_byte_size(".5G", b));
   CHECK(!parse_byte_size("5P", b));
+}
+
+TEST_CASE("memory plan: an exporter holds its block, not the words; with -classes every input vector",
+          "[memory_plan]") {
+  // A coordinator node that only coordinates, and an exporter node apart.
+  std::vector<memory_node> nodes{{"coord", 8 * GiB, true, 0, false, 0, true, false},
+                                 {"shard", 8 * GiB, true, 1, false, 1, false, false},
+                                 {"export", 256 * MiB, true, 0, false, 0, false, true}};
+  auto job = million_words(1);
+  auto plan = plan_memory(nodes, job);
+  REQUIRE(plan.fits());
+  CHECK(plan.need[0].vocabulary == vocabulary_bytes(job)); // the shell's queries
+  CHECK(plan.need[0].process == process_bytes);
+  CHECK(plan.need[2].vocabulary == 0);
+  CHECK(plan.need[2].process == process_bytes + 2 * export_block_words * 100 * 4);
+
+  // -classes 50: the K-means holds all V x d input floats and a class per word.
+  train_options o;
+  o.size = 100;
+  o.classes = 50;
+  job = memory_job_of(o, 1'000'000, 20'000'000);
+  CHECK(exporter_bytes(job) ==
+        2 * export_block_words * 100 * 4 + 1'000'000ull * 100 * 4 + 1'000'000ull * 4 + 50ull * (100 * 4 + 8));
+  plan = plan_memory(nodes, job);
+  REQUIRE(!plan.fits());
+  CHECK(plan.refusal.rfind("node export needs ", 0) == 0);
 }

@@ -39,18 +39,6 @@ void save_model_then_finish(coordinator_ptr self, uint64_t attempt, exporter_act
       });
 }
 
-// The parts' writers: one per vocabulary node that is not a standby (the
-// exporter node when none is listed).
-std::vector<size_t> part_writers(const coordinator_state& st) {
-  std::vector<size_t> nodes;
-  for (size_t i = 0; i < st.nodes.size(); ++i)
-    if (st.nodes[i].vocabulary && !st.nodes[i].standby)
-      nodes.push_back(i);
-  if (nodes.empty())
-    nodes.push_back(node_with(st, &job_node::exporter));
-  return nodes;
-}
-
 // What the part writers have done so far.
 struct parts_progress {
   std::string partial;
@@ -125,6 +113,16 @@ void export_parts(coordinator_ptr self, uint64_t attempt) {
 }
 
 } // namespace
+
+std::vector<size_t> part_writers(const coordinator_state& st) {
+  std::vector<size_t> nodes;
+  for (size_t i = 0; i < st.nodes.size(); ++i)
+    if (st.nodes[i].vocabulary && !st.nodes[i].standby)
+      nodes.push_back(i);
+  if (nodes.empty())
+    nodes.push_back(node_with(st, &job_node::exporter));
+  return nodes;
+}
 
 void run_export(coordinator_ptr self) {
   auto& st = self->state;

@@ -84,6 +84,9 @@ void run_preprocessing(coordinator_ptr self);
 void start_training(coordinator_ptr self);
 
 // export_phase.cpp (run_export is declared in coordinator_state.hpp)
+/// The nodes that write --output-parts' part files: one per vocabulary
+/// node that is not a standby (the exporter node when none is listed).
+std::vector<size_t> part_writers(const coordinator_state& st);
 
 // coordinator_actor.cpp
 /// The job's node with a role (the first that is not a standby).

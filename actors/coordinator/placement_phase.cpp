@@ -15,6 +15,9 @@ namespace gridvec {
 namespace {
 
 std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::node_id& here) {
+  std::vector<size_t> exporting{node_with(st, &job_node::exporter)};
+  if (st.opt.output_parts && st.opt.classes == 0)
+    exporting = part_writers(st);
   std::vector<memory_node> out;
   for (size_t i = 0; i < st.nodes.size(); ++i) {
     const auto& n = st.nodes[i];
@@ -25,7 +28,8 @@ std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::no
     m.shard_capacity = n.shard_capacity;
     m.standby = n.standby;
     m.learners = n.learners;
-    m.other_roles = n.vocabulary || n.exporter || (n.handle && n.handle.node() == here);
+    m.holds_words = n.vocabulary || (n.handle && n.handle.node() == here);
+    m.exports = std::find(exporting.begin(), exporting.end(), i) != exporting.end();
     out.push_back(std::move(m));
   }
   return out;

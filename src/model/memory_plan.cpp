@@ -46,7 +46,7 @@ memory_need need_of(const memory_node& node, const memory_job& job, const std::v
   memory_need need;
   need.shards = static_cast<uint32_t>(shards_here.size());
   need.learners = node.learners;
-  if (need.shards == 0 && need.learners == 0 && !node.other_roles)
+  if (need.shards == 0 && need.learners == 0 && !node.holds_words && !node.exports)
     return need; // it holds nothing of this job
   need.process = process_bytes;
   for (uint32_t s : shards_here) {
@@ -56,9 +56,9 @@ memory_need need_of(const memory_node& node, const memory_job& job, const std::v
   need.learner_buffers = uint64_t{node.learners} * learner_bytes(job);
   if (need.shards > 0 || need.learners > 0)
     need.vocabulary += vocabulary_counts_bytes(job);
-  if (node.other_roles)
+  if (node.holds_words)
     need.vocabulary += vocabulary_bytes(job);
-  if (node.other_roles)
+  if (node.exports)
     need.process += exporter_bytes(job);
   return need;
 }
@@ -76,6 +76,7 @@ memory_job memory_job_of(const train_options& o, uint64_t vocab, uint64_t vocab_
   job.minibatch = o.minibatch;
   job.in_flight = o.in_flight_window();
   job.hs = o.hs;
+  job.classes = o.classes;
   job.word_split = o.word_split();
   job.replicated = o.replicated();
   job.partitioned_sampler = o.partitioned_sampler() || o.negatives_mode != 0;
@@ -116,7 +117,15 @@ uint64_t vocabulary_bytes(const memory_job& job) {
 
 uint64_t vocabulary_counts_bytes(const memory_job& job) { return job.vocab * counts_bytes_per_word; }
 
-uint64_t exporter_bytes(const memory_job& job) { return uint64_t{2} * export_block_words * job.dim * float_bytes; }
+uint64_t exporter_bytes(const memory_job& job) {
+  const uint64_t block = uint64_t{2} * export_block_words * job.dim * float_bytes;
+  if (job.classes == 0)
+    return block;
+  // actors/exporter_actor.cpp's write_classes and src/model/word_classes.cpp.
+  const uint64_t vectors = job.vocab * job.dim * float_bytes;
+  const uint64_t classes = job.vocab * sizeof(uint32_t) + uint64_t{job.classes} * (job.dim * float_bytes + 8);
+  return block + vectors + classes;
+}
 
 uint64_t learner_bytes(const memory_job& job) {
   if (job.replicated) { // the model it trains and the model as of the last round

@@ -7,8 +7,10 @@
 //
 // A node's need is the sum of
 //   process     the gridvec process itself (code, actor system, network
-//               buffers): process_bytes, measured; on the node that exports,
-//               its block of rows too;
+//               buffers): process_bytes, measured; on a node that exports,
+//               its block of rows too, and with -classes every input vector
+//               (the K-means needs them all: V x d floats) and each word's
+//               class;
 //   model       per shard it holds, its slice of the input and output
 //               vectors: columns, V x ceil(d/S) floats per matrix; split by
 //               word, ceil(V/S) x d floats per matrix (an input and an
@@ -19,12 +21,14 @@
 //               partition's) and with -hs 1 the Huffman tree's paths;
 //   vocabulary  once per process that holds shards or learners: the
 //               vocabulary's counts, counts_bytes_per_word per word (they
-//               load the counts file, not the words); once per process of
-//               role coordinator, vocabulary or exporter, the words too
-//               (the coordinator's queries, the exporter):
-//               vocabulary_bytes_per_word per word plus twice the file's
-//               bytes (each word's text is held twice, in the list and in
-//               the index);
+//               load the counts file, not the words); on the coordinator's
+//               node and on a node of role vocabulary, the words too (the
+//               coordinator loads them for the shell's queries; a
+//               vocabulary node holds its partition's, charged here in
+//               full): vocabulary_bytes_per_word per word plus twice the
+//               file's bytes (each word's text is held twice, in the list
+//               and in the index). An exporter reads the words from the
+//               file as it writes them and holds none;
 //   learners    per learner, its minibatches in flight (the requests and
 //               every shard's replies), its reading buffer and its
 //               subsampling thresholds (8 bytes a word); with
@@ -64,7 +68,8 @@ struct memory_node {
   uint32_t shard_capacity = 0;    // the config's `shards`
   bool standby = false;
   uint32_t learners = 0;
-  bool other_roles = false; // coordinator, vocabulary or exporter: it loads the vocabulary's words
+  bool holds_words = false; // the coordinator's node or a vocabulary node: it loads the vocabulary's words
+  bool exports = false;     // it writes the vectors (or a part of them)
 };
 
 /// The job's figures the plan reads.
@@ -78,6 +83,7 @@ struct memory_job {
   uint32_t minibatch = 64;
   uint32_t in_flight = 10;
   bool hs = false;
+  uint32_t classes = 0; // -classes K: the exporter's K-means
   bool word_split = false;
   bool replicated = false;
   bool partitioned_sampler = false;
@@ -100,8 +106,9 @@ uint64_t vocabulary_bytes(const memory_job& job);
 /// The vocabulary's counts without its words (shards and learners).
 uint64_t vocabulary_counts_bytes(const memory_job& job);
 uint64_t learner_bytes(const memory_job& job);
-/// The exporter's block of rows and a shard's reply to it: counted with
-/// the process on a node of role coordinator, vocabulary or exporter.
+/// The exporter's block of rows and a shard's reply to it, and with
+/// -classes every input vector and class: counted with the process on a
+/// node that exports.
 uint64_t exporter_bytes(const memory_job& job);
 
 struct memory_plan {
