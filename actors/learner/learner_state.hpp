@@ -83,8 +83,9 @@ enum class mode { running, pausing, paused, stalled };
 struct learner_state {
   learner_config cfg;
   // The vocabulary's counts (8 bytes a word); its words only where they
-  // are needed, loaded from vocab_path then: the keys of --partition
-  // replicated, a part redone without partitions (words_of).
+  // are needed, loaded from vocab_path then: a part turned into ids without
+  // the vocabulary partitions (words_of). --partition replicated reads its
+  // keys from the file one word at a time.
   vocabulary_counts_ptr counts;
   std::string vocab_path;
   vocabulary_ptr vocab;

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 
+#include "src/corpus/vocabulary_reader.hpp"
 #include "src/formats/wire.hpp"
 
 namespace gridvec::learner {
@@ -225,27 +226,48 @@ void round_complete(learner_ptr self) {
   pump(self);
 }
 
+// word_key of every word, in id order: from the vocabulary in memory where
+// this process has it, else read from its file one word at a time.
+expected<std::vector<uint64_t>> word_keys(const learner_state& st) {
+  std::vector<uint64_t> keys;
+  if (st.vocab) {
+    keys.resize(st.vocab->size());
+    for (uint32_t w = 0; w < keys.size(); ++w)
+      keys[w] = word_key(st.vocab->word(w));
+    return keys;
+  }
+  auto words = vocabulary_reader::open_guarded(st.vocab_path);
+  if (!words)
+    return failure{words.error()};
+  keys.reserve(words->size());
+  std::string word;
+  uint64_t count = 0;
+  while (words->position() < words->size()) {
+    if (auto s = words->next(word, count); !s)
+      return failure{s.error()};
+    keys.push_back(word_key(word));
+  }
+  return keys;
+}
+
 } // namespace
 
 void start_replicated(learner_ptr self) {
   auto& st = self->state;
   if (!st.replicated) {
-    // Rows are keyed by word: the vocabulary's words are loaded here, for
-    // the keys, and let go (the replica holds the whole model anyway).
-    auto vocab = words_of(st);
-    if (!vocab) {
-      fail(self, vocab.error());
+    // Rows are keyed by word: each word's key, read from the vocabulary one
+    // word at a time (the words themselves are not kept).
+    auto keys = word_keys(st);
+    if (!keys) {
+      fail(self, keys.error());
       return;
     }
+    if (!st.vocab_path.empty())
+      st.vocab.reset(); // loaded to turn a part into ids: the replica needs only the keys
     st.replicated = std::make_unique<replicated_host>();
     auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.counts->counts));
-    std::vector<uint64_t> keys((*vocab)->size());
-    for (uint32_t w = 0; w < keys.size(); ++w)
-      keys[w] = word_key((*vocab)->word(w));
-    if (st.vocab_path.size() > 0)
-      st.vocab.reset();
     st.replicated->model =
-      std::make_unique<replica>(st.cfg.size, std::move(keys), st.cfg.seed, std::move(noise), st.tree);
+      std::make_unique<replica>(st.cfg.size, std::move(*keys), st.cfg.seed, std::move(noise), st.tree);
     st.replicated->trainer =
       std::make_unique<local_trainer>(std::vector{st.replicated->model->store()}, st.cfg.shared_negatives);
   }
