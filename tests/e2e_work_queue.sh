@@ -33,15 +33,15 @@ while kill -0 "$submit_pid" 2>/dev/null; do
 done
 kill -CONT "$slow" 2>/dev/null || true
 wait $submit_pid || fail "the job failed"
-cluster_expect_line "work queue: 8 parts for 2 learners, each takes the next part nobody trains"
+cluster_expect_line "work queue: 16 parts for 2 learners, each takes the next part nobody trains"
 /usr/bin/python3 - "$work/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 fast, slow = r["parts_trained_per_learner"]
 print(f"parts {r['parts']}: the fast learner trained {fast} part-epochs, the slowed one {slow}; "
       f"{r['processed_words']} words read, {r['trained_words']} trained in {r['training_seconds']:.1f} s")
-assert r["parts"] == 8, r["parts"]
-assert fast + slow == 8 * 2, (fast, slow)  # each part's epoch one lease
+assert r["parts"] == 16, r["parts"]
+assert fast + slow == 16 * 2, (fast, slow)  # each part's epoch one lease
 assert slow < fast, (fast, slow)
 # A part's epoch trained twice would add tens of thousands of words; the
 # few missing are the sentences of one vocabulary word, which have no pair.

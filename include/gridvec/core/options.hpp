@@ -55,8 +55,11 @@ struct train_options {
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
   // The corpus is cut into this many parts per learner, handed out as a
   // work queue (src/corpus/work_queue.hpp); the replicated mode keeps one
-  // fixed part per learner.
-  uint32_t parts_per_learner = 4;
+  // fixed part per learner. The learning rate decays within each part, so
+  // it restarts once per part an epoch: 8 trained better vectors than 4 on
+  // two corpora besides the dev corpus (docs/quality.md, "The work queue
+  // and the learning rate").
+  uint32_t parts_per_learner = 8;
   bool refresh_weights = true; // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (the Distributed negative sampling paper, src/sgns/noise_sampler.hpp).
   uint8_t negatives_mode = 0;        // --negatives: 0 bns (word2vec's), 1 sns, 2 tns (-negative is the count)
