@@ -61,6 +61,16 @@ caf::error decode(caf::actor_system& sys, const std::vector<char>& buf, caf::mes
   return source(stages, msg);
 }
 
+// A real message as BASP carries it: no forwarding stages, then the message.
+std::vector<char> encode(caf::actor_system& sys, const caf::message& original) {
+  std::vector<char> buf;
+  caf::binary_serializer sink{sys, buf};
+  std::vector<caf::strong_actor_ptr> no_stages;
+  auto copy = original;
+  REQUIRE_FALSE(sink(no_stages, copy));
+  return buf;
+}
+
 // A message that did not decode: an error, or (CAF 0.17's variadic
 // operator() can drop an element's error) nothing in it.
 bool refused(const caf::error& err, const caf::message& msg) { return err || msg.empty(); }
@@ -145,25 +155,14 @@ TEST_CASE("bounded decoders: real messages with byte buffers still round-trip", 
   one[12345] = 'y';
   std::vector<wire_bytes> many{wire_bytes(10, 'a'), wire_bytes{}, wire_bytes(70000, 'b')};
   auto original = caf::make_message(step_atom::value, many, std::vector<wire_bytes>{one});
-  std::vector<char> buf;
-  {
-    caf::binary_serializer sink{*h.sys, buf};
-    std::vector<caf::strong_actor_ptr> no_stages;
-    REQUIRE_FALSE(sink(no_stages, original));
-  }
+  auto buf = encode(*h.sys, original);
   caf::message msg;
   REQUIRE_FALSE(decode(*h.sys, buf, msg));
   REQUIRE(msg.match_elements<step_atom, std::vector<wire_bytes>, std::vector<wire_bytes>>());
   CHECK(msg.get_as<std::vector<wire_bytes>>(1) == many);
   CHECK(msg.get_as<std::vector<wire_bytes>>(2).at(0) == one);
   auto single = caf::make_message(one);
-  buf.clear();
-  {
-    caf::binary_serializer sink{*h.sys, buf};
-    std::vector<caf::strong_actor_ptr> no_stages;
-    REQUIRE_FALSE(sink(no_stages, single));
-  }
-  REQUIRE_FALSE(decode(*h.sys, buf, msg));
+  REQUIRE_FALSE(decode(*h.sys, encode(*h.sys, single), msg));
   CHECK(msg.get_as<wire_bytes>(0) == one);
 }
 
@@ -217,12 +216,7 @@ TEST_CASE("bounded decoders: config_values, errors and messages nested a few lev
   auto job_error = make_job_error(error_code::invalid_argument, "corpus.txt: line 3 is not UTF-8");
   auto original = caf::make_message(nested, job_error,
                                     caf::make_message(std::string{"inner"}, caf::make_message(int32_t{7}, int32_t{8})));
-  std::vector<char> buf;
-  {
-    caf::binary_serializer sink{*h.sys, buf};
-    std::vector<caf::strong_actor_ptr> no_stages;
-    REQUIRE_FALSE(sink(no_stages, original));
-  }
+  auto buf = encode(*h.sys, original);
   caf::message msg;
   REQUIRE_FALSE(decode(*h.sys, buf, msg));
   REQUIRE(msg.match_elements<caf::config_value, caf::error, caf::message>());
