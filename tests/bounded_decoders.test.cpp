@@ -75,6 +75,14 @@ std::vector<char> encode(caf::actor_system& sys, const caf::message& original) {
 // operator() can drop an element's error) nothing in it.
 bool refused(const caf::error& err, const caf::message& msg) { return err || msg.empty(); }
 
+// What CAF 0.17.6 threw on: now an error (or an empty message), never an exception.
+void check_refused_without_throwing(caf::actor_system& sys, const std::vector<char>& buf) {
+  caf::message msg;
+  caf::error err;
+  REQUIRE_NOTHROW(err = decode(sys, buf, msg));
+  CHECK(refused(err, msg));
+}
+
 } // namespace
 
 TEST_CASE("bounded decoders: a byte buffer claiming 4 GB fails without allocating it", "[net]") {
@@ -127,10 +135,7 @@ TEST_CASE("bounded decoders: a malformed config_value fails instead of throwing"
     uint64_t filler = 0;
     REQUIRE_FALSE(sink(filler));
   });
-  caf::message msg;
-  caf::error err;
-  REQUIRE_NOTHROW(err = decode(*h.sys, buf, msg));
-  CHECK(refused(err, msg));
+  check_refused_without_throwing(*h.sys, buf);
 }
 
 TEST_CASE("bounded decoders: a config_value whose uri has a bad host kind fails instead of throwing", "[net]") {
@@ -143,10 +148,7 @@ TEST_CASE("bounded decoders: a config_value whose uri has a bad host kind fails 
     uint64_t filler = 0;
     REQUIRE_FALSE(sink(filler));
   });
-  caf::message msg;
-  caf::error err;
-  REQUIRE_NOTHROW(err = decode(*h.sys, buf, msg));
-  CHECK(refused(err, msg));
+  check_refused_without_throwing(*h.sys, buf);
 }
 
 TEST_CASE("bounded decoders: real messages with byte buffers still round-trip", "[net]") {
