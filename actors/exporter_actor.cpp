@@ -67,7 +67,7 @@ void read_blocks(exporter_ptr self, bool output, uint32_t begin, uint32_t last, 
     // A shard of --partition words holds whole rows, of words index mod
     // shards: the rows it sends are those of [begin, end), in order.
     const word_rows rows{shard.index, shards};
-    const bool holds_rows = shard.holds_rows;
+    const bool holds_rows = shard.holds_rows();
     self->request(shard.lanes.front(), shard_timeout, rows_atom::value, begin, end, output)
       .then(
         [=](const wire_bytes& rows_bytes) {

@@ -69,8 +69,9 @@ sample_step make_sample_step() {
 
 shard_info make_shard(caf::actor_system& sys, uint32_t index, uint32_t count, uint32_t dim, const vocabulary& vocab,
                       uint64_t seed, std::shared_ptr<const noise_sampler> noise, uint32_t lanes,
-                      lane_thread where = lane_thread::workers) {
+                      lane_thread where = lane_thread::workers, shard_layout layout = shard_layout::columns) {
   shard_spec spec;
+  spec.layout = layout;
   spec.index = index;
   spec.count = count;
   spec.dim = dim;
@@ -538,13 +539,14 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
   CHECK(file_text("three.txt") == file_text("three-sliced.txt"));
 }
 
-TEST_CASE("shard lanes take a round's rows of their columns and refuse others", "[actors][replicated]") {
+TEST_CASE("replica shard lanes take a round's rows of their columns and refuse others", "[actors][replicated]") {
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   auto vocab = small_vocab(8);
   auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(vocab.counts()));
-  auto handle = make_shard(sys, 1, 2, 4, vocab, 5, noise, 1); // columns [2, 4)
+  auto handle =
+    make_shard(sys, 1, 2, 4, vocab, 5, noise, 1, lane_thread::workers, shard_layout::replica); // columns [2, 4)
   auto lane = handle.lanes[0];
   row_block b;
   b.width = 2;
@@ -588,7 +590,7 @@ shard_info make_row_shard(caf::actor_system& sys, uint32_t index, uint32_t count
   spec.dim = dim;
   spec.seed = 7;
   spec.lanes = 2;
-  spec.holds_rows = true;
+  spec.layout = shard_layout::rows;
   spec.word_partitions = count;
   spec.negatives_mode = negatives_mode;
   auto info = spawn_shard(sys, spec, std::make_shared<const vocabulary>(vocab));
@@ -691,7 +693,23 @@ TEST_CASE("shards of whole rows train a minibatch as the word split in one proce
   }
 }
 
-TEST_CASE("shards of whole rows refuse the other layout's messages and bad shares with one line", "[actors][words]") {
+// Each layout's shard has an interface of its own: a message of another
+// layout does not compile where a handle of the right type is used, and a
+// peer that sends one anyway (an untyped message) gets unexpected_message.
+// (CAF accepts a handle as another type only if it answers all that type's
+// messages: tl_subset_of is the check behind its converting constructor.)
+template <class To, class From>
+constexpr bool usable_as = caf::detail::tl_subset_of<typename To::signatures, typename From::signatures>::value;
+static_assert(usable_as<shard_actor, column_shard_actor>);
+static_assert(usable_as<shard_actor, row_shard_actor>);
+static_assert(usable_as<column_slice_actor, replica_shard_actor>);
+static_assert(!usable_as<column_shard_actor, row_shard_actor>);
+static_assert(!usable_as<row_shard_actor, column_shard_actor>);
+static_assert(!usable_as<column_shard_actor, replica_shard_actor>);
+static_assert(!usable_as<replica_shard_actor, column_shard_actor>);
+static_assert(!usable_as<column_shard_actor, shard_actor>);
+
+TEST_CASE("shards of whole rows refuse the other layouts' messages and bad shares with one line", "[actors][words]") {
   const auto vocab = small_vocab(20);
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
@@ -701,7 +719,7 @@ TEST_CASE("shards of whole rows refuse the other layout's messages and bad share
   std::string error;
   request_value(self, rows.lanes.front(), wire_bytes{},
                 caf::make_message(dotprod_atom::value, encode_dotprod_request(sample_batch())), &error);
-  CHECK(error.find("holds whole rows") != std::string::npos);
+  CHECK(error.find("unexpected_message") != std::string::npos);
   error.clear();
   minibatch mb = sample_batch();
   mb.inputs = {2, 4};
@@ -709,7 +727,11 @@ TEST_CASE("shards of whole rows refuse the other layout's messages and bad share
     self, columns.lanes.front(), wire_bytes{},
     caf::make_message(split_train_atom::value, encode_split_train_request(mb, 0.025f, visit_grouping::example)),
     &error);
-  CHECK(error.find("holds a column slice") != std::string::npos);
+  CHECK(error.find("unexpected_message") != std::string::npos);
+  error.clear();
+  request_value(self, columns.lanes.front(), bool{}, caf::make_message(store_rows_atom::value, wire_bytes(24, '\x01')),
+                &error);
+  CHECK(error.find("unexpected_message") != std::string::npos); // a replica's message
   // Before its peers are known; then an input word of the other shard.
   error.clear();
   request_value(

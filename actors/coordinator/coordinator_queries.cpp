@@ -123,7 +123,7 @@ void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<
     row.node = st.nodes[st.shard_node[s]].name;
     row.first = st.shards[s].first;
     row.width = st.shards[s].width;
-    row.row_shards = st.shards[s].holds_rows ? static_cast<uint32_t>(st.shards.size()) : 0;
+    row.row_shards = st.shards[s].holds_rows() ? static_cast<uint32_t>(st.shards.size()) : 0;
     row.lanes = static_cast<uint32_t>(st.shards[s].lanes.size());
     // A slice of every row, or (rows held by word) the words w mod S = s.
     const uint64_t words = st.vocab.size;
@@ -279,7 +279,7 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
           sum_similarities(
             self,
             [self, query = float_bytes(*q)](const shard_actor& lane) {
-              return self->request(lane, shard_query_timeout, similar_atom::value, query);
+              return self->request(lane_as<row_shard_actor>(lane), shard_query_timeout, similar_atom::value, query);
             },
             ids, k, rp, failed, qq);
         },
@@ -338,14 +338,15 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
             weights[i] = n > 0 ? signs[i] / n : 0.0f;
           }
           auto& st = self->state;
-          if (st.shards.front().holds_rows) {
+          if (st.shards.front().holds_rows()) {
             similar_by_rows(self, ids, std::move(weights), k, rp, failed);
             return;
           }
           sum_similarities(
             self,
             [self, ids, query = float_bytes(weights)](const shard_actor& lane) {
-              return self->request(lane, shard_query_timeout, similar_atom::value, ids, query);
+              return self->request(lane_as<column_slice_actor>(lane), shard_query_timeout, similar_atom::value, ids,
+                                   query);
             },
             ids, k, rp, failed, std::nullopt);
         },
@@ -380,7 +381,7 @@ void query_vector(coordinator_ptr self, const std::string& word, caf::typed_resp
     self->request(shard.lanes.front(), shard_query_timeout, rows_atom::value, id, id + 1)
       .then(
         [rp, row, pending, failed, first = shard.first,
-         width = shard.holds_rows && id % st.shards.size() != shard.index ? 0 : shard.width](
+         width = shard.holds_rows() && id % st.shards.size() != shard.index ? 0 : shard.width](
           const wire_bytes& bytes) mutable {
           // (A shard of --partition words sends the row only if it holds it.)
           if (*failed)

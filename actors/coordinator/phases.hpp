@@ -25,8 +25,9 @@
 // the coordinator reads it in vocabulary_phase.cpp (the automatic choice),
 // placement_phase.cpp (what runs where), start_phase.cpp,
 // training_phase.cpp (how the learners start), coordinator_actor.cpp and
-// coordinator_recovery.cpp; the learner (actors/learner/) and the shard
-// (shard_actor.cpp) have a path of their own for each.
+// coordinator_recovery.cpp; the learner (actors/learner/) has a path of its
+// own for each, chosen once (choose_path). A shard's layout is one place per
+// layout (docs/actors.md, shard_actor).
 #include <functional>
 #include <string>
 #include <vector>

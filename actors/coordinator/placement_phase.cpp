@@ -217,7 +217,7 @@ void place_planned_shards(coordinator_ptr self, const std::vector<uint32_t>& sha
 
 void tell_peers(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
-  if (st.shards.empty() || !st.shards.front().holds_rows) {
+  if (st.shards.empty() || !st.shards.front().holds_rows()) {
     then();
     return;
   }
@@ -228,7 +228,7 @@ void tell_peers(coordinator_ptr self, std::function<void()> then) {
     std::vector<caf::actor> peers;
     for (const auto& peer : st.shards)
       peers.push_back(caf::actor_cast<caf::actor>(peer.lanes[i % peer.lanes.size()]));
-    self->request(st.shards[i].lanes.front(), placement_timeout, peers_atom::value, peers)
+    self->request(lane_as<row_shard_actor>(st.shards[i].lanes.front()), placement_timeout, peers_atom::value, peers)
       .then(
         [pending, then](bool) {
           if (--*pending == 0)
@@ -253,7 +253,7 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.negatives_mode = st.opt.negatives_mode;
   spec.hierarchical_sampler = st.opt.partitioned_sampler();
   spec.word_partitions = st.opt.word_partitions_of(st.opt.shards);
-  spec.holds_rows = st.opt.word_split() && st.opt.shards > 1;
+  spec.layout = st.opt.layout_of_shards();
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
       [self, s, n, then](shard_info info) {

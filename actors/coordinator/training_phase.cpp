@@ -77,9 +77,9 @@ void report_noise(coordinator_ptr self) {
   say(self, "noise words: " + s.negatives + (s.hierarchical_sampler ? " (hierarchical sampler)" : "") + " over " +
               std::to_string(s.word_partitions) + " word partitions; sampling tables " +
               std::to_string(s.sampling_bytes / 1024) + " KiB per shard" +
-              (st.shards.front().holds_rows ? std::string{" (its own partition's)"}
-                                            : ", " + std::to_string(s.partition_sampling_bytes / 1024) +
-                                                " KiB per partition with the vectors split by word"));
+              (st.shards.front().holds_rows() ? std::string{" (its own partition's)"}
+                                              : ", " + std::to_string(s.partition_sampling_bytes / 1024) +
+                                                  " KiB per partition with the vectors split by word"));
 }
 
 } // namespace
@@ -93,7 +93,7 @@ void start_training(coordinator_ptr self) {
   st.learner_idle.assign(st.learners.size(), false);
   // (The replicated mode's learners train on their own copies: nothing in
   // flight, no messages per minibatch.)
-  const bool rows = st.shards.front().holds_rows;
+  const bool rows = st.shards.front().holds_rows();
   say(self,
       "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
         (rows ? " shards of whole rows (word w on shard w mod " + std::to_string(st.shards.size()) + ")"

@@ -106,29 +106,48 @@ void pump_settled(learner_ptr self) {
 }
 
 void pump(learner_ptr self) {
-  if (self->state.replicated)
-    replicated_pump(self);
-  else if (self->state.split_rows)
-    split_pump(self);
-  else if (self->state.fused || self->state.word_split)
-    fused_pump(self);
-  else
-    protocol_pump(self);
+  using path = learner_state::training_path;
+  switch (self->state.path) {
+    case path::protocol: protocol_pump(self); break;
+    case path::fused: fused_pump(self); break;
+    case path::split: split_pump(self); break;
+    case path::replicated:
+      if (self->state.replicated) // once start_replicated has begun loading the model
+        replicated_pump(self);
+      break;
+  }
 }
 
 namespace {
 
-// Decides whether this learner trains on its shards directly: only if the
-// job allows it (--fused) and every lane is in this process (never so in a
-// cluster of one role per node).
+// Decides which path trains, from the shards' layout, and whether this
+// learner trains on its shards directly: only if the job allows it (--fused)
+// and every lane is in this process (never so in a cluster of one role per
+// node).
 status choose_path(learner_state& st) {
+  using path = learner_state::training_path;
   st.fused.reset();
   st.word_split.reset();
-  st.split_rows = st.cfg.word_split() && st.shards.size() > 1;
-  if (st.split_rows) {
-    // Shards of whole rows, wherever they live: the exchange runs between
-    // them (split_path.cpp).
-  } else if (st.cfg.word_split()) {
+  st.column_lanes.clear();
+  st.row_lanes.clear();
+  st.replica_lanes.clear();
+  switch (layout_of_shards(st.cfg.partition, static_cast<uint32_t>(st.shards.size()))) {
+    case shard_layout::replica:
+      st.path = path::replicated;
+      st.replica_lanes = lanes_as<replica_shard_actor>(st.shards);
+      break;
+    case shard_layout::rows:
+      // Shards of whole rows, wherever they live: the exchange runs between
+      // them (split_path.cpp).
+      st.path = path::split;
+      st.row_lanes = lanes_as<row_shard_actor>(st.shards);
+      break;
+    case shard_layout::columns:
+      st.path = path::protocol;
+      st.column_lanes = lanes_as<column_shard_actor>(st.shards);
+      break;
+  }
+  if (st.path == path::protocol && st.cfg.word_split()) {
     auto stores = find_local_stores(st.shards);
     if (stores.size() != 1)
       return failure{"--partition words with one shard trains where that shard is (gridvec train)"};
@@ -138,10 +157,13 @@ status choose_path(learner_state& st) {
     if (!trainer)
       return failure{trainer.error()};
     st.word_split = std::move(*trainer);
-  } else if (st.cfg.fused && !st.cfg.replicated()) {
+    st.path = path::fused;
+  } else if (st.path == path::protocol && st.cfg.fused) {
     auto stores = find_local_stores(st.shards);
-    if (!stores.empty())
+    if (!stores.empty()) {
       st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
+      st.path = path::fused;
+    }
   }
   // Examples are interleaved (src/corpus/passage.hpp) on both paths: the
   // protocol's minibatches in flight then do not all come from one stretch

@@ -90,7 +90,12 @@ struct learner_state {
   std::string vocab_path;
   vocabulary_ptr vocab;
   std::unique_ptr<subsampler> sampler;
+  // One lane of every shard, in shard order; and the same lanes as the
+  // handles of the shards' layout, the one that fits the path (choose_path).
   std::vector<shard_actor> shards;
+  std::vector<column_shard_actor> column_lanes; // the protocol path
+  std::vector<row_shard_actor> row_lanes;       // the split path
+  std::vector<replica_shard_actor> replica_lanes;
   coordinator_actor coordinator;
   std::unique_ptr<part_walker> walker;
   std::unique_ptr<rng> random;
@@ -119,15 +124,20 @@ struct learner_state {
   loss_watch losses;
   clock::time_point started = clock::now();
 
+  // Which path trains, chosen once the shards are known (choose_path):
+  //   protocol    minibatches to column shards (protocol_path.cpp)
+  //   fused       on the stores of this process directly (fused_path.cpp)
+  //   split       shares to the row shards of their input words (split_path.cpp)
+  //   replicated  on this learner's copy of the model (replicated_path.cpp)
+  enum class training_path { protocol, fused, split, replicated };
+  training_path path = training_path::protocol;
+
   // The fused path (src/sgns/local_trainer.hpp): set while every shard lane is in
   // this process; minibatches are then trained on the stores directly.
   std::unique_ptr<local_trainer> fused;
   // --partition words, on that path: the store's rows viewed as word
   // partitions and trained through their exchange (src/model/word_split_trainer.hpp).
   std::unique_ptr<word_split_trainer> word_split;
-  // --partition words with several shards, each holding whole rows
-  // (split_path.cpp).
-  bool split_rows = false;
   batch_state fused_batch;
   bool fused_scheduled = false; // a `run` message is on its way
 

@@ -53,8 +53,8 @@ group_ptr next_group(learner_state& st, size_t releasing, status& read) {
 // shard has applied all of them.
 void send_adjusts(learner_ptr self, const group_ptr& g, const std::vector<wire_bytes>& adjusts) {
   auto& st = self->state;
-  g->pending = st.shards.size() * adjusts.size();
-  for (auto& shard : st.shards) {
+  g->pending = st.column_lanes.size() * adjusts.size();
+  for (auto& shard : st.column_lanes) {
     for (const auto& request : adjusts) {
       st.unreported.wire.add(message_kind::adjust_request, request.size());
       self->request(shard, caf::infinite, adjust_atom::value, request)
@@ -124,7 +124,7 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
   }
   for (const auto& a : adjusts)
     adjust_bytes += a.size();
-  next->pending = st.shards.size();
+  next->pending = st.column_lanes.size();
   auto on_reply = [self, next, done](const std::vector<wire_bytes>& replies) {
     auto& st = self->state;
     if (next->generation != st.generation)
@@ -153,15 +153,15 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
   };
   const uint64_t generation = next->generation;
   auto on_error = [self, generation](caf::error& err) { on_shard_error(self, generation, err); };
-  for (size_t s = 0; s < st.shards.size(); ++s) {
+  for (size_t s = 0; s < st.column_lanes.size(); ++s) {
     st.unreported.wire.add(message_kind::dotprod_request, dotprod_bytes);
     st.unreported.wire.add_part(message_kind::adjust_request, adjust_bytes);
     // Each request copies its arguments into a message: the last one takes
     // the buffers instead (a copy of every byte of the step saved).
-    if (s + 1 < st.shards.size())
-      self->request(st.shards[s], caf::infinite, step_atom::value, adjusts, dotprods).then(on_reply, on_error);
+    if (s + 1 < st.column_lanes.size())
+      self->request(st.column_lanes[s], caf::infinite, step_atom::value, adjusts, dotprods).then(on_reply, on_error);
     else
-      self->request(st.shards[s], caf::infinite, step_atom::value, std::move(adjusts), std::move(dotprods))
+      self->request(st.column_lanes[s], caf::infinite, step_atom::value, std::move(adjusts), std::move(dotprods))
         .then(on_reply, on_error);
   }
 }

@@ -32,7 +32,7 @@ using phase = replicated_host::phase;
 uint32_t rows_per_request(uint32_t width) { return std::max<uint32_t>(1, (4u << 20) / (width * sizeof(float))); }
 
 column_slice slice_of(const learner_state& st, size_t shard) {
-  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(st.shards.size()), st.cfg.size);
+  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(st.replica_lanes.size()), st.cfg.size);
 }
 
 uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.size()); }
@@ -48,14 +48,14 @@ void load_from_shards(learner_ptr self) {
   r.at = phase::loading;
   r.loads_pending = 1; // until every request is out
   const uint32_t rows[2] = {r.model->store()->vocab_size(), r.model->store()->output_rows()};
-  for (size_t s = 0; s < st.shards.size(); ++s) {
+  for (size_t s = 0; s < st.replica_lanes.size(); ++s) {
     const column_slice slice = slice_of(st, s);
     const uint32_t step = rows_per_request(slice.width);
     for (bool output : {false, true})
       for (uint32_t begin = 0; begin < rows[output]; begin += step) {
         const uint32_t end = std::min(rows[output], begin + step);
         ++r.loads_pending;
-        self->request(st.shards[s], sync_timeout, rows_atom::value, begin, end, output)
+        self->request(st.replica_lanes[s], sync_timeout, rows_atom::value, begin, end, output)
           .then(
             [self, slice, output, begin, end, generation = st.generation](const wire_bytes& bytes) {
               auto& st = self->state;
@@ -142,12 +142,12 @@ void combine_round(learner_ptr self, uint64_t round) {
     broadcast_values(self, *values);
   };
   if (values->rows() > 0)
-    for (size_t s = 0; s < st.shards.size(); ++s) {
+    for (size_t s = 0; s < st.replica_lanes.size(); ++s) {
       ++*pending;
       const column_slice slice = slice_of(st, s);
       const wire_bytes bytes = encode_row_block(slice.width == values->width ? *values : columns_of(*values, slice));
       st.unreported.wire.add(message_kind::round_store, bytes.size());
-      self->request(st.shards[s], sync_timeout, store_rows_atom::value, bytes)
+      self->request(st.replica_lanes[s], sync_timeout, store_rows_atom::value, bytes)
         .then([stored](bool) { stored(); },
               [self, generation = st.generation](caf::error& err) { on_shard_error(self, generation, err); });
     }

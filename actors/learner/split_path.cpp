@@ -2,7 +2,7 @@
 // each shard holds the whole rows of its words, so a minibatch goes, split
 // by the owner of each example's input word, to those shards only (word ids
 // and the seed); each of them trains its share through the exchange with
-// the others (actors/shard_word_split.hpp) and answers with the loss. A
+// the others (actors/shard/row_exchange.hpp) and answers with the loss. A
 // minibatch leaves the window once every share has been answered.
 #include "actors/learner/learner_state.hpp"
 
@@ -23,7 +23,7 @@ struct split_in_flight {
 
 void send_shares(learner_ptr self, const batch_ptr& b) {
   auto& st = self->state;
-  const word_layout layout{static_cast<uint32_t>(st.shards.size())};
+  const word_layout layout{static_cast<uint32_t>(st.row_lanes.size())};
   auto flight = std::make_shared<split_in_flight>();
   flight->batch = b;
   flight->alpha = alpha_for(st, *b);
@@ -38,7 +38,7 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
     auto request = encode_split_train_request(
       shares[k], flight->alpha, st.cfg.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example);
     st.unreported.wire.add(message_kind::split_train_request, request.size());
-    self->request(st.shards[k], caf::infinite, split_train_atom::value, request)
+    self->request(st.row_lanes[k], caf::infinite, split_train_atom::value, request)
       .then(
         [self, flight](const wire_bytes& bytes) {
           auto& st = self->state;

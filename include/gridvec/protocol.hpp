@@ -103,9 +103,46 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 
 // --- typed interfaces -------------------------------------------------------
 
-/// One lane of a shard. A shard is a column slice (shard_store) served by
-/// several lanes that share it without locks, so that one shard can use
-/// several cores (Hogwild, as word2vec.c's threads).
+/// One lane of a shard. A shard is a slice of the model (shard_store) served
+/// by several lanes that share it without locks, so that one shard can use
+/// several cores (Hogwild, as word2vec.c's threads). Its layout
+/// (shard_layout) is chosen once per job and decides its interface: every
+/// shard answers shard_actor's messages, and each layout adds its own, so
+/// that a message of another layout is a compile error where it is sent.
+///
+/// shard_actor: what every shard answers, whatever its layout.
+///   rows:    (first word, end word[, output]) -> those words' input (or
+///            output) vectors that this shard holds, its columns,
+///            row-major little-endian float32 (export, --save-model)
+///   sync:    -> true once every message this sender sent before is done
+///            (messages between two actors stay in order)
+///   save:    (file, vocabulary crc) -> the slice file written (checkpoint)
+///   load:    (file, vocabulary crc) -> true; the slices read back from a
+///            checkpoint (learners must be paused)
+///   reset:   -> true; back to the initial vectors (rollback to the start)
+///   stats:   -> requests served, memory
+///   norms:   (word ids) -> partial squared norms of their input vectors
+///            (0 for words it does not hold), float32 bytes
+/// Errors: a malformed message, an out-of-range id, an unreadable or
+/// damaged checkpoint file -> runtime_error with one line.
+using shard_actor =
+  caf::typed_actor<caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
+                   caf::replies_to<rows_atom, uint32_t, uint32_t, bool>::with<wire_bytes>,
+                   caf::replies_to<sync_atom>::with<bool>,
+                   caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,
+                   caf::replies_to<load_atom, std::string, uint64_t>::with<bool>,
+                   caf::replies_to<reset_atom>::with<bool>, caf::replies_to<stats_atom>::with<shard_counters>,
+                   caf::replies_to<norms_atom, std::vector<uint32_t>>::with<wire_bytes>>;
+
+/// A shard that holds the columns [first, first + width) of every word's
+/// vectors (the columns and replicated layouts) adds:
+///   similar: (word ids, weights as float32 bytes) -> partial similarity of
+///            the query q = sum weight_i u(word_i) to every word, float32
+///            bytes: [|q_s|^2, q_s.u_s(0..V-1), |u_s(0..V-1)|^2]
+using column_slice_actor =
+  shard_actor::extend<caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>>;
+
+/// The columns layout: learners train through the shards' column slices.
 ///   dotprod: DotprodRequest bytes -> DotprodReply bytes
 ///   adjust:  AdjustRequest bytes  -> AdjustReply bytes
 ///   step:    (AdjustRequest bytes of finished minibatches, DotprodRequest
@@ -114,26 +151,19 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 ///            other. A learner's whole group of minibatches in one message
 ///            each way, instead of an adjust and a dotprod per minibatch;
 ///            nothing is applied if any part is bad.
-///   rows:    (first word, end word[, output]) -> those words' input (or
-///            output) vectors, this shard's columns, row-major
-///            little-endian float32 (export, --save-model)
-///   sync:    -> true once every message this sender sent before is done
-///            (messages between two actors stay in order)
-///   save:    (file, vocabulary crc) -> the slice file written (checkpoint)
-///   load:    (file, vocabulary crc) -> true; the slices read back from a
-///            checkpoint (learners must be paused)
-///   reset:   -> true; back to the initial vectors (rollback to the start)
-///   stats:   -> requests served, memory
-///   norms:   (word ids) -> partial squared norms of their input vectors,
-///            float32 bytes
-///   similar: (word ids, weights as float32 bytes) -> partial similarity of
-///            the query q = sum weight_i u(word_i) to every word, float32
-///            bytes: [|q_s|^2, q_s.u_s(0..V-1), |u_s(0..V-1)|^2]
-///   storerows: (RowBlock bytes of this shard's columns) -> true; the
-///            rows' new values after a round of --partition replicated
-/// A shard of --partition words holds the whole rows of its words instead
-/// (word w on shard w mod S, docs/word-partitions.md); dotprod, adjust and
-/// step are refused there, and it trains through these:
+using column_shard_actor = column_slice_actor::extend<
+  caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
+  caf::replies_to<step_atom, std::vector<wire_bytes>, std::vector<wire_bytes>>::with<std::vector<wire_bytes>>>;
+
+/// The replicated layout: the shards keep the model that every learner
+/// copies, and take each round's new values from the rows' masters.
+///   storerows: (RowBlock bytes of this shard's columns) -> true
+using replica_shard_actor = column_slice_actor::extend<caf::replies_to<store_rows_atom, wire_bytes>::with<bool>>;
+
+/// The rows layout (--partition words over several shards): a shard holds
+/// the whole rows of its words (word w on shard w mod S,
+/// docs/word-partitions.md) and trains through these:
 ///   splittrain: SplitTrainRequest bytes (a learner's examples whose input
 ///            words this shard owns) -> SplitTrainReply bytes, once the
 ///            visits to the other shards have come back
@@ -143,26 +173,26 @@ constexpr uint32_t no_node = 0xFFFFFFFFu;
 ///            (at placement, and again after a shard is restored)
 ///   similar: (the query vector q, float32 bytes) -> [0, q.u(x), |u(x)|^2]
 ///            for the words x it holds, 0 for the others
-/// rows answers the rows it holds among the words asked for; norms gives
-/// 0 for the words it does not hold.
-/// Errors: a malformed message, an out-of-range id, an unreadable or
-/// damaged checkpoint file -> runtime_error with one line.
-using shard_actor = caf::typed_actor<
-  caf::replies_to<dotprod_atom, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<adjust_atom, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<step_atom, std::vector<wire_bytes>, std::vector<wire_bytes>>::with<std::vector<wire_bytes>>,
-  caf::replies_to<rows_atom, uint32_t, uint32_t>::with<wire_bytes>,
-  caf::replies_to<rows_atom, uint32_t, uint32_t, bool>::with<wire_bytes>, caf::replies_to<sync_atom>::with<bool>,
-  caf::replies_to<save_atom, std::string, uint64_t>::with<file_digest>,
-  caf::replies_to<load_atom, std::string, uint64_t>::with<bool>, caf::replies_to<reset_atom>::with<bool>,
-  caf::replies_to<stats_atom>::with<shard_counters>,
-  caf::replies_to<norms_atom, std::vector<uint32_t>>::with<wire_bytes>,
-  caf::replies_to<similar_atom, std::vector<uint32_t>, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<store_rows_atom, wire_bytes>::with<bool>,
-  caf::replies_to<split_train_atom, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<visit_atom, wire_bytes>::with<wire_bytes>,
-  caf::replies_to<peers_atom, std::vector<caf::actor>>::with<bool>,
-  caf::replies_to<similar_atom, wire_bytes>::with<wire_bytes>>;
+using row_shard_actor = shard_actor::extend<caf::replies_to<split_train_atom, wire_bytes>::with<wire_bytes>,
+                                            caf::replies_to<visit_atom, wire_bytes>::with<wire_bytes>,
+                                            caf::replies_to<peers_atom, std::vector<caf::actor>>::with<bool>,
+                                            caf::replies_to<similar_atom, wire_bytes>::with<wire_bytes>>;
+
+/// A lane as the handle type of its layout. The lanes were spawned for that
+/// layout (shard_info::layout), which the caller knows from the job's
+/// options; only the handle type changes here.
+template <class LayoutActor>
+LayoutActor lane_as(const shard_actor& lane) {
+  return caf::actor_cast<LayoutActor>(lane);
+}
+template <class LayoutActor>
+std::vector<LayoutActor> lanes_as(const std::vector<shard_actor>& lanes) {
+  std::vector<LayoutActor> out;
+  out.reserve(lanes.size());
+  for (const auto& lane : lanes)
+    out.push_back(lane_as<LayoutActor>(lane));
+  return out;
+}
 
 /// One word partition of the vocabulary: every word belongs to one
 /// partition by its hash (src/corpus/partitioned_count.hpp), so no process
@@ -300,15 +330,16 @@ struct shard_info {
   // with the vectors split by word (src/sgns/noise_sampler.hpp).
   uint64_t sampling_bytes = 0;
   uint64_t partition_sampling_bytes = 0;
-  // --partition words: it holds the whole rows of the words w with
-  // w mod (shards) = index, not columns [first, first + width).
-  bool holds_rows = false;
+  // rows: it holds the whole rows of the words w with w mod (shards) =
+  // index, not columns [first, first + width).
+  shard_layout layout = shard_layout::columns;
+  bool holds_rows() const { return layout == shard_layout::rows; }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_info& x) {
   return f(caf::meta::type_name("shard_info"), x.index, x.first, x.width, x.lanes, x.sampling_bytes,
-           x.partition_sampling_bytes, x.holds_rows);
+           x.partition_sampling_bytes, x.layout);
 }
 
 /// Where to start a new shard from.
@@ -329,16 +360,16 @@ struct shard_spec {
   uint8_t negatives_mode = 0;
   bool hierarchical_sampler = false;
   uint32_t word_partitions = 1;
-  // --partition words: shard index of count holds whole rows (word w mod
-  // count), trained through the word split's exchange.
-  bool holds_rows = false;
+  // Its interface and what it holds: rows, the whole rows of the words w
+  // with w mod count = index, trained through the word split's exchange.
+  shard_layout layout = shard_layout::columns;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
            x.vocab_crc, x.init_model, x.hierarchical, x.negatives_mode, x.hierarchical_sampler, x.word_partitions,
-           x.holds_rows);
+           x.layout);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:

@@ -5,8 +5,8 @@
 //   dotprod  a DotprodRequest -> a DotprodReply
 //   adjust   an AdjustRequest -> an AdjustReply
 //
-// (schema/minibatch.capnp). A shard lane (actors/shard_actor.cpp) calls
-// these functions directly on every training message, with buffers of its
+// (schema/minibatch.capnp). A shard lane calls these functions through
+// its column_lane (src/shard/column_service.hpp) on every training message, with buffers of its
 // own and several lanes at once on the same store (Hogwild). They are not
 // table operations: the table service (src/table/) never serves an SGNS
 // model, because a general table request's envelope, lookup and per-call

@@ -1,5 +1,5 @@
 // Reached by: any peer that can send to a shard lane, with an (adjust, bytes)
-// message or inside a (step, adjusts, dotprods) message (actors/shard_actor.cpp),
+// message or inside a (step, adjusts, dotprods) message (actors/shard/column_shard.cpp),
 // which runs it with decode_sgns_adjust and run_sgns_adjust
 // (src/model/sgns_operations.cpp).
 // The lane decodes the AdjustRequest, validates the minibatch and the weight

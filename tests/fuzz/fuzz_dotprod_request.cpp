@@ -1,5 +1,5 @@
 // Reached by: any peer that can send to a shard lane, with a (dotprod, bytes)
-// message or inside a (step, adjusts, dotprods) message (actors/shard_actor.cpp),
+// message or inside a (step, adjusts, dotprods) message (actors/shard/column_shard.cpp),
 // which runs it with decode_sgns_dotprod and run_sgns_dotprod
 // (src/model/sgns_operations.cpp).
 // The lane decodes the DotprodRequest, validates the minibatch against its

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "src/sgns/noise_sampler.hpp"
-#include "actors/shard_word_split.hpp"
 #include "src/model/sgns_operations.hpp"
+#include "src/shard/row_service.hpp"
 
 namespace gridvec::fuzz {
 
@@ -65,11 +65,10 @@ struct small_shard {
 /// partition's noise table.
 struct row_shard {
   row_shard()
-    : store(word_rows{0, 2}, small_shard::dim, small_shard::vocab, small_shard::init_seed),
-      part(store, small_shard::counts(), negatives_mode::bns) {}
+    : part(std::make_shared<shard_store>(word_rows{0, 2}, small_shard::dim, small_shard::vocab, small_shard::init_seed),
+           slice_header{}, small_shard::init_seed, small_shard::counts(), negatives_mode::bns) {}
 
-  shard_store store;
-  word_split_part part;
+  row_service part;
 };
 
 } // namespace gridvec::fuzz

@@ -1,8 +1,8 @@
 // Reached by: any peer that can send to a shard lane of --partition words a
-// (visit, bytes) message (actors/shard_actor.cpp): another shard's input
+// (visit, bytes) message (actors/shard/row_shard.cpp): another shard's input
 // vectors to train against this shard's output rows. The lane decodes the
 // VisitBatch against its dimension, checks every visit against its rows
-// and trains it (word_split_part::serve): so does this target, on a shard
+// and trains it (row_service::serve): so does this target, on a shard
 // of half a 64-word vocabulary reset to its initial vectors every time.
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// (Public header of actors/shard_actor.cpp.)
+// (Public header of actors/shard/spawn_shard.cpp.)
 // Shard actors: a shard of an SGNS job is one shard_store (a column or
 // word slice of the model), served by several lanes (actors) at once. A
 // lane runs a training message with the store's dotprod or adjust

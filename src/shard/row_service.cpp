@@ -1,7 +1,9 @@
-#include "actors/shard_word_split.hpp"
+#include "src/shard/row_service.hpp"
 
 #include <cstring>
 
+#include "src/formats/split_wire.hpp"
+#include "src/model/similarity.hpp"
 #include "src/sgns/vector_math.hpp"
 
 namespace gridvec {
@@ -18,34 +20,16 @@ std::vector<uint64_t> own_counts(const std::vector<uint64_t>& counts, word_layou
 
 } // namespace
 
-word_split_part::word_split_part(shard_store& store, const std::vector<uint64_t>& counts, negatives_mode m)
-  : layout{store.rows_layout().partitions},
-    rows(store.rows_layout().partition, layout, store.dim(), store.vocab_size(), store.input_data(),
-         store.output_data(), partition_rows::indexing::local),
-    own(hierarchical_sampler::partition_masses(counts, layout.partitions), store.rows_layout().partition,
-        own_counts(counts, layout, store.rows_layout().partition)),
-    mode(m), vocab(store.vocab_size()) {}
+row_service::row_service(std::shared_ptr<shard_store> shared, slice_header header, uint64_t init_seed,
+                         const std::vector<uint64_t>& counts, negatives_mode m)
+  : shard_service(std::move(shared), header, init_seed), layout{store().rows_layout().partitions},
+    rows(store().rows_layout().partition, layout, store().dim(), store().vocab_size(), store().input_data(),
+         store().output_data(), partition_rows::indexing::local),
+    own(hierarchical_sampler::partition_masses(counts, layout.partitions), store().rows_layout().partition,
+        own_counts(counts, layout, store().rows_layout().partition)),
+    mode(m), vocab(store().vocab_size()) {}
 
-std::shared_ptr<const std::vector<shard_actor>> word_split_part::peers() const {
-  std::lock_guard<std::mutex> lock(peers_mutex_);
-  return peers_;
-}
-
-status word_split_part::set_peers(const std::vector<caf::actor>& all) {
-  if (all.size() != partitions())
-    return failure{"peers: " + std::to_string(all.size()) + " shards for a job of " + std::to_string(partitions())};
-  std::vector<shard_actor> typed;
-  for (const auto& a : all) {
-    if (!a)
-      return failure{"peers: a shard is missing"};
-    typed.push_back(caf::actor_cast<shard_actor>(a));
-  }
-  std::lock_guard<std::mutex> lock(peers_mutex_);
-  peers_ = std::make_shared<const std::vector<shard_actor>>(std::move(typed));
-  return {};
-}
-
-status word_split_part::check_share(const minibatch& mb) const {
+status row_service::check_share(const minibatch& mb) const {
   if (mb.mean_inputs || mb.hierarchical)
     return failure{"the word split trains skip-gram with negative sampling only"};
   if (mb.negatives == 0 || mb.negatives > max_negatives)
@@ -74,28 +58,31 @@ status word_split_part::check_share(const minibatch& mb) const {
   return {};
 }
 
-expected<wire_bytes> word_split_part::serve(const wire_bytes& request) {
+expected<wire_bytes> row_service::serve(const wire_bytes& request) {
+  count_requests(1);
   visit_message m;
   if (auto s = decode_visit_batch(request, rows.dim(), m); !s)
-    return failure{s.error()};
+    return failure{s.why()};
   if (m.source >= partitions())
     return failure{"a visit batch from shard " + std::to_string(m.source) + " of " + std::to_string(partitions())};
   if (auto s = check_batch(rows, m.batch); !s)
-    return failure{s.error()};
+    return failure{s.why()};
   std::vector<float> gradients(m.inputs.size());
   const auto w = serve_visits(rows, own, m.batch, m.inputs.data(), gradients.data(), m.seed, m.alpha);
   return encode_visit_reply(w, gradients.data(), gradients.size());
 }
 
-std::vector<float> word_split_part::norms(const std::vector<uint32_t>& words) const {
+expected<wire_bytes> row_service::norms(const std::vector<uint32_t>& words) const {
+  if (auto s = check_words(words); !s)
+    return failure{s.why()};
   std::vector<float> out;
   out.reserve(words.size());
   for (uint32_t w : words)
     out.push_back(rows.owns(w) ? dot(rows.input(w), rows.input(w), rows.dim()) : 0.0f);
-  return out;
+  return float_bytes(out);
 }
 
-expected<std::vector<float>> word_split_part::similar(const wire_bytes& query) const {
+expected<wire_bytes> row_service::similar(const wire_bytes& query) const {
   const uint32_t d = rows.dim();
   if (query.size() != size_t{d} * sizeof(float))
     return failure{"similar: a query of " + std::to_string(query.size()) + " bytes for vectors of " +
@@ -110,7 +97,7 @@ expected<std::vector<float>> word_split_part::similar(const wire_bytes& query) c
     dots[x] = dot(q.data(), row, d);
     norms[x] = dot(row, row, d);
   }
-  return out;
+  return float_bytes(out);
 }
 
 } // namespace gridvec

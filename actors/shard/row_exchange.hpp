@@ -1,14 +1,10 @@
 #pragma once
-// (Internal to actors/shard_actor.cpp.) A shard of --partition words: the
-// whole rows of its words (src/model/shard_store.hpp, word_rows), and its
-// side of the Distributed negative sampling paper's exchange (src/model/word_split.hpp):
-//   as a source, a learner's examples whose input words it owns: it plans
-//   the visits, trains the visit to itself at once, sends each other shard
-//   its batch (the input vectors), and adds the gradients as they come back;
-//   the learner hears once every peer has answered;
-//   as a peer, a batch from a source: trained against its output rows, the
-//   inputs' gradients sent back.
-// The lanes of a shard share this (Hogwild, as the rows themselves).
+// (Internal to actors/shard/row_shard.cpp.) The sending half of the word
+// split's exchange (src/shard/row_service.hpp does the training): whom a
+// rows-layout shard's visits go to, and the source's side of a learner's
+// `splittrain` request -- plan the visits, train the visit to itself, send
+// each other shard its batch, add the gradients as they come back, and
+// answer the learner once every peer has.
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -18,8 +14,7 @@
 
 #include <gridvec/protocol.hpp>
 #include "src/formats/split_wire.hpp"
-#include "src/model/shard_store.hpp"
-#include "src/model/word_split.hpp"
+#include "src/shard/row_service.hpp"
 
 namespace gridvec {
 
@@ -27,35 +22,32 @@ namespace gridvec {
 /// peer is lost; the coordinator restores it and rolls the job back).
 inline constexpr auto visit_timeout = std::chrono::seconds(60);
 
-struct word_split_part {
-  word_split_part(shard_store& store, const std::vector<uint64_t>& counts, negatives_mode mode);
-
-  uint32_t index() const { return rows.index(); }
-  uint32_t partitions() const { return layout.partitions; }
-  /// The peers, by partition; empty until the coordinator has sent them.
-  /// A snapshot: a restore replaces it whole while requests use the old.
-  std::shared_ptr<const std::vector<shard_actor>> peers() const;
-  status set_peers(const std::vector<caf::actor>& all);
-
-  /// Checks a learner's share before anything is trained: skip-gram with
-  /// noise words, every input word this shard's, every output in the
-  /// vocabulary.
-  status check_share(const minibatch& mb) const;
-  /// The peer's side, whole: decodes, checks, trains, encodes the reply.
-  expected<wire_bytes> serve(const wire_bytes& request);
-  /// Rows layout answers of the queries (include/gridvec/protocol.hpp).
-  std::vector<float> norms(const std::vector<uint32_t>& words) const;
-  expected<std::vector<float>> similar(const wire_bytes& query) const;
-
-  word_layout layout;
-  partition_rows rows;      // a view of the store's rows
-  hierarchical_sampler own; // the partitions' masses, and this one's words
-  negatives_mode mode;
-  uint32_t vocab;
+/// The peers, by partition, shared by the lanes of a shard; empty until
+/// the coordinator has sent them. A snapshot: a restore replaces it whole
+/// while requests in progress use the old one.
+class row_peers {
+public:
+  std::shared_ptr<const std::vector<row_shard_actor>> get() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return peers_;
+  }
+  status set(const std::vector<caf::actor>& all, uint32_t partitions) {
+    if (all.size() != partitions)
+      return failure{"peers: " + std::to_string(all.size()) + " shards for a job of " + std::to_string(partitions)};
+    std::vector<row_shard_actor> typed;
+    for (const auto& a : all) {
+      if (!a)
+        return failure{"peers: a shard is missing"};
+      typed.push_back(caf::actor_cast<row_shard_actor>(a));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    peers_ = std::make_shared<const std::vector<row_shard_actor>>(std::move(typed));
+    return {};
+  }
 
 private:
-  mutable std::mutex peers_mutex_;
-  std::shared_ptr<const std::vector<shard_actor>> peers_ = std::make_shared<const std::vector<shard_actor>>();
+  mutable std::mutex mutex_;
+  std::shared_ptr<const std::vector<row_shard_actor>> peers_ = std::make_shared<const std::vector<row_shard_actor>>();
 };
 
 namespace split_detail {
@@ -68,28 +60,35 @@ struct share_in_progress {
   bool failed = false;
 };
 
+inline void add_weights(split_train_result& result, const weight_result& w) {
+  result.weights.loss += w.loss;
+  result.weights.pairs += w.pairs;
+  result.weights.diverged |= w.diverged;
+}
+
 } // namespace split_detail
 
 /// The source's side of a learner's `splittrain` request; `Self` is a lane
 /// (an actor or a broker).
 template <class Self>
-caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_part>& shared,
+caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<row_service>& shared, const row_peers& known,
                                     const wire_bytes& request) {
-  word_split_part& part = *shared;
+  row_service& part = *shared;
+  part.count_requests(1);
   minibatch mb;
   visit_grouping grouping = visit_grouping::example;
   if (auto s = decode_split_train_request(request, mb, grouping); !s)
-    return make_job_error(s.error());
+    return make_job_error(s.why());
   if (auto s = part.check_share(mb); !s)
-    return make_job_error(s.error());
-  const auto peers = part.peers();
+    return make_job_error(s.why());
+  const auto peers = known.get();
   if (peers->size() != part.partitions())
     return make_job_error("shard " + std::to_string(part.index()) + " has not been told its peers");
   const uint32_t k = part.index(), p = part.partitions(), d = part.rows.dim();
   rng r(plan_seed(mb.seed, k));
   auto plan = plan_visits(mb, k, part.layout, part.mode, part.own, r, grouping);
   if (!plan)
-    return make_job_error(plan.error());
+    return make_job_error(plan.why());
   auto share = std::make_shared<split_detail::share_in_progress>();
   share->result.shard = k;
   // Every batch carries the input vectors as they are now; the visit to
@@ -112,11 +111,8 @@ caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_
   }
   if (own_batch) {
     gradients.resize(own_inputs.size());
-    const auto w = serve_visits(part.rows, part.own, *own_batch, own_inputs.data(), gradients.data(),
-                                visit_seed(mb.seed, k, k, p), mb.alpha);
-    share->result.weights.loss += w.loss;
-    share->result.weights.pairs += w.pairs;
-    share->result.weights.diverged |= w.diverged;
+    split_detail::add_weights(share->result, serve_visits(part.rows, part.own, *own_batch, own_inputs.data(),
+                                                          gradients.data(), visit_seed(mb.seed, k, k, p), mb.alpha));
     add_gradients(part.rows, *own_batch, gradients.data());
   }
   if (outgoing.empty())
@@ -139,13 +135,10 @@ caf::result<wire_bytes> train_share(Self self, const std::shared_ptr<word_split_
             return;
           }
           add_gradients(part.rows, batch, gradients.data());
-          auto& result = share->result;
-          result.weights.loss += w.loss;
-          result.weights.pairs += w.pairs;
-          result.weights.diverged |= w.diverged;
-          result.batch_bytes += reply.size();
+          split_detail::add_weights(share->result, w);
+          share->result.batch_bytes += reply.size();
           if (--share->pending == 0)
-            rp.deliver(encode_split_train_reply(result));
+            rp.deliver(encode_split_train_reply(share->result));
         },
         [share, rp](caf::error& err) mutable {
           if (share->failed)

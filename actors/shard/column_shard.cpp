@@ -1,0 +1,56 @@
+// The lanes of a columns-layout shard: the learners' dotprod, adjust and
+// step, and similar by word ids, each a call of the lane's column_lane or
+// the shard's column_service (src/shard/column_service.hpp).
+#include "actors/shard/layouts.hpp"
+
+#include <caf/io/middleman.hpp>
+#include <caf/io/typed_broker.hpp>
+
+#include "actors/shard/lane.hpp"
+
+namespace gridvec {
+
+namespace {
+
+struct column_state {
+  std::shared_ptr<column_service> shard;
+  column_shard_actor slow;
+  std::unique_ptr<column_lane> trainer; // this lane's buffers
+  static inline const char* name = "shard";
+};
+
+template <class Self>
+column_shard_actor::behavior_type column_behavior(Self self, std::shared_ptr<column_service> shard,
+                                                  column_shard_actor slow) {
+  shard_lanes::set_slow_lane(self, std::move(slow));
+  self->state.trainer = std::make_unique<column_lane>(shard);
+  self->state.shard = std::move(shard);
+  using shard_lanes::reply;
+  return shard_lanes::lane_behavior<column_shard_actor::behavior_type>(
+    self,
+    std::make_tuple(
+      [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
+        return reply(self->state.trainer->dotprod(request));
+      },
+      [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
+        return reply(self->state.trainer->adjust(request));
+      },
+      [self](step_atom, const std::vector<wire_bytes>& adjusts, const std::vector<wire_bytes>& dotprods)
+        -> caf::result<std::vector<wire_bytes>> { return reply(self->state.trainer->step(adjusts, dotprods)); },
+      [self](similar_atom a, const std::vector<uint32_t>& words, const wire_bytes& weights) -> caf::result<wire_bytes> {
+        if (self->state.slow)
+          return self->delegate(self->state.slow, a, words, weights);
+        return reply(self->state.shard->similar(words, weights));
+      }));
+}
+
+} // namespace
+
+std::vector<shard_actor> spawn_column_lanes(caf::actor_system& sys, std::shared_ptr<column_service> shard,
+                                            uint32_t lanes, bool network) {
+  return shard_lanes::spawn_lanes<column_shard_actor>(
+    sys, shard->shared_store(), lanes, network, column_behavior<column_shard_actor::stateful_pointer<column_state>>,
+    column_behavior<column_shard_actor::stateful_broker_pointer<column_state>>, shard);
+}
+
+} // namespace gridvec
