@@ -1,4 +1,4 @@
-// A shard lane's two training calls (src/model/sgns_operations.hpp), from
+// A shard lane's two training calls (src/shard/column_service.hpp), from
 // real Cap'n Proto request bytes to reply bytes, must give exactly what the
 // store computes directly, and refuse bad requests without changing the
 // model.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/formats/wire.hpp"
-#include "src/model/sgns_operations.hpp"
+#include "src/shard/column_service.hpp"
 #include "src/util/rng.hpp"
 #include "tests/test_util.hpp"
 

@@ -2,6 +2,8 @@
 // actor system: what a lane calls for every message it receives.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "src/formats/wire.hpp"
 #include "src/model/similarity.hpp"
 #include "src/replicated/row_block.hpp"
+#include "src/sgns/column_step.hpp"
 #include "src/shard/column_service.hpp"
 #include "src/shard/replica_service.hpp"
 #include "src/shard/row_service.hpp"
@@ -177,6 +180,74 @@ TEST_CASE("a row shard serves a visit batch to its own rows and answers queries 
   CHECK_FALSE(shard.check_share(share)); // input words 1, 5, 9 are shard 1's
   share.inputs = {0, 4, 8};
   CHECK(shard.check_share(share));
+}
+
+} // namespace shard_services_test
+
+namespace shard_services_test {
+
+// The learner's column step and the shards' column lanes, wired by hand as
+// the actors wire them: a model split over two shards trains exactly as the
+// same model whole on one.
+TEST_CASE("a column step over two column shards trains as one whole shard", "[shard_services]") {
+  auto noise = gridvec::test::zipf_noise(vocab);
+  auto make = [&](uint32_t index, uint32_t count) {
+    auto store = std::make_shared<shard_store>(index, count, dim, vocab, seed, noise);
+    const auto slice = store->slice();
+    return std::make_shared<column_service>(
+      store, slice_header{index, count, dim, slice.first, slice.width, vocab, crc, 0}, seed);
+  };
+  auto train = [&](std::vector<std::shared_ptr<column_service>> shards) {
+    std::vector<column_lane> lanes;
+    for (auto& s : shards)
+      lanes.emplace_back(s);
+    column_step step(0);
+    batch_group g;
+    for (uint64_t i = 0; i < 3; ++i) {
+      auto b = std::make_shared<batch_state>();
+      b->mb = sample_batch();
+      b->mb.seed += i;
+      g.batches.push_back(b);
+    }
+    std::vector<wire_bytes> adjusts;
+    for (int round = 0; round < 4; ++round) {
+      const auto dotprods = step.dotprods(g);
+      for (auto& lane : lanes) {
+        auto replies = lane.step(adjusts, dotprods);
+        REQUIRE(replies);
+        REQUIRE(step.add_replies(g, *replies));
+      }
+      adjusts.clear();
+      for (auto& b : g.batches) {
+        weight_result w;
+        adjusts.push_back(step.adjust(*b, 0.05f, w));
+        CHECK(w.pairs == b->mb.pairs());
+      }
+    }
+    for (auto& lane : lanes)
+      REQUIRE(lane.step(adjusts, {}));
+    // The model's input and output rows, whole, in column order.
+    std::vector<float> model(2 * size_t{vocab} * dim);
+    for (const auto& s : shards) {
+      const auto slice = s->store().slice();
+      const auto u = floats(*s->read_rows(0, vocab, false)), v = floats(*s->read_rows(0, vocab, true));
+      for (uint32_t w = 0; w < vocab; ++w)
+        for (uint32_t j = 0; j < slice.width; ++j) {
+          model[size_t{w} * dim + slice.first + j] = u[size_t{w} * slice.width + j];
+          model[(size_t{vocab} + w) * dim + slice.first + j] = v[size_t{w} * slice.width + j];
+        }
+    }
+    return model;
+  };
+  const auto split = train({make(0, 2), make(1, 2)});
+  const auto whole = train({make(0, 1)});
+  REQUIRE(split.size() == whole.size());
+  double most = 0;
+  for (size_t i = 0; i < split.size(); ++i)
+    most = std::max(most, static_cast<double>(std::abs(split[i] - whole[i])));
+  CHECK(most < 1e-5);
+  CHECK(std::any_of(whole.begin(), whole.end(), [](float x) { return x != 0; }));
+  CHECK(train({make(0, 1)}) == whole); // and deterministic
 }
 
 } // namespace shard_services_test

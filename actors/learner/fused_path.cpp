@@ -30,7 +30,7 @@ bool fill_and_train(learner_ptr self, bool& trained, Train&& train) {
   trained = b.mb.examples() > 0 || b.has_start;
   if (!trained)
     return true;
-  if (!train(b.mb, alpha_for(st, b)))
+  if (!train(b.mb, st.source->alpha_for(b)))
     return false;
   count_trained(st, b);
   return true;
@@ -84,7 +84,7 @@ void fused_pump(learner_ptr self) {
   auto& st = self->state;
   const auto until = clock::now() + fused_slice;
   while (st.state == mode::running || st.state == mode::pausing) {
-    if (!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work()))
+    if (!st.mid_sentence() && (st.state == mode::pausing || !st.source->has_work()))
       break;
     bool trained = false;
     if (!(st.word_split ? train_next_split(self, trained) : train_next(self, *st.fused, trained)))

@@ -67,7 +67,7 @@ void settle_pause(learner_ptr self) {
   if (st.state != mode::pausing || st.mid_sentence() || !st.in_flight.empty())
     return;
   st.state = mode::paused;
-  std::vector<part_cursor> cursors(st.walker->parts().begin(), st.walker->parts().end());
+  std::vector<part_cursor> cursors(st.source->walker().parts().begin(), st.source->walker().parts().end());
   for (auto& rp : st.pause_waiters)
     rp.deliver(cursors);
   st.pause_waiters.clear();
@@ -165,13 +165,6 @@ status choose_path(learner_state& st) {
       st.path = path::fused;
     }
   }
-  // Examples are interleaved (src/corpus/passage.hpp) on both paths: the
-  // protocol's minibatches in flight then do not all come from one stretch
-  // of repetitive text, and either path learns more per epoch than in
-  // corpus order (docs/quality.md).
-  const bool interleave = st.cfg.interleave > 1;
-  st.stride = interleave ? st.cfg.interleave : 1;
-  st.passage_words = interleave ? st.cfg.interleave * passage_words_per_stride : 1;
   return {};
 }
 
@@ -186,12 +179,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.vocab = std::move(vocab);
   st.shards = std::move(shards);
   st.coordinator = std::move(coordinator);
-  st.walker = std::make_unique<part_walker>(cfg.iter, st.counts->size(), cfg.work_queue());
-  st.random = std::make_unique<rng>(mix64(cfg.seed, 0x1EA27E5ull + cfg.id));
-  st.builder = std::make_unique<example_builder>(cfg.window, cfg.cbow);
-  st.sampler = std::make_unique<subsampler>(st.counts->counts, st.counts->train_words, cfg.sample);
   if (cfg.hs)
     st.tree = shared_huffman_tree(st.counts);
+  st.source = std::make_unique<minibatch_source>(cfg, cfg.id, *st.counts, st.tree);
+  st.step = std::make_unique<column_step>(cfg.refresh_weights ? cfg.in_flight * cfg.learners : 0);
   st.losses = loss_watch{(cfg.negative > 0 ? cfg.negative + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end, const std::string& ids_path,
@@ -215,7 +206,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     },
     [self](assign_atom, const std::vector<part_cursor>& parts) -> caf::result<bool> {
       auto& st = self->state;
-      if (auto s = st.walker->add(parts); !s)
+      if (auto s = st.source->walker().add(parts); !s)
         return make_job_error(s.error());
       st.reported_idle = false;
       if (!st.ticking) {
@@ -233,7 +224,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     [self](pause_atom) -> caf::result<std::vector<part_cursor>> {
       auto& st = self->state;
       if (st.state == mode::paused)
-        return std::vector<part_cursor>(st.walker->parts().begin(), st.walker->parts().end());
+        return std::vector<part_cursor>(st.source->walker().parts().begin(), st.source->walker().parts().end());
       if (st.state == mode::stalled)
         return make_job_error("learner " + std::to_string(st.cfg.id) + " is waiting for a lost shard");
       st.state = mode::pausing;
@@ -257,7 +248,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       auto cursors = safe_cursors(st);
       st.generation = generation;
       st.in_flight.clear();
-      st.current.clear();
+      st.source->drop_passage();
       forget_round(st);
       st.state = mode::paused;
       for (auto& rp : st.pause_waiters)
@@ -296,13 +287,13 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         return make_job_error("learner " + std::to_string(st.cfg.id) + " must be halted before a rollback");
       st.generation = generation;
       st.in_flight.clear();
-      st.current.clear();
+      st.source->drop_passage();
       st.shards = lanes;
       if (auto s = choose_path(st); !s)
         return make_job_error(s.error());
       st.state = mode::paused;
       st.reported_idle = false;
-      if (auto s = st.walker->reset(parts); !s)
+      if (auto s = st.source->walker().reset(parts); !s)
         return make_job_error(s.error());
       if (st.cfg.replicated())
         start_replicated(self); // the model as the shards were restored
@@ -322,8 +313,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       switch (st.state) {
         case mode::running:
           s.state = st.idle() ? "idle"
-                    : st.replicated && st.replicated->at == replicated_host::phase::syncing
-                      ? "syncing round " + std::to_string(st.replicated->round + 1)
+                    : st.replicated && st.replicated->sync.at() == sync_round::phase::syncing
+                      ? "syncing round " + std::to_string(st.replicated->sync.round() + 1)
                       : "training";
           break;
         case mode::pausing: s.state = "pausing"; break;

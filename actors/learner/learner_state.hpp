@@ -3,10 +3,11 @@
 // to the learner):
 //   learner_actor.cpp   the behaviour: assign, pause/resume, halt, rollback,
 //                       status, reports; which path trains (choose_path)
-//   corpus_side.cpp     from corpus parts to minibatches: passages,
-//                       subsampling, the window, safe cursors
+//   corpus_side.cpp     corpus parts to word ids; the window of minibatches
+//                       in flight, filled from the minibatch source
+//                       (src/sgns/minibatch_source.hpp)
 //   protocol_path.cpp   minibatches in flight to the shards (dotprod, adjust,
-//                       step messages) and back
+//                       step messages) and back (src/sgns/column_step.hpp)
 //   fused_path.cpp      minibatches trained on the shards' stores directly,
 //                       when every lane is in this process
 //   split_path.cpp      --partition words over several shards: each
@@ -14,20 +15,21 @@
 //   replicated_path.cpp --partition replicated: minibatches trained on this
 //                       learner's own copy of the model, synchronised with
 //                       the other learners every round
+//                       (src/replicated/sync_round.hpp)
 #include <chrono>
 #include <deque>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <gridvec/roles/learner.hpp>
-#include "src/corpus/part_walker.hpp"
-#include "src/corpus/passage.hpp"
 #include "src/corpus/text_corpus.hpp"
 #include "src/replicated/replica.hpp"
+#include "src/replicated/sync_round.hpp"
 #include "src/model/word_split_trainer.hpp"
+#include "src/sgns/column_step.hpp"
 #include "src/sgns/local_trainer.hpp"
+#include "src/sgns/minibatch_source.hpp"
 #include "src/sgns/sgns.hpp"
 
 namespace gridvec::learner {
@@ -38,41 +40,15 @@ inline constexpr auto sync_timeout = std::chrono::seconds(60);
 // The fused path trains for at most this long before it lets the mailbox in
 // (pause, status, reports), by sending itself a `run` message.
 inline constexpr auto fused_slice = std::chrono::milliseconds(5);
-// An interleaved passage holds about this many words per unit of stride, so
-// that each phase of the stride spans more examples than a learner keeps in
-// flight by default (10 x 64), and a pause or rollback re-does at most
-// 64 x 1024 words.
-inline constexpr uint32_t passage_words_per_stride = 1024;
-
-/// One minibatch between its dotprod and the last adjust reply.
-struct batch_state {
-  minibatch mb;
-  std::vector<float> sum; // summed partial dot products
-  uint64_t generation = 0;
-  part_cursor start; // the passage its first example came from
-  bool has_start = false;
-  uint64_t trained = 0; // input words it trains
-};
-using batch_ptr = std::shared_ptr<batch_state>;
 
 /// A learner of --partition replicated, a host of the GraphWord2Vec paper: its copy of the
 /// model and where it stands in the current synchronisation round.
 struct replicated_host {
-  //   loading --rows from the shards--> training --round's words done, a
-  //   pause, or no work--> syncing --every master's values--> training
-  //   (or finished, once every host had no work left)
-  enum class phase { loading, training, syncing, finished };
   std::unique_ptr<replica> model;
   std::unique_ptr<local_trainer> trainer; // on model->store()
-  phase at = phase::loading;
-  uint64_t round = 0;
-  uint64_t round_words = 1;   // words trained per round (after subsampling)
-  uint64_t round_started = 0; // trained_total when the round began
-  // As master: the changes received, by round (a fast host's next round
-  // may come in before this one has ended).
-  std::map<uint64_t, std::vector<row_block>> changes;
-  uint32_t masters_heard = 0; // this round's new values received
-  bool finishing = false;     // a master said every host is out of work
+  sync_round sync;                        // src/replicated/sync_round.hpp
+  uint64_t round_words = 1;               // words trained per round (after subsampling)
+  uint64_t round_started = 0;             // trained_total when the round began
   uint32_t loads_pending = 0;
 };
 
@@ -89,7 +65,6 @@ struct learner_state {
   vocabulary_counts_ptr counts;
   std::string vocab_path;
   vocabulary_ptr vocab;
-  std::unique_ptr<subsampler> sampler;
   // One lane of every shard, in shard order; and the same lanes as the
   // handles of the shards' layout, the one that fits the path (choose_path).
   std::vector<shard_actor> shards;
@@ -97,19 +72,9 @@ struct learner_state {
   std::vector<row_shard_actor> row_lanes;       // the split path
   std::vector<replica_shard_actor> replica_lanes;
   coordinator_actor coordinator;
-  std::unique_ptr<part_walker> walker;
-  std::unique_ptr<rng> random;
-  std::unique_ptr<example_builder> builder;
+  // Its parts and the minibatches cut from them (src/sgns/minibatch_source.hpp).
+  std::unique_ptr<minibatch_source> source;
   std::shared_ptr<const huffman_tree> tree; // -hs 1
-
-  std::vector<uint32_t> raw_sentence;
-  std::vector<uint32_t> sentence; // after subsampling
-  passage current;                // what is being trained (src/corpus/passage.hpp)
-  part_cursor passage_start;      // its part's cursor before its first sentence
-  // The passage: sentences until it holds this many words, visited with
-  // this stride (1 and 1 with --interleave 1: word2vec.c's order).
-  uint32_t passage_words = 1;
-  uint32_t stride = 1;
 
   mode state = mode::paused; // until work is assigned
   bool ticking = false;
@@ -118,8 +83,7 @@ struct learner_state {
   std::vector<caf::typed_response_promise<std::vector<part_cursor>>> pause_waiters;
   learner_progress unreported;
   bool reported_idle = false;
-  std::vector<float> weights;
-  std::vector<uint8_t> labels; // of a minibatch's targets
+  std::unique_ptr<column_step> step; // the protocol path's weights (src/sgns/column_step.hpp)
   uint64_t trained_total = 0;
   loss_watch losses;
   clock::time_point started = clock::now();
@@ -150,10 +114,10 @@ struct learner_state {
   // work (a tiny round ends fast): kept until start_replicated, not lost.
   std::vector<row_block> early_changes;
 
-  bool mid_sentence() const { return current.pending(); }
+  bool mid_sentence() const { return source->mid_sentence(); }
   bool idle() const {
-    return !walker->has_work() && !mid_sentence() && in_flight.empty() &&
-           (!replicated || replicated->at == replicated_host::phase::finished);
+    return !source->has_work() && in_flight.empty() &&
+           (!replicated || replicated->sync.at() == sync_round::phase::finished);
   }
   static inline const char* name = "learner";
 };
@@ -176,8 +140,6 @@ void fill(learner_state& st, batch_state& b, status& read);
 void count_trained(learner_state& st, const batch_state& b);
 /// Counts a minibatch as trained and forgets it.
 void retire_batch(learner_state& st, const batch_state& b);
-/// word2vec's learning rate for a minibatch.
-float alpha_for(const learner_state& st, const batch_state& b);
 /// The next minibatch to send, or nullptr when none may start now.
 batch_ptr next_batch(learner_state& st, size_t releasing, status& read);
 

@@ -7,23 +7,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "src/formats/wire.hpp"
+#include "src/sgns/column_step.hpp"
 
 namespace gridvec::learner {
 
 namespace {
 
-/// Minibatches that travel together: one message to every shard carries
-/// their dotprods, and a later one their adjusts (with the dotprods of the
-/// group that follows). Each message and reply costs system calls and
-/// thread wake-ups on both sides, so a group of G minibatches costs about
-/// 1/G of what they would alone; the shard still applies every minibatch
-/// on its own.
-struct batch_group {
-  std::vector<batch_ptr> batches;
-  size_t pending = 0; // shard replies still expected
-  uint64_t generation = 0;
-};
 using group_ptr = std::shared_ptr<batch_group>;
 
 void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, std::vector<wire_bytes> adjusts);
@@ -82,18 +71,12 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
   std::vector<wire_bytes> adjusts;
   adjusts.reserve(g->batches.size());
   for (const auto& b : g->batches) {
-    const float alpha = alpha_for(st, *b);
-    st.weights.resize(b->sum.size());
-    b->mb.labels(st.labels);
-    auto w = target_weights(b->sum.data(), st.labels.data(), b->sum.size(), alpha, st.weights.data());
-    w.pairs = b->mb.pairs();
+    const float alpha = st.source->alpha_for(*b);
+    weight_result w;
+    auto request = st.step->adjust(*b, alpha, w);
     if (!count_weights(self, w, alpha))
       return;
-    // The shards recompute these weights for the rows as the adjust finds
-    // them, after the other minibatches in flight (src/sgns/weight_refresh.hpp).
-    b->mb.alpha = alpha;
-    b->mb.staleness = st.cfg.refresh_weights ? st.cfg.in_flight * st.cfg.learners : 0;
-    adjusts.push_back(encode_adjust_request(b->mb, st.weights.data(), st.weights.size()));
+    adjusts.push_back(std::move(request));
   }
   // `g` leaves the window when these adjusts are done, so its successors
   // may be formed now and ride in the same message.
@@ -114,14 +97,10 @@ void finish_dotprods(learner_ptr self, const group_ptr& g) {
 // every shard has sent it, `done` is retired.
 void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, std::vector<wire_bytes> adjusts) {
   auto& st = self->state;
-  std::vector<wire_bytes> dotprods;
-  dotprods.reserve(next->batches.size());
+  std::vector<wire_bytes> dotprods = st.step->dotprods(*next);
   uint64_t dotprod_bytes = 0, adjust_bytes = 0;
-  for (const auto& b : next->batches) {
-    dotprods.push_back(encode_dotprod_request(b->mb));
-    dotprod_bytes += dotprods.back().size();
-    b->sum.assign(b->mb.dot_count(), 0.0f);
-  }
+  for (const auto& d : dotprods)
+    dotprod_bytes += d.size();
   for (const auto& a : adjusts)
     adjust_bytes += a.size();
   next->pending = st.column_lanes.size();
@@ -129,19 +108,13 @@ void send_step(learner_ptr self, const group_ptr& next, const group_ptr& done, s
     auto& st = self->state;
     if (next->generation != st.generation)
       return;
-    if (replies.size() != next->batches.size()) {
-      fail(self, "a shard answered a step of " + std::to_string(next->batches.size()) + " dotprods with " +
-                   std::to_string(replies.size()) + " replies");
+    if (auto s = st.step->add_replies(*next, replies); !s) {
+      fail(self, s.error());
       return;
     }
     uint64_t bytes = 0;
-    for (size_t i = 0; i < replies.size(); ++i) {
-      bytes += replies[i].size();
-      if (auto s = accumulate_dotprod_reply(replies[i], next->batches[i]->sum); !s) {
-        fail(self, s.error());
-        return;
-      }
-    }
+    for (const auto& r : replies)
+      bytes += r.size();
     st.unreported.wire.add(message_kind::dotprod_reply, bytes);
     if (--next->pending > 0)
       return;

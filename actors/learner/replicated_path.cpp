@@ -25,7 +25,7 @@ namespace gridvec::learner {
 
 namespace {
 
-using phase = replicated_host::phase;
+using phase = sync_round::phase;
 
 // Rows per `rows` request while loading the model: about 4 MiB of floats
 // at most, well under any frame limit.
@@ -38,14 +38,14 @@ column_slice slice_of(const learner_state& st, size_t shard) {
 uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.size()); }
 
 void end_round(learner_ptr self);
-void round_complete(learner_ptr self);
+void round_complete(learner_ptr self, bool last);
 
 // Loads the whole model from the shards into the host's copy (its start,
 // which --init may have set, or what a rollback restored).
 void load_from_shards(learner_ptr self) {
   auto& st = self->state;
   auto& r = *st.replicated;
-  r.at = phase::loading;
+  r.sync.set(phase::loading);
   r.loads_pending = 1; // until every request is out
   const uint32_t rows[2] = {r.model->store()->vocab_size(), r.model->store()->output_rows()};
   for (size_t s = 0; s < st.replica_lanes.size(); ++s) {
@@ -70,7 +70,7 @@ void load_from_shards(learner_ptr self) {
               r.model->load(output, begin, end - begin, slice.first, slice.width,
                             reinterpret_cast<const float*>(bytes.data()));
               if (--r.loads_pending == 0) {
-                r.at = phase::training;
+                r.sync.set(phase::training);
                 pump(self);
               }
             },
@@ -78,7 +78,7 @@ void load_from_shards(learner_ptr self) {
       }
   }
   if (--r.loads_pending == 0) {
-    r.at = phase::training;
+    r.sync.set(phase::training);
     pump(self);
   }
 }
@@ -100,16 +100,13 @@ row_block columns_of(const row_block& whole, column_slice slice) {
 // its own as heard.
 void broadcast_values(learner_ptr self, const row_block& values) {
   auto& st = self->state;
-  auto& r = *st.replicated;
   const wire_bytes bytes = encode_row_block(values);
   for (uint32_t h = 0; h < hosts(st); ++h)
     if (h != st.host_index) {
       st.unreported.wire.add(message_kind::round_values, bytes.size());
       self->send(st.hosts[h], synced_atom::value, bytes);
     }
-  r.finishing |= values.last;
-  ++r.masters_heard;
-  round_complete(self);
+  round_complete(self, values.last);
 }
 
 // As master: once every host's changes of `round` are in, combines them,
@@ -118,11 +115,10 @@ void broadcast_values(learner_ptr self, const row_block& values) {
 void combine_round(learner_ptr self, uint64_t round) {
   auto& st = self->state;
   auto& r = *st.replicated;
-  auto it = r.changes.find(round);
-  if (it == r.changes.end() || it->second.size() < hosts(st) || r.round != round || r.at != phase::syncing)
+  auto complete = r.sync.complete_changes(round, hosts(st));
+  if (!complete)
     return;
-  std::vector<row_block> changes = std::move(it->second);
-  r.changes.erase(it);
+  std::vector<row_block> changes = std::move(*complete);
   const bool every_host_done = std::all_of(changes.begin(), changes.end(), [](const row_block& b) { return b.last; });
   auto combined =
     r.model->combine(changes, st.cfg.average_combiner ? combiner::average : combiner::model_combiner, st.host_index);
@@ -161,20 +157,13 @@ void take_changes(learner_ptr self, row_block changes) {
     return; // from before a rollback
   const uint64_t round = changes.round;
   auto& r = *st.replicated;
-  // No host can be more than a round ahead of another (each round waits
-  // for every host), nor send one round twice.
-  auto& received = r.changes[round];
-  const bool twice =
-    std::any_of(received.begin(), received.end(), [&](const row_block& b) { return b.host == changes.host; });
-  if (round < r.round || round > r.round + 1 || twice) {
-    fail(self, "host " + std::to_string(changes.host) + " sent changes of round " + std::to_string(round) +
-                 (twice ? " twice" : " during round " + std::to_string(r.round)));
+  if (auto s = r.sync.receive_changes(std::move(changes)); !s) {
+    fail(self, s.error());
     return;
   }
-  received.push_back(std::move(changes));
   // A paused host still takes part, with no changes: a pause settles only at
   // a sentence end, which the other hosts may reach rounds later.
-  if (st.state == mode::paused && r.at == phase::training && round == r.round) {
+  if (st.state == mode::paused && r.sync.at() == phase::training && round == r.sync.round()) {
     end_round(self); // takes part with no changes, and combines
     return;
   }
@@ -185,12 +174,12 @@ void take_changes(learner_ptr self, row_block changes) {
 void end_round(learner_ptr self) {
   auto& st = self->state;
   auto& r = *st.replicated;
-  r.at = phase::syncing;
-  const bool out_of_work = !st.walker->has_work() && !st.mid_sentence();
+  r.sync.set(phase::syncing);
+  const bool out_of_work = !st.source->has_work();
   auto blocks = r.model->changes();
   for (uint32_t m = 0; m < hosts(st); ++m) {
     row_block& changes = blocks[m];
-    changes.round = r.round;
+    changes.round = r.sync.round();
     changes.generation = st.generation;
     changes.host = st.host_index;
     changes.last = out_of_work;
@@ -204,26 +193,21 @@ void end_round(learner_ptr self) {
   }
 }
 
-// Every master's values of the round are in: the next round, or the end.
-void round_complete(learner_ptr self) {
+// A master's values of the round are applied; once every master's are,
+// the next round, or the end.
+void round_complete(learner_ptr self, bool last) {
   auto& st = self->state;
   auto& r = *st.replicated;
-  if (r.masters_heard < hosts(st))
+  if (!r.sync.hear_values(last, hosts(st)))
     return;
-  r.masters_heard = 0;
   r.model->next_round();
-  ++r.round;
   ++st.unreported.sync_rounds;
   r.round_started = st.trained_total;
-  if (r.finishing) {
-    r.at = phase::finished;
-    settle_pause(self);
-    report(self, true);
-    return;
-  }
-  r.at = phase::training;
   settle_pause(self);
-  pump(self);
+  if (r.sync.at() == phase::finished)
+    report(self, true);
+  else
+    pump(self);
 }
 
 // word_key of every word, in id order: from the vocabulary in memory where
@@ -278,19 +262,16 @@ void start_replicated(learner_ptr self) {
   // read: a passage reads 64k words at once, far more than a round of a
   // small corpus.)
   double read = 0, kept = 0, corpus = 0;
-  for (const auto& p : st.walker->parts())
+  for (const auto& p : st.source->walker().parts())
     read += static_cast<double>(p.words);
   const auto& counts = st.counts->counts;
   for (uint32_t w = 0; w < counts.size(); ++w) {
     corpus += static_cast<double>(counts[w]);
-    kept += static_cast<double>(counts[w]) * st.sampler->keep_probability(w);
+    kept += static_cast<double>(counts[w]) * st.source->sampler().keep_probability(w);
   }
   const double per_epoch = corpus > 0 ? read * kept / corpus : read;
   r.round_words = std::max<uint64_t>(1, static_cast<uint64_t>(per_epoch / std::max<uint32_t>(1, st.cfg.sync_rounds)));
-  r.round = 0;
-  r.changes.clear();
-  r.masters_heard = 0;
-  r.finishing = false;
+  r.sync.restart();
   r.round_started = st.trained_total;
   // Changes that came before this host started are this round's too.
   auto early = std::move(st.early_changes);
@@ -304,27 +285,24 @@ void forget_round(learner_state& st) {
   if (!st.replicated)
     return;
   auto& r = *st.replicated;
-  r.changes.clear();
-  r.masters_heard = 0;
-  r.finishing = false;
+  r.sync.forget(); // loading, until a rollback reloads the model
   r.model->next_round();
-  r.at = phase::loading; // until a rollback reloads the model
 }
 
 void replicated_pump(learner_ptr self) {
   auto& st = self->state;
   auto& r = *st.replicated;
-  if (r.at == phase::finished) {
+  if (r.sync.at() == phase::finished) {
     settle_pause(self);
     return;
   }
-  if (r.at != phase::training || st.hosts.empty())
+  if (r.sync.at() != phase::training || st.hosts.empty())
     return;
   const auto until = clock::now() + fused_slice;
   while (st.state == mode::running || st.state == mode::pausing) {
     // A pause, or the end of the work, ends the round at the next sentence
     // end; the round's words end it anywhere.
-    if ((!st.mid_sentence() && (st.state == mode::pausing || !st.walker->has_work())) ||
+    if ((!st.mid_sentence() && (st.state == mode::pausing || !st.source->walker().has_work())) ||
         st.trained_total - r.round_started >= r.round_words) {
       end_round(self);
       return;
@@ -370,17 +348,15 @@ void on_round_values(learner_ptr self, const wire_bytes& bytes) {
   if (!st.replicated || values.generation != st.generation)
     return;
   auto& r = *st.replicated;
-  if (values.round != r.round || r.at != phase::syncing) {
-    fail(self, "round " + std::to_string(values.round) + "'s values came in round " + std::to_string(r.round));
+  if (auto s = r.sync.check_values(values); !s) {
+    fail(self, s.error());
     return;
   }
   if (auto s = r.model->apply(values); !s) {
     fail(self, s.error());
     return;
   }
-  r.finishing |= values.last;
-  ++r.masters_heard;
-  round_complete(self);
+  round_complete(self, values.last);
 }
 
 } // namespace gridvec::learner

@@ -26,7 +26,7 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
   const word_layout layout{static_cast<uint32_t>(st.row_lanes.size())};
   auto flight = std::make_shared<split_in_flight>();
   flight->batch = b;
-  flight->alpha = alpha_for(st, *b);
+  flight->alpha = st.source->alpha_for(*b);
   auto shares = split_by_source(b->mb, layout);
   for (uint32_t k = 0; k < layout.partitions; ++k)
     if (!shares[k].inputs.empty())

@@ -5,7 +5,7 @@
 // (model(): rows 0..V-1 are u, rows V.. are v), the storage a columns
 // table of src/table/ has; the table service does not serve it. This class computes the shard's side of the two
 // training RPCs (the Network-efficient word2vec paper, Figures 5 and 6), which a shard lane calls
-// through src/model/sgns_operations.hpp:
+// through src/shard/column_service.hpp:
 //   dotprod: partial dot products u_s . v_s for every positive pair and
 //            every noise word, noise words drawn from the request's seed;
 //   adjust:  regenerates the same noise words and adds the weighted partial

@@ -1,7 +1,7 @@
 // Reached by: any peer that can send to a shard lane, with an (adjust, bytes)
 // message or inside a (step, adjusts, dotprods) message (actors/shard/column_shard.cpp),
 // which runs it with decode_sgns_adjust and run_sgns_adjust
-// (src/model/sgns_operations.cpp).
+// (src/shard/column_service.cpp).
 // The lane decodes the AdjustRequest, validates the minibatch and the weight
 // count against its store and applies the update with those functions: so does
 // this target, on a small shard reset to its initial vectors every time. The

@@ -1,7 +1,7 @@
 // Reached by: any peer that can send to a shard lane, with a (dotprod, bytes)
 // message or inside a (step, adjusts, dotprods) message (actors/shard/column_shard.cpp),
 // which runs it with decode_sgns_dotprod and run_sgns_dotprod
-// (src/model/sgns_operations.cpp).
+// (src/shard/column_service.cpp).
 // The lane decodes the DotprodRequest, validates the minibatch against its
 // store and computes the partial dot products with those functions: so does
 // this target, on a small shard.

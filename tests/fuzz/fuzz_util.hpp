@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "src/sgns/noise_sampler.hpp"
-#include "src/model/sgns_operations.hpp"
+#include "src/shard/column_service.hpp"
 #include "src/shard/row_service.hpp"
 
 namespace gridvec::fuzz {
@@ -38,7 +38,7 @@ private:
 };
 
 /// A small shard (all 4 columns of a 64-word vocabulary) to run decoded
-/// requests against with a lane's dotprod and adjust (sgns_operations.hpp),
+/// requests against with a lane's dotprod and adjust (src/shard/column_service.hpp),
 /// as a shard lane does.
 struct small_shard {
   static constexpr uint32_t vocab = 64;

@@ -3,7 +3,7 @@
 // Shard actors: a shard of an SGNS job is one shard_store (a column or
 // word slice of the model), served by several lanes (actors) at once. A
 // lane runs a training message with the store's dotprod or adjust
-// (src/model/sgns_operations.hpp); checkpoints and queries go to any lane.
+// (src/shard/column_service.hpp); checkpoints and queries go to any lane.
 #include <memory>
 
 #include <functional>

@@ -1,0 +1,104 @@
+#include "src/sgns/minibatch_source.hpp"
+
+#include "src/sgns/sgns.hpp"
+
+namespace gridvec {
+
+minibatch_source::minibatch_source(const train_options& opt, uint32_t learner_id, const vocabulary_counts& counts,
+                                   std::shared_ptr<const huffman_tree> tree)
+  : minibatch_examples_(opt.minibatch), negatives_(opt.negative), iter_(opt.iter), cbow_(opt.cbow),
+    start_alpha_(opt.start_alpha()), walker_(opt.iter, counts.size(), opt.work_queue()),
+    random_(mix64(opt.seed, 0x1EA27E5ull + learner_id)), builder_(opt.window, opt.cbow),
+    sampler_(counts.counts, counts.train_words, opt.sample), tree_(std::move(tree)) {
+  // Examples are interleaved on every path: the protocol's minibatches in
+  // flight then do not all come from one stretch of repetitive text, and
+  // every path learns more per epoch than in corpus order (docs/quality.md).
+  if (opt.interleave > 1) {
+    stride_ = opt.interleave;
+    passage_words_ = opt.interleave * passage_words_per_stride;
+  }
+}
+
+bool minibatch_source::read_passage(status& read) {
+  current_.clear();
+  bool first = true;
+  for (;;) {
+    auto step = walker_.next(raw_sentence_, read);
+    if (read && step == part_walker::step::epoch_end) {
+      if (first)
+        continue;
+      break;
+    }
+    if (!read || step != part_walker::step::sentence) {
+      current_.finish(stride_);
+      return false;
+    }
+    if (first) {
+      passage_start_ = walker_.sentence_start();
+      first = false;
+    }
+    sentence_.clear();
+    for (uint32_t w : raw_sentence_)
+      if ((random_.next() >> 32) < sampler_.threshold(w))
+        sentence_.push_back(w);
+    current_.add_sentence(sentence_);
+    if (current_.words() >= passage_words_)
+      break;
+  }
+  current_.finish(stride_);
+  return true;
+}
+
+void minibatch_source::fill(batch_state& b, bool pausing, status& read) {
+  minibatch& mb = b.mb;
+  mb.clear();
+  mb.seed = random_.next();
+  mb.negatives = negatives_;
+  mb.mean_inputs = cbow_;
+  mb.hierarchical = tree_ != nullptr;
+  mb.tree = tree_.get();
+  while (mb.examples() < minibatch_examples_) {
+    if (!mid_sentence()) {
+      if (pausing)
+        break;
+      const bool more = read_passage(read);
+      if (!read)
+        break;
+      if (!mid_sentence()) {
+        if (!more && (mb.examples() > 0 || !walker_.has_work()))
+          break; // a part ended (a minibatch never mixes parts), or the work
+        continue;
+      }
+      if (mb.examples() > 0 && passage_start_.part != b.start.part)
+        break; // a minibatch never mixes parts: the passage waits for the next
+      continue;
+    }
+    if (!b.has_start) {
+      b.start = passage_start_;
+      b.has_start = true;
+    }
+    auto ex = current_.next();
+    if (builder_.add(ex.sentence, ex.length, ex.offset, random_, mb))
+      ++b.trained;
+  }
+}
+
+std::vector<part_cursor> minibatch_source::safe_cursors(const std::deque<batch_ptr>& in_flight) const {
+  std::vector<part_cursor> out(walker_.parts().begin(), walker_.parts().end());
+  for (auto& c : out) {
+    if (mid_sentence() && c.part == passage_start_.part)
+      c = passage_start_;
+    for (const auto& b : in_flight)
+      if (b->has_start && b->start.part == c.part) {
+        c = b->start;
+        break;
+      }
+  }
+  return out;
+}
+
+float minibatch_source::alpha_for(const batch_state& b) const {
+  return learning_rate(start_alpha_, b.start.processed, uint64_t{iter_} * b.start.words);
+}
+
+} // namespace gridvec
