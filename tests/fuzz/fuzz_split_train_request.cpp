@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "src/formats/split_wire.hpp"
 #include "tests/fuzz/fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   if (!shard.part.check_share(mb))
     return 0;
-  shard.store.reset(fuzz::small_shard::init_seed);
+  (void)shard.part.reset();
   auto& part = shard.part;
   rng r(plan_seed(mb.seed, part.index()));
   auto plan = plan_visits(mb, part.index(), part.layout, part.mode, part.own, r, grouping);
