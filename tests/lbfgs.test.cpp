@@ -5,10 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <optional>
 #include <random>
 
 #include "src/lbfgs/lbfgs.hpp"
+#include "src/lbfgs/lbfgs_state_file.hpp"
 #include "src/lbfgs/logistic.hpp"
 #include "src/lbfgs/svm_data.hpp"
 #include "tests/test_util.hpp"
@@ -430,4 +433,71 @@ TEST_CASE("LIBSVM lines: labels, hashed feature names, and one error line for a 
   CHECK(*parse_feature_count("1000") == 1000u);
   CHECK(test::contains(parse_feature_count("2^31").error(), "K at most 30"));
   CHECK(test::contains(parse_feature_count("0").error(), "between 1 and 2^30"));
+}
+
+TEST_CASE("an L-BFGS state file reads back exactly, and only for its own run", "[lbfgs]") {
+  gridvec::test::temp_dir dir;
+  lbfgs_state s;
+  s.iteration = 7;
+  s.objective = 1465.6592810123;
+  s.gradient_norm = 0.1 / 3;
+  s.gamma = 1e-7 / 7;
+  s.history = {{3, 0.25 / 3}, {4, 1e300}, {0, -2.5e-300}};
+  s.next_slot = 1;
+  s.data_passes = 19;
+  s.trace = {{1, 2.0 / 3, 0.5, 1.0, 1}, {2, 1.0 / 7, 0.25, 0.5, 2}};
+  const lbfgs_run_identity run{"model", 4096, 5, 0.1, 3000};
+  const auto path = dir.file("run.state");
+  REQUIRE(write_lbfgs_state(path, s, run));
+  auto back = read_lbfgs_state(path, run);
+  REQUIRE(back);
+  CHECK(back->iteration == s.iteration);
+  CHECK(back->objective == s.objective);
+  CHECK(back->gradient_norm == s.gradient_norm);
+  CHECK(back->gamma == s.gamma);
+  CHECK(back->next_slot == s.next_slot);
+  CHECK(back->data_passes == s.data_passes);
+  REQUIRE(back->history.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(back->history[i].slot == s.history[i].slot);
+    CHECK(back->history[i].rho == s.history[i].rho);
+  }
+  REQUIRE(back->trace.size() == 2);
+  CHECK(back->trace[1].objective == s.trace[1].objective);
+  CHECK(back->trace[1].passes == 2);
+
+  auto other = run;
+  other.l2 = 0.2;
+  auto refused = read_lbfgs_state(path, other);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().find("it is of another run") != std::string::npos);
+
+  // Damaged copies: each refused with one line naming the file.
+  std::ifstream in(path);
+  std::stringstream whole;
+  whole << in.rdbuf();
+  const std::string text = whole.str();
+  auto refuse = [&](const std::string& damaged, const std::string& why) {
+    const auto p = dir.write("damaged.state", damaged);
+    auto r = read_lbfgs_state(p, run);
+    REQUIRE_FALSE(r);
+    INFO(r.error());
+    CHECK(r.error().find(p) != std::string::npos);
+    CHECK(r.error().find(why) != std::string::npos);
+  };
+  refuse(text.substr(0, text.size() - 4), "does not end with 'end'");
+  refuse(text.substr(0, text.find("trace")), "it ends before 'trace'");
+  refuse("not a state\n", "is not a gridvec L-BFGS state");
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  refuse(replaced("pair 4 ", "pair 5 "), "is not a slot below 5");
+  refuse(replaced("next-slot 1", "next-slot 9"), "next-slot '9' is not a number from 0 to 4");
+  refuse(replaced("history 3", "history 6"), "history '6' is not a number from 0 to 5");
+  refuse(replaced("trace 2", "trace 99999999999"), "trace '99999999999' is not a number from 0 to 7");
+  refuse(replaced("gamma ", "gamma x"), "gamma 'x");
+  refuse(replaced("objective ", "objective inf"), "is not a finite number");
+  CHECK_FALSE(read_lbfgs_state(dir.file("missing.state"), run));
 }

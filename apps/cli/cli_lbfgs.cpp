@@ -37,6 +37,7 @@
 #include "src/lbfgs/lbfgs.hpp"
 #include "src/lbfgs/learner_share.hpp"
 #include "src/lbfgs/logistic.hpp"
+#include "src/lbfgs/lbfgs_state_file.hpp"
 #include "src/lbfgs/svm_data.hpp"
 #include "src/util/atomic_file.hpp"
 
@@ -68,7 +69,11 @@ const char* const usage =
   "                     twice that and 10 s\n"
   "  --checkpoint-every N  save the vectors to the cluster's table-dir every N iterations, to\n"
   "                     restore a lost table shard on a standby node from (default 10 on a\n"
-  "                     cluster with a table-dir, else 0: never)\n";
+  "                     cluster with a table-dir, else 0: never)\n"
+  "  --state FILE       at every checkpoint, write the optimiser's state there too, to resume\n"
+  "                     from (default: the --output file with .state appended, if given)\n"
+  "  --resume FILE      go on from the state in FILE and the model table in the table-dir (a\n"
+  "                     run whose gridvec lbfgs process was lost); the same options as it\n";
 
 // The vectors as rows of the model table: the math runs on the shards.
 class table_store : public vector_store {
@@ -306,6 +311,9 @@ private:
 // table, and the learners (threads, each with its own client; or a
 // cluster's learner nodes, told the shards again) and the data pass. Made
 // anew, with the new shard list, once a lost shard is replaced.
+struct lbfgs_session;
+status resume_from(lbfgs_session& session, const lbfgs_state& state, const std::string& path);
+
 struct lbfgs_session {
   lbfgs_session(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, std::chrono::milliseconds timeout)
     : client(sys, shards, timeout) {}
@@ -390,10 +398,32 @@ bool parse_number(const std::string& flag, const std::string& text, T& out) {
   return true;
 }
 
+// Loads the model table of the last checkpoint from the table-dir and
+// checks that it is the state's: its gradient row's norm must be the one the
+// state recorded (a save, or the state's write, cut short by the loss of the
+// process leaves them of different iterations).
+status resume_from(lbfgs_session& session, const lbfgs_state& state, const std::string& path) {
+  if (auto ok = session.vectors->load(); !ok)
+    return failure{"cannot resume: the model table of the checkpoint could not be loaded from the table-dir: " +
+                   ok.error()};
+  const uint64_t g = lbfgs_rows::g;
+  auto gg = session.store->dot(std::span<const uint64_t>(&g, 1), std::span<const uint64_t>(&g, 1));
+  if (!gg)
+    return failure{gg.error()};
+  const double norm = std::sqrt(gg->front());
+  if (std::abs(norm - state.gradient_norm) > 1e-9 * std::max(1.0, state.gradient_norm))
+    return failure{"cannot resume: the table-dir's model table is not of the checkpoint of iteration " +
+                   std::to_string(state.iteration) + " in " + path + " (|gradient| " + std::to_string(norm) +
+                   " against " + std::to_string(state.gradient_norm) + ")"};
+  spdlog::info("resuming from the checkpoint of iteration {} ({}, the model table in the table-dir)", state.iteration,
+               path);
+  return {};
+}
+
 } // namespace
 
 int cli_lbfgs(const std::vector<std::string>& args) {
-  std::string config, train, output, table_name = "lbfgs", features_text = "2^24";
+  std::string config, train, output, table_name = "lbfgs", features_text = "2^24", state_path, resume_path;
   uint32_t shards = 2, threads = 2;
   bool threads_given = false;
   double timeout_seconds = 600;
@@ -444,6 +474,10 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       ok = parse_number(a, v, timeout_seconds);
     else if (a == "--checkpoint-every")
       ok = parse_number(a, v, checkpoint_every.emplace());
+    else if (a == "--state")
+      state_path = v;
+    else if (a == "--resume")
+      resume_path = v;
     else {
       std::fprintf(stderr, "error: unknown option '%s' (gridvec lbfgs --help)\n", a.c_str());
       return 2;
@@ -503,6 +537,24 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     checkpoint_every = cluster && !cluster->table_dir.empty() ? 10 : 0;
   if (*checkpoint_every > 0 && !(cluster && !cluster->table_dir.empty()))
     return fail("--checkpoint-every needs a cluster config with a table-dir (the shards save there)");
+  // The optimiser's state beside each checkpoint, to resume a lost run from.
+  if (!resume_path.empty() && *checkpoint_every == 0)
+    return fail("--resume needs a cluster config with a table-dir and checkpoints (the model table is saved there)");
+  if (state_path.empty())
+    state_path = !resume_path.empty() ? resume_path : output.empty() ? std::string{} : output + ".state";
+  if (*checkpoint_every == 0)
+    state_path.clear();
+  std::optional<lbfgs_state> resumed;
+  const lbfgs_run_identity identity{table_name, *features, o.memory, o.l2, data->examples()};
+  if (!resume_path.empty()) {
+    auto state = read_lbfgs_state(resume_path, identity);
+    if (!state)
+      return fail(state.error());
+    resumed = std::move(*state);
+  }
+  if (!state_path.empty() && state_path != resume_path)
+    if (auto ok = atomic_file::check_writable(state_path, "the L-BFGS state file"); !ok)
+      return fail(ok.error());
   caf::actor_system sys{cfg};
   std::vector<table_shard_actor> table_shards;
   std::vector<const node_spec*> shard_nodes; // where each table shard is, on a cluster
@@ -575,6 +627,9 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       saved.reset();
       if (auto ok = session->vectors->save(); !ok)
         return failure{"checkpoint at iteration " + std::to_string(state.iteration) + ": " + ok.error()};
+      if (!state_path.empty())
+        if (auto ok = write_lbfgs_state(state_path, state, identity); !ok)
+          return failure{"checkpoint at iteration " + std::to_string(state.iteration) + ": " + ok.error()};
       saved = state;
       spdlog::info("checkpoint: iteration {} saved in the cluster's table-dir", state.iteration);
       return {};
@@ -584,7 +639,13 @@ int cli_lbfgs(const std::vector<std::string>& args) {
                    it.iteration, it.objective, it.gradient_norm, it.step, it.passes, it.passes == 1 ? "" : "es");
     };
     expected<lbfgs_result> result = failure{"not run"};
-    for (;;) {
+    // A resumed run starts from its state file's checkpoint, as a recovery does.
+    const status ready = resumed ? resume_from(*session, *resumed, resume_path) : status{};
+    if (!ready)
+      result = failure{ready.why()};
+    else if (resumed)
+      saved = resumed;
+    while (ready) {
       const std::optional<lbfgs_state> resume = saved; // the checkpoints of this try replace `saved`
       result = run_lbfgs(*session->store, *session->pass, o, progress, checkpoint, resume ? &*resume : nullptr);
       if (result || !cluster || *checkpoint_every == 0)
