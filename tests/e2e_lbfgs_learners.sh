@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 gv=$1
 source "$here/cluster_lib.sh"
+source "$here/lbfgs_lib.sh"
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 outside=$(mktemp -d) # a directory the nodes may not read from
@@ -21,13 +22,9 @@ cluster_init "$gv" "$work"
 trap 'cluster_cleanup; rm -rf "$outside"' EXIT
 fail() { cluster_fail "$@"; }
 
-/usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
-run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)
-
 # The uninterrupted run, in one process, its two learner threads holding
 # the same two shares as the two learner nodes.
-"$gv" lbfgs "${run[@]}" --shards 2 --threads 2 > "$work/whole.out" 2> "$work/whole.log" \
-  || fail "whole run: $(tail -3 "$work/whole.log")"
+lbfgs_whole_run
 
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard-1 "roles = shard" "shards = 1"
@@ -77,16 +74,7 @@ assert delay < 10, delay
 PY
 
 # The same end as the run that lost nothing.
-/usr/bin/python3 - "$work/whole.out" "$work/lbfgs.out" <<'PY' || fail "the run with a replaced learner ended elsewhere"
-import sys
-whole, replaced = (open(p).read().split() for p in sys.argv[1:3])
-print("uninterrupted:", " ".join(whole[:8]))
-print("replaced:     ", " ".join(replaced[:8]))
-f0, f1 = float(whole[2]), float(replaced[2])
-assert abs(f0 - f1) <= 1e-6 * abs(f0), (f0, f1)
-assert whole[6] == replaced[6], ("iterations", whole[6], replaced[6])
-assert whole[4] == replaced[4], ("accuracy", whole[4], replaced[4])
-PY
+lbfgs_same_end "$work/lbfgs.out" replaced 1e-6 accuracy
 head -1 "$work/weights.txt" | grep -q "^# gridvec lbfgs weights: features 4096 " || fail "no weights file"
 
 # Every learner lost: one error line, exit status 1, no weights file.

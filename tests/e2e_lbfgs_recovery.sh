@@ -11,17 +11,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 gv=$1
 source "$here/cluster_lib.sh"
+source "$here/lbfgs_lib.sh"
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 cluster_init "$gv" "$work"
 fail() { cluster_fail "$@"; }
 
-/usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
-run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)
-
 # The uninterrupted run, in one process with as many table shards and as
 # many learners (threads here, learners of the learner node there).
-"$gv" lbfgs "${run[@]}" --shards 2 --threads 2 > "$work/whole.out" 2> "$work/whole.log" || fail "whole run: $(tail -3 "$work/whole.log")"
+lbfgs_whole_run
 
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node learn "roles = learner" "learners = 2"
@@ -51,14 +49,6 @@ grep -q "taking over table shard 1 of 2" "$work/spare.log" || fail "the standby 
 echo "$(grep -E 'is lost|recovered:' "$work/lbfgs.log" | sed 's/^.*\] //')"
 
 # The same end as the run that lost nothing.
-/usr/bin/python3 - "$work/whole.out" "$work/lbfgs.out" <<'PY' || fail "the recovered run ended elsewhere"
-import sys
-whole, recovered = (open(p).read().split() for p in sys.argv[1:3])
-print("uninterrupted:", " ".join(whole[:8]))
-print("recovered:    ", " ".join(recovered[:8]))
-f0, f1 = float(whole[2]), float(recovered[2])
-assert abs(f0 - f1) <= 1e-9 * abs(f0), (f0, f1)
-assert whole[6] == recovered[6], ("iterations", whole[6], recovered[6])
-PY
+lbfgs_same_end "$work/lbfgs.out" recovered 1e-9
 head -1 "$work/weights.txt" | grep -q "^# gridvec lbfgs weights: features 4096 " || fail "no weights file"
 echo "e2e_lbfgs_recovery: ok"

@@ -12,16 +12,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 gv=$1
 source "$here/cluster_lib.sh"
+source "$here/lbfgs_lib.sh"
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 cluster_init "$gv" "$work"
 fail() { cluster_fail "$@"; }
 
-/usr/bin/python3 "$root/scripts/gen-sparse-logreg.py" --examples 3000 --features 4096 --out "$work/data.svm" 2> /dev/null
-run=(--train "$work/data.svm" --features 4096 --max-iter 60 --ftol 0 --tol 0)
-
-# The uninterrupted run, in one process with as many table shards and learners.
-"$gv" lbfgs "${run[@]}" --shards 2 --threads 2 > "$work/whole.out" 2> "$work/whole.log" || fail "whole run: $(tail -3 "$work/whole.log")"
+lbfgs_whole_run
 
 cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node learn "roles = learner" "learners = 2"
@@ -68,14 +65,6 @@ expect_refused "--resume needs a cluster config with a table-dir" "${run[@]}" --
   > "$work/resumed.out" 2> "$work/resumed.log" || fail "the resumed run: $(tail -3 "$work/resumed.log")"
 grep -q "resuming from the checkpoint of iteration 4" "$work/resumed.log" || fail "no resume line: $(head -5 "$work/resumed.log")"
 grep -q "iteration 1: " "$work/resumed.log" && fail "the resumed run started over"
-/usr/bin/python3 - "$work/whole.out" "$work/resumed.out" <<'PY' || fail "the resumed run ended elsewhere"
-import sys
-whole, resumed = (open(p).read().split() for p in sys.argv[1:3])
-print("uninterrupted:", " ".join(whole[:8]))
-print("resumed:      ", " ".join(resumed[:8]))
-f0, f1 = float(whole[2]), float(resumed[2])
-assert abs(f0 - f1) <= 1e-9 * abs(f0), (f0, f1)
-assert whole[6] == resumed[6], ("iterations", whole[6], resumed[6])
-PY
+lbfgs_same_end "$work/resumed.out" resumed 1e-9
 head -1 "$work/weights.txt" | grep -q "^# gridvec lbfgs weights: features 4096 " || fail "no weights file"
 echo "e2e_lbfgs_resume: ok"
