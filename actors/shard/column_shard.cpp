@@ -27,21 +27,16 @@ column_shard_actor::behavior_type column_behavior(Self self, std::shared_ptr<col
   self->state.shard = std::move(shard);
   using shard_lanes::reply;
   return shard_lanes::lane_behavior<column_shard_actor::behavior_type>(
-    self,
-    std::make_tuple(
-      [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
-        return reply(self->state.trainer->dotprod(request));
-      },
-      [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
-        return reply(self->state.trainer->adjust(request));
-      },
-      [self](step_atom, const std::vector<wire_bytes>& adjusts, const std::vector<wire_bytes>& dotprods)
-        -> caf::result<std::vector<wire_bytes>> { return reply(self->state.trainer->step(adjusts, dotprods)); },
-      [self](similar_atom a, const std::vector<uint32_t>& words, const wire_bytes& weights) -> caf::result<wire_bytes> {
-        if (self->state.slow)
-          return self->delegate(self->state.slow, a, words, weights);
-        return reply(self->state.shard->similar(words, weights));
-      }));
+    self, std::make_tuple(
+            [self](dotprod_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
+              return reply(self->state.trainer->dotprod(request));
+            },
+            [self](adjust_atom, const wire_bytes& request) -> caf::result<wire_bytes> {
+              return reply(self->state.trainer->adjust(request));
+            },
+            [self](step_atom, const std::vector<wire_bytes>& adjusts, const std::vector<wire_bytes>& dotprods)
+              -> caf::result<std::vector<wire_bytes>> { return reply(self->state.trainer->step(adjusts, dotprods)); },
+            shard_lanes::similar_by_ids(self)));
 }
 
 } // namespace

@@ -85,6 +85,18 @@ auto admin_handlers(Self self) {
     });
 }
 
+/// column_slice_actor's own handler (the columns and replicated layouts,
+/// whose services are column_services).
+template <class Self>
+auto similar_by_ids(Self self) {
+  return
+    [self](similar_atom a, const std::vector<uint32_t>& words, const wire_bytes& weights) -> caf::result<wire_bytes> {
+      if (self->state.slow)
+        return self->delegate(self->state.slow, a, words, weights);
+      return reply(self->state.shard->similar(words, weights));
+    };
+}
+
 /// A layout's behaviour: shard_actor's handlers and the layout's own.
 template <class Behavior, class Self, class... Own>
 Behavior lane_behavior(Self self, std::tuple<Own...> own) {

@@ -25,18 +25,13 @@ replica_shard_actor::behavior_type replica_behavior(Self self, std::shared_ptr<r
   self->state.shard = std::move(shard);
   using shard_lanes::reply;
   return shard_lanes::lane_behavior<replica_shard_actor::behavior_type>(
-    self,
-    std::make_tuple(
-      [self](store_rows_atom a, const wire_bytes& block) -> caf::result<bool> {
-        if (self->state.slow)
-          return self->delegate(self->state.slow, a, block);
-        return reply(self->state.shard->store_rows(block));
-      },
-      [self](similar_atom a, const std::vector<uint32_t>& words, const wire_bytes& weights) -> caf::result<wire_bytes> {
-        if (self->state.slow)
-          return self->delegate(self->state.slow, a, words, weights);
-        return reply(self->state.shard->similar(words, weights));
-      }));
+    self, std::make_tuple(
+            [self](store_rows_atom a, const wire_bytes& block) -> caf::result<bool> {
+              if (self->state.slow)
+                return self->delegate(self->state.slow, a, block);
+              return reply(self->state.shard->store_rows(block));
+            },
+            shard_lanes::similar_by_ids(self)));
 }
 
 } // namespace
