@@ -200,7 +200,7 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       auto vocab = words_of(st);
       if (!vocab)
         return make_job_error(vocab.error());
-      if (auto s = preprocess(**vocab, corpus, {begin, end}, ids_path, mode, words); !s)
+      if (auto s = write_ids_from_vocabulary(**vocab, corpus, {begin, end}, ids_path, mode, words); !s)
         return make_job_error(s.error());
       return words;
     },

@@ -3,9 +3,8 @@
 // to the learner):
 //   learner_actor.cpp   the behaviour: assign, pause/resume, halt, rollback,
 //                       status, reports; which path trains (choose_path)
-//   corpus_side.cpp     corpus parts to word ids; the window of minibatches
-//                       in flight, filled from the minibatch source
-//                       (src/sgns/minibatch_source.hpp)
+//   in_flight.cpp       the window of minibatches in flight, filled from the
+//                       minibatch source (src/sgns/minibatch_source.hpp)
 //   protocol_path.cpp   minibatches in flight to the shards (dotprod, adjust,
 //                       step messages) and back (src/sgns/column_step.hpp)
 //   fused_path.cpp      minibatches trained on the shards' stores directly,
@@ -127,12 +126,7 @@ using learner_ptr = learner_actor::stateful_pointer<learner_state>;
 /// The vocabulary's words, loaded from vocab_path the first time.
 expected<vocabulary_ptr> words_of(learner_state& st);
 
-// corpus_side.cpp
-/// Turns corpus bytes `range` into the word-id file `ids_path`, invalid
-/// UTF-8 handled by `mode` (as the words were counted); `words` is how many
-/// in-vocabulary words it holds.
-status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range, const std::string& ids_path,
-                  invalid_utf8 mode, uint64_t& words);
+// in_flight.cpp
 /// Where each part can be restarted without skipping anything.
 std::vector<part_cursor> safe_cursors(const learner_state& st);
 /// Fills the next minibatch from the current passage onwards.

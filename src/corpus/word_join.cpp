@@ -159,4 +159,24 @@ std::string check_lookup(const std::string& words, const std::vector<uint32_t>& 
   return {};
 }
 
+status write_ids_from_vocabulary(const vocabulary& vocab, const std::string& corpus, byte_range range,
+                                 const std::string& ids_path, invalid_utf8 mode, uint64_t& words) {
+  auto writer = id_writer::create(ids_path);
+  if (!writer)
+    return failure{writer.error()};
+  corpus_scanner scanner{corpus, mode};
+  auto s = scanner.scan(
+    range,
+    [&](std::string_view w) {
+      uint32_t id = vocab.id_of(w);
+      if (id != vocabulary::npos)
+        writer->add(id);
+    },
+    [&] { writer->end_sentence(); });
+  if (!s)
+    return s;
+  words = writer->words();
+  return writer->close();
+}
+
 } // namespace gridvec

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <gridvec/core/expected.hpp>
+#include <gridvec/core/vocabulary.hpp>
 #include "src/corpus/text_corpus.hpp"
 
 namespace gridvec {
@@ -57,6 +58,12 @@ using join_lookup = std::function<status(std::vector<word_batch>& asks, std::vec
 status join_ids(const std::string& corpus, byte_range range, invalid_utf8 mode, uint32_t partitions,
                 const join_lookup& lookup, const std::string& ids_path, uint64_t& words, uint64_t vocab_size = 0,
                 join_limits limits = {});
+
+/// The same id file from the whole vocabulary in memory (a part turned into
+/// ids without the partitions: a resumed job whose partitions are gone):
+/// the reference the join matches byte for byte.
+status write_ids_from_vocabulary(const vocabulary& vocab, const std::string& corpus, byte_range range,
+                                 const std::string& ids_path, invalid_utf8 mode, uint64_t& words);
 
 /// Whether a lookup a peer sent is well formed and within the bounds above:
 /// lengths that add up to the words' bytes, at most max_lookup_words words

@@ -1,33 +1,10 @@
-// The learner's corpus side: word-id files from corpus parts, and the
-// minibatches of its source (src/sgns/minibatch_source.hpp) entered in the
-// window of those in flight.
+// The learner's window of minibatches in flight: the minibatches of its
+// source (src/sgns/minibatch_source.hpp) entered, counted and retired.
 #include "actors/learner/learner_state.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include "src/corpus/id_stream.hpp"
-
 namespace gridvec::learner {
-
-status preprocess(const vocabulary& vocab, const std::string& corpus, byte_range range, const std::string& ids_path,
-                  invalid_utf8 mode, uint64_t& words) {
-  auto writer = id_writer::create(ids_path);
-  if (!writer)
-    return failure{writer.error()};
-  corpus_scanner scanner{corpus, mode};
-  auto s = scanner.scan(
-    range,
-    [&](std::string_view w) {
-      uint32_t id = vocab.id_of(w);
-      if (id != vocabulary::npos)
-        writer->add(id);
-    },
-    [&] { writer->end_sentence(); });
-  if (!s)
-    return s;
-  words = writer->words();
-  return writer->close();
-}
 
 std::vector<part_cursor> safe_cursors(const learner_state& st) { return st.source->safe_cursors(st.in_flight); }
 
