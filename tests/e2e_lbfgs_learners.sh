@@ -15,7 +15,6 @@ root=$(cd "$here/.." && pwd)
 gv=$1
 source "$here/cluster_lib.sh"
 source "$here/lbfgs_lib.sh"
-/usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 outside=$(mktemp -d) # a directory the nodes may not read from
 cluster_init "$gv" "$work"

@@ -12,7 +12,6 @@ root=$(cd "$here/.." && pwd)
 gv=$1
 source "$here/cluster_lib.sh"
 source "$here/lbfgs_lib.sh"
-/usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 cluster_init "$gv" "$work"
 fail() { cluster_fail "$@"; }
@@ -21,13 +20,7 @@ fail() { cluster_fail "$@"; }
 # many learners (threads here, learners of the learner node there).
 lbfgs_whole_run
 
-cluster_node coord "roles = coordinator, vocabulary, exporter"
-cluster_node learn "roles = learner" "learners = 2"
-cluster_node shard-1 "roles = shard" "shards = 1"
-cluster_node shard-2 "roles = shard" "shards = 1"
-cluster_node spare "roles = shard" "shards = 1" "standby = true"
-CLUSTER_EXTRA="table-dir = $work/tables" cluster_write "$work/cluster.conf"
-cluster_start shard-1 shard-2 spare learn
+lbfgs_table_cluster spare
 
 "$gv" lbfgs "${run[@]}" --config "$work/cluster.conf" --checkpoint-every 3 --timeout 2 --output "$work/weights.txt" \
   > "$work/lbfgs.out" 2> "$work/lbfgs.log" &

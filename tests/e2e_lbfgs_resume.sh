@@ -13,19 +13,13 @@ root=$(cd "$here/.." && pwd)
 gv=$1
 source "$here/cluster_lib.sh"
 source "$here/lbfgs_lib.sh"
-/usr/bin/python3 -c 'import numpy' 2>/dev/null || cannot_run "numpy (python3-numpy) is not installed"
 work=$(mktemp -d)
 cluster_init "$gv" "$work"
 fail() { cluster_fail "$@"; }
 
 lbfgs_whole_run
 
-cluster_node coord "roles = coordinator, vocabulary, exporter"
-cluster_node learn "roles = learner" "learners = 2"
-cluster_node shard-1 "roles = shard" "shards = 1"
-cluster_node shard-2 "roles = shard" "shards = 1"
-CLUSTER_EXTRA="table-dir = $work/tables" cluster_write "$work/cluster.conf"
-cluster_start shard-1 shard-2 learn
+lbfgs_table_cluster
 
 cluster_run=("${run[@]}" --config "$work/cluster.conf" --checkpoint-every 4 --timeout 5)
 "$gv" lbfgs "${cluster_run[@]}" --output "$work/weights.txt" > "$work/first.out" 2> "$work/first.log" &
