@@ -61,32 +61,30 @@ void read_blocks(exporter_ptr self, bool output, uint32_t begin, uint32_t last, 
   st.block.resize(size_t{block_words} * st.dim);
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
-  const auto shards = static_cast<uint32_t>(st.shards.size());
   for (const auto& shard : st.shards) {
-    const column_slice slice{shard.first, shard.width};
-    // A shard of --partition words holds whole rows, of words index mod
-    // shards: the rows it sends are those of [begin, end), in order.
-    const word_rows rows{shard.index, shards};
-    const bool holds_rows = shard.holds_rows();
+    // The rows it sends are those it holds of [begin, end), in order, each
+    // its slice of columns.
+    const shard_geometry shape = shard.geometry();
     self->request(shard.lanes.front(), shard_timeout, rows_atom::value, begin, end, output)
       .then(
         [=](const wire_bytes& rows_bytes) {
           auto& st = self->state;
           if (*failed)
             return;
-          const uint32_t count = holds_rows ? rows.rows_below(end) - rows.rows_below(begin) : end - begin;
-          const size_t want = size_t{count} * slice.width * sizeof(float);
+          const uint32_t count = shape.rows_between(begin, end);
+          const size_t want = size_t{count} * shape.columns.width * sizeof(float);
           if (rows_bytes.size() != want) {
             *failed = true;
             done(make_job_error("shard sent a malformed block of vectors"));
             return;
           }
-          // Scatter the slice's columns (or the rows) into the full rows.
+          // Scatter the slice's columns of its rows into the full rows.
           const auto* src = reinterpret_cast<const float*>(rows_bytes.data());
+          const uint32_t first_row = shape.rows.rows_below(begin);
           for (uint32_t i = 0; i < count; ++i) {
-            const uint32_t w = holds_rows ? (rows.rows_below(begin) + i) * shards + rows.partition - begin : i;
-            std::memcpy(st.block.data() + size_t{w} * st.dim + slice.first, src + size_t{i} * slice.width,
-                        slice.width * sizeof(float));
+            const uint32_t w = shape.word_of(first_row + i) - begin;
+            std::memcpy(st.block.data() + size_t{w} * st.dim + shape.columns.first,
+                        src + size_t{i} * shape.columns.width, shape.columns.width * sizeof(float));
           }
           if (--*pending > 0)
             return;

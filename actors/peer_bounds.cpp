@@ -1,5 +1,8 @@
 #include "actors/peer_bounds.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace gridvec {
 
 namespace {
@@ -22,8 +25,8 @@ status check_shard_spec(const shard_spec& s) {
     return out_of_bounds("newshard: word partitions", s.word_partitions, 1, 1000000);
   if (s.negatives_mode > 2)
     return out_of_bounds("newshard: negatives mode", s.negatives_mode, 0, 2);
-  if (static_cast<uint8_t>(s.layout) > static_cast<uint8_t>(shard_layout::replica))
-    return out_of_bounds("newshard: layout", static_cast<uint8_t>(s.layout), 0, 2);
+  if (static_cast<uint8_t>(s.layout) > last_shard_layout)
+    return out_of_bounds("newshard: layout", static_cast<uint8_t>(s.layout), 0, last_shard_layout);
   return {};
 }
 
@@ -31,9 +34,9 @@ status check_shard_size(const shard_spec& s, uint64_t vocab_size) {
   // Input and output rows of its columns (output rows of the Huffman
   // tree's inner nodes too with -hs 1); the vocabulary is a file this node
   // read, its size is bounded by that file's.
-  const bool holds_rows = s.layout == shard_layout::rows;
-  const uint64_t width = holds_rows ? s.dim : (s.dim + s.count - 1) / s.count;
-  const uint64_t rows = holds_rows ? (vocab_size + s.count - 1) / s.count : vocab_size;
+  const auto shape = shard_geometry::of(s.layout, s.index, s.count, s.dim);
+  const uint64_t width = shape.columns.width;
+  const uint64_t rows = shape.rows_between(0, static_cast<uint32_t>(std::min<uint64_t>(vocab_size, UINT32_MAX)));
   const uint64_t floats = 2 * (rows + (s.hierarchical ? rows : 0)) * width;
   constexpr uint64_t max_floats = uint64_t{1} << 40; // 4 TiB: far above any machine, below overflow
   if (floats > max_floats)

@@ -4,7 +4,6 @@
 // and restart points that skip nothing.
 #include <catch2/catch.hpp>
 
-#include <deque>
 #include <memory>
 
 #include "src/corpus/id_stream.hpp"
@@ -111,15 +110,30 @@ TEST_CASE("a minibatch source's restart points and learning rate", "[minibatch_s
   const auto opt = options();
   minibatch_source source(opt, 0, counts_of(words_per_part), nullptr);
   REQUIRE(source.walker().add({part}));
-  auto first = std::make_shared<batch_state>();
   status read;
-  source.fill(*first, false, read);
+  auto first = source.next_in_flight(1, 0, false, 7, read);
   REQUIRE(read);
+  REQUIRE(first);
+  CHECK(first->generation == 7);
   CHECK(source.alpha_for(*first) == Approx(opt.start_alpha()));
   REQUIRE(source.mid_sentence());
-  // In flight, the first minibatch holds its part back to its passage's start.
-  std::deque<batch_ptr> in_flight{first};
-  CHECK(source.safe_cursors(in_flight).front().offset == first->start.offset);
+  // In flight, the first minibatch holds its part back to its passage's
+  // start, and the window of one is full until it is retired.
+  CHECK(source.in_flight().size() == 1);
+  CHECK(source.safe_cursors().front().offset == first->start.offset);
+  CHECK(source.next_in_flight(1, 0, false, 7, read) == nullptr);
+  CHECK(source.next_in_flight(1, 1, false, 7, read) != nullptr); // one leaving with this one's message
+  source.drop_in_flight();
+  CHECK_FALSE(source.mid_sentence());
+  REQUIRE(source.walker().reset({part}));
+  first = source.next_in_flight(1, 0, false, 7, read);
+  REQUIRE(first);
+  source.retire(*first);
+  CHECK(source.in_flight().empty());
+  const trained_count trained = source.take_trained();
+  CHECK(trained.pairs == first->mb.pairs());
+  CHECK(trained.words == first->trained);
+  CHECK_FALSE(source.has_untaken());
   // Pausing finishes the passage and starts no other: then nothing is in
   // the middle of a sentence, and with nothing in flight the restart point
   // is the part's read position.
@@ -128,10 +142,8 @@ TEST_CASE("a minibatch source's restart points and learning rate", "[minibatch_s
     source.fill(b, true, read);
     REQUIRE(read);
   }
-  batch_state none;
-  source.fill(none, true, read);
-  CHECK(none.mb.examples() == 0);
-  CHECK(source.safe_cursors({}).front().offset == source.walker().parts().front().offset);
+  CHECK(source.next_in_flight(1, 0, true, 7, read) == nullptr);
+  CHECK(source.safe_cursors().front().offset == source.walker().parts().front().offset);
   // Later minibatches learn at a lower rate, as word2vec's decays.
   auto later = drain(source);
   REQUIRE_FALSE(later.empty());

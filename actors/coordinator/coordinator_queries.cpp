@@ -8,17 +8,12 @@
 #include <cstdio>
 
 #include "actors/coordinator/coordinator_state.hpp"
+#include "actors/coordinator/similarity_query.hpp"
+#include "actors/layouts/layouts.hpp"
 #include "src/model/similarity.hpp"
 #include "src/util/human_units.hpp"
 
 namespace gridvec {
-
-namespace {
-
-// How long a nearest/analogy/rows query waits on the shards.
-constexpr auto shard_query_timeout = std::chrono::seconds(60);
-
-} // namespace
 
 double training_rate(const coordinator_state& st) {
   const double seconds = st.active_training_seconds();
@@ -123,11 +118,10 @@ void query_shards(coordinator_ptr self, caf::typed_response_promise<std::vector<
     row.node = st.nodes[st.shard_node[s]].name;
     row.first = st.shards[s].first;
     row.width = st.shards[s].width;
-    row.row_shards = st.shards[s].holds_rows() ? static_cast<uint32_t>(st.shards.size()) : 0;
+    const shard_geometry shape = st.shards[s].geometry();
+    row.row_shards = shape.rows.partitions > 1 ? shape.rows.partitions : 0;
     row.lanes = static_cast<uint32_t>(st.shards[s].lanes.size());
-    // A slice of every row, or (rows held by word) the words w mod S = s.
-    const uint64_t words = st.vocab.size;
-    row.rows = row.row_shards == 0 ? words : words > s ? (words - s - 1) / row.row_shards + 1 : 0;
+    row.rows = shape.rows_between(0, static_cast<uint32_t>(st.vocab.size));
     row.alive = !st.lost_shards.count(s);
     auto finish_one = [self, rp, out, pending]() mutable {
       if (--*pending == 0)
@@ -197,95 +191,6 @@ void query_learners(coordinator_ptr self, caf::typed_response_promise<std::vecto
   }
 }
 
-// A query's error handler: the first error of its requests answers it,
-// the later ones (and replies after it) are dropped.
-template <class Promise>
-auto first_error(Promise rp, std::shared_ptr<bool> failed) {
-  return [rp, failed](caf::error& err) mutable {
-    if (*failed)
-      return;
-    *failed = true;
-    rp.deliver(err);
-  };
-}
-
-// Every shard's partial similarities (similarity.hpp's layout), summed,
-// then the k nearest words but `ids`. `ask(lane)` sends one shard its
-// request; `query_norm`, if set, is |q|^2, which the shards of the word
-// split leave to the caller.
-template <class Ask>
-void sum_similarities(coordinator_ptr self, Ask ask, std::vector<uint32_t> ids, uint32_t k,
-                      caf::typed_response_promise<std::vector<neighbour>> rp, std::shared_ptr<bool> failed,
-                      std::optional<float> query_norm) {
-  auto& st = self->state;
-  auto summed = std::make_shared<std::vector<float>>();
-  auto pending = std::make_shared<size_t>(st.shards.size());
-  for (const auto& shard : st.shards)
-    ask(shard.lanes.front())
-      .then(
-        [self, rp, ids, k, summed, pending, failed, query_norm](const wire_bytes& bytes) mutable {
-          if (*failed)
-            return;
-          auto part = floats_of(bytes);
-          if (!part) {
-            *failed = true;
-            rp.deliver(make_job_error(part.error()));
-            return;
-          }
-          add_partials(*summed, *part);
-          if (--*pending > 0)
-            return;
-          if (query_norm && !summed->empty())
-            (*summed)[0] = *query_norm;
-          auto& st = self->state;
-          std::vector<neighbour> out;
-          for (const auto& sw : top_cosine(*summed, k, ids))
-            out.push_back({std::string{st.words->word(sw.id)}, sw.score});
-          rp.deliver(std::move(out));
-        },
-        first_error(rp, failed));
-}
-
-// --partition words: the query q = sum weight_i u(word_i) is put together
-// here from the query words' rows (each from its shard), then every shard
-// scores the words it holds against q (similarity.hpp's layout).
-void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vector<float> weights, uint32_t k,
-                     caf::typed_response_promise<std::vector<neighbour>> rp, std::shared_ptr<bool> failed) {
-  auto& st = self->state;
-  const auto shards = static_cast<uint32_t>(st.shards.size());
-  const uint32_t dim = st.shards.front().width;
-  auto q = std::make_shared<std::vector<float>>(dim, 0.0f);
-  auto pending = std::make_shared<size_t>(ids.size());
-  auto on_error = first_error(rp, failed);
-  for (size_t i = 0; i < ids.size(); ++i)
-    self->request(st.shards[ids[i] % shards].lanes.front(), shard_query_timeout, rows_atom::value, ids[i], ids[i] + 1)
-      .then(
-        [self, rp, ids, k, q, pending, failed, on_error, dim, weight = weights[i]](const wire_bytes& bytes) mutable {
-          if (*failed)
-            return;
-          auto row = floats_of(bytes);
-          if (!row || row->size() != dim) {
-            *failed = true;
-            rp.deliver(make_job_error("a shard sent a malformed row"));
-            return;
-          }
-          for (uint32_t j = 0; j < dim; ++j)
-            (*q)[j] += weight * (*row)[j];
-          if (--*pending > 0)
-            return;
-          float qq = 0;
-          for (float x : *q)
-            qq += x * x;
-          sum_similarities(
-            self,
-            [self, query = float_bytes(*q)](const shard_actor& lane) {
-              return self->request(lane_as<row_shard_actor>(lane), shard_query_timeout, similar_atom::value, query);
-            },
-            ids, k, rp, failed, qq);
-        },
-        on_error);
-}
-
 // Two rounds over every shard: partial norms of the query words, then the
 // partial similarities of the normalised, weighted query (similarity.hpp).
 void query_similar(coordinator_ptr self, std::vector<std::string> words, std::vector<float> signs, uint32_t k,
@@ -337,18 +242,7 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
             const float n = std::sqrt((*norms)[i]);
             weights[i] = n > 0 ? signs[i] / n : 0.0f;
           }
-          auto& st = self->state;
-          if (st.shards.front().holds_rows()) {
-            similar_by_rows(self, ids, std::move(weights), k, rp, failed);
-            return;
-          }
-          sum_similarities(
-            self,
-            [self, ids, query = float_bytes(weights)](const shard_actor& lane) {
-              return self->request(lane_as<column_slice_actor>(lane), shard_query_timeout, similar_atom::value, ids,
-                                   query);
-            },
-            ids, k, rp, failed, std::nullopt);
+          layout_entry_of(self->state.shards.front().layout).similar(self, ids, std::move(weights), k, rp, failed);
         },
         on_error);
 }
@@ -381,8 +275,7 @@ void query_vector(coordinator_ptr self, const std::string& word, caf::typed_resp
     self->request(shard.lanes.front(), shard_query_timeout, rows_atom::value, id, id + 1)
       .then(
         [rp, row, pending, failed, first = shard.first,
-         width = shard.holds_rows() && id % st.shards.size() != shard.index ? 0 : shard.width](
-          const wire_bytes& bytes) mutable {
+         width = shard.geometry().holds(id) ? shard.width : 0](const wire_bytes& bytes) mutable {
           // (A shard of --partition words sends the row only if it holds it.)
           if (*failed)
             return;

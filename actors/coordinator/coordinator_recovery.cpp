@@ -24,6 +24,7 @@
 
 #include "actors/coordinator/coordinator_state.hpp"
 #include "actors/coordinator/phases.hpp"
+#include "actors/layouts/layouts.hpp"
 #include "src/corpus/id_stream.hpp"
 
 namespace gridvec {
@@ -246,7 +247,8 @@ void apply_rollback(coordinator_ptr self, const checkpoint_manifest* m, const st
       for (size_t p = 0; p < st.cursors.size(); ++p)
         if (st.owner[p] == l)
           mine.push_back(st.cursors[p]);
-      if (st.opt.replicated()) // the hosts left, before the rollback reloads the model
+      // The hosts left, before the rollback reloads the model.
+      if (layout_entry_of(st.opt.layout_of_shards()).learners_share_rounds)
         self->request(st.learners[l], learner_timeout, hosts_atom::value, live_hosts(st))
           .then([](bool) {}, [](caf::error&) {});
       self->request(st.learners[l], learner_timeout, rollback_atom::value, generation, mine, lanes_for(st, l))
@@ -309,7 +311,7 @@ void place_lost_shards(coordinator_ptr self, std::map<uint32_t, uint32_t> lost) 
   for (const auto& [s, node] : lost)
     place_shard(self, s, node, [self, pending] {
       if (--*pending == 0) // the other shards' visits go to the new one
-        tell_peers(self, [self] { restore_latest(self); });
+        connect_shards(self, [self] { restore_latest(self); });
     });
 }
 
@@ -555,7 +557,7 @@ void on_learner_lost(coordinator_ptr self, uint32_t learner, const std::string& 
   }
   if (st.phase == job_phase::recovering)
     return; // the rollback hands its parts out
-  if (st.opt.replicated()) {
+  if (layout_entry_of(st.opt.layout_of_shards()).learners_share_rounds) {
     // Every host takes part in every round, and the lost one's changes
     // since the last round are gone: every host starts again from the last
     // checkpoint (the shards hold it), with the lost one's parts shared out.

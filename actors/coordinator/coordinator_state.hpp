@@ -265,9 +265,9 @@ void check_training_done(coordinator_ptr self);
 void run_export(coordinator_ptr self);
 /// (Re-)places shard s on node n; then(shard_info) or fail the job.
 void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void()> then);
-/// --partition words: tells every shard where the others are (after
-/// placement and after a restore); then `then`. Nothing in other layouts.
-void tell_peers(coordinator_ptr self, std::function<void()> then);
+/// Connects the shards that talk to each other, as their layout asks
+/// (after placement and after a restore); then `then`.
+void connect_shards(coordinator_ptr self, std::function<void()> then);
 
 // coordinator_recovery.cpp
 /// Sends `ask(id, done)` to every live learner; `then(all ok)` runs once

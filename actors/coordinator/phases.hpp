@@ -20,14 +20,14 @@
 //     v
 //   export_phase.cpp         exporting -> done (finish, coordinator_actor.cpp)
 //
-// Any phase can end in failed (fail) or cancelled. A partitioning mode
-// (model_partition, include/gridvec/core/options.hpp) is not one place yet:
-// the coordinator reads it in vocabulary_phase.cpp (the automatic choice),
-// placement_phase.cpp (what runs where), start_phase.cpp,
-// training_phase.cpp (how the learners start), coordinator_actor.cpp and
-// coordinator_recovery.cpp; the learner (actors/learner/) has a path of its
-// own for each, chosen once (choose_path). A shard's layout is one place per
-// layout (docs/actors.md, shard_actor).
+// Any phase can end in failed (fail) or cancelled. What differs between
+// the shards' layouts is asked of the layout's entry (actors/layouts/):
+// connecting the shards after placement and restores, `nearest`, and
+// whether the learners share rounds (training_phase.cpp,
+// coordinator_recovery.cpp); the rows themselves are read through each
+// shard's geometry. --partition itself is read where it is chosen
+// (vocabulary_phase.cpp, the automatic choice), where it bounds the number
+// of shards (placement_phase.cpp) and in the job's summary.
 #include <functional>
 #include <string>
 #include <vector>

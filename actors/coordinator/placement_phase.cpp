@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "actors/layouts/layouts.hpp"
 #include "src/model/memory_plan.hpp"
 #include "src/model/shard_placement.hpp"
 
@@ -209,33 +210,19 @@ void place_planned_shards(coordinator_ptr self, const std::vector<uint32_t>& sha
   for (uint32_t s = 0; s < st.opt.shards; ++s)
     place_shard(self, s, shard_nodes[s], [self, pending, then] {
       if (--*pending == 0)
-        tell_peers(self, then);
+        connect_shards(self, then);
     });
 }
 
 } // namespace
 
-void tell_peers(coordinator_ptr self, std::function<void()> then) {
+void connect_shards(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
-  if (st.shards.empty() || !st.shards.front().holds_rows()) {
+  if (st.shards.empty() || !layout_entry_of(st.shards.front().layout).connect_shards) {
     then();
     return;
   }
-  auto pending = std::make_shared<size_t>(st.shards.size());
-  for (size_t i = 0; i < st.shards.size(); ++i) {
-    // Shard i's visits to shard j go to lane i of j (modulo its lanes), so
-    // that the sources spread over the lanes of every peer.
-    std::vector<caf::actor> peers;
-    for (const auto& peer : st.shards)
-      peers.push_back(caf::actor_cast<caf::actor>(peer.lanes[i % peer.lanes.size()]));
-    self->request(lane_as<row_shard_actor>(st.shards[i].lanes.front()), placement_timeout, peers_atom::value, peers)
-      .then(
-        [pending, then](bool) {
-          if (--*pending == 0)
-            then();
-        },
-        fail_with(self));
-  }
+  layout_entry_of(st.shards.front().layout).connect_shards(self, std::move(then));
 }
 
 void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void()> then) {

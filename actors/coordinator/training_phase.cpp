@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "actors/layouts/layouts.hpp"
 #include "src/sgns/noise_sampler.hpp"
 
 namespace gridvec {
@@ -77,9 +78,9 @@ void report_noise(coordinator_ptr self) {
   say(self, "noise words: " + s.negatives + (s.hierarchical_sampler ? " (hierarchical sampler)" : "") + " over " +
               std::to_string(s.word_partitions) + " word partitions; sampling tables " +
               std::to_string(s.sampling_bytes / 1024) + " KiB per shard" +
-              (st.shards.front().holds_rows() ? std::string{" (its own partition's)"}
-                                              : ", " + std::to_string(s.partition_sampling_bytes / 1024) +
-                                                  " KiB per partition with the vectors split by word"));
+              (st.shards.front().rows.partitions > 1 ? std::string{" (its own partition's)"}
+                                                     : ", " + std::to_string(s.partition_sampling_bytes / 1024) +
+                                                         " KiB per partition with the vectors split by word"));
 }
 
 } // namespace
@@ -91,20 +92,21 @@ void start_training(coordinator_ptr self) {
   st.training_started = st.last_line = st.last_sink_line = st.last_checkpoint_time = st.rate_started;
   st.words_at_last_checkpoint = st.words_at_start;
   st.learner_idle.assign(st.learners.size(), false);
-  // (The replicated mode's learners train on their own copies: nothing in
-  // flight, no messages per minibatch.)
-  const bool rows = st.shards.front().holds_rows();
-  say(self,
-      "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
-        (rows ? " shards of whole rows (word w on shard w mod " + std::to_string(st.shards.size()) + ")"
-              : " shards of " + std::to_string(st.shards.front().width) + " columns") +
-        ", minibatch " + std::to_string(st.opt.minibatch) +
-        (st.opt.replicated() ? std::string{}
-                             : ", " + std::to_string(st.opt.in_flight_window()) + " in flight" +
-                                 (rows ? std::string{} : ", " + std::to_string(st.opt.coalesce) + " per message")));
-  if (!st.opt.replicated())
-    report_noise(self);
-  if (st.opt.replicated()) {
+  // (Learners that share rounds train on their own copies: nothing in
+  // flight, no messages per minibatch. Shards of whole rows take each
+  // minibatch's shares one message each.)
+  const auto& layout = layout_entry_of(st.shards.front().layout);
+  const shard_geometry shape = st.shards.front().geometry();
+  const bool rows = shape.rows.partitions > 1;
+  say(self, "training: " + std::to_string(st.learners.size()) + " learners, " + std::to_string(st.shards.size()) +
+              (rows ? " shards of whole rows (word w on shard w mod " + std::to_string(shape.rows.partitions) + ")"
+                    : " shards of " + std::to_string(shape.columns.width) + " columns") +
+              ", minibatch " + std::to_string(st.opt.minibatch) +
+              (layout.learners_share_rounds
+                 ? std::string{}
+                 : ", " + std::to_string(st.opt.in_flight_window()) + " in flight" +
+                     (rows ? std::string{} : ", " + std::to_string(st.opt.coalesce) + " per message")));
+  if (layout.learners_share_rounds) {
     // Every host learns the others before its first work (messages from
     // here to one learner stay in order).
     const auto hosts = live_hosts(st);
@@ -115,6 +117,8 @@ void start_training(coordinator_ptr self) {
                 std::to_string(st.opt.sync_rounds_per_epoch(learners)) + " synchronisation rounds per epoch" +
                 (st.opt.sync_rounds == 0 ? " (auto: 8 per learner)" : "") + ", combiner " +
                 (st.opt.average_combiner ? "avg" : "mc"));
+  } else {
+    report_noise(self);
   }
   if (st.queue) {
     say(self, "work queue: " + std::to_string(st.cursors.size()) + " parts for " + std::to_string(st.learners.size()) +

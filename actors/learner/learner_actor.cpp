@@ -1,13 +1,14 @@
-// The learner actor: trains the corpus parts the coordinator assigns it,
-// on the fused or the protocol path, and answers pause/resume, halt and
-// rollback (recovery), and status. Its pieces: learner_state.hpp.
+// The learner actor: trains the corpus parts the coordinator assigns it on
+// the path its shards' layout makes (training_path.hpp), and answers
+// pause/resume, halt and rollback (recovery), and status. Its pieces:
+// learner_state.hpp.
 #include <gridvec/roles/learner.hpp>
 
 #include <spdlog/spdlog.h>
 #include <algorithm>
 
+#include "actors/layouts/layouts.hpp"
 #include "actors/learner/learner_state.hpp"
-#include "actors/local_lanes.hpp"
 #include <gridvec/roles/vocabulary.hpp>
 #include "actors/partition_join.hpp"
 
@@ -28,14 +29,17 @@ expected<vocabulary_ptr> words_of(learner_state& st) {
 void report(learner_ptr self, bool force) {
   auto& st = self->state;
   const bool idle = st.idle();
-  if (!force && idle && st.reported_idle && st.unreported.pairs == 0)
+  if (!force && idle && st.reported_idle && !st.source->has_untaken())
     return;
   learner_progress p = std::move(st.unreported);
   st.unreported = learner_progress{};
+  const trained_count trained = st.source->take_trained();
+  p.trained_words += trained.words;
+  p.pairs += trained.pairs;
   p.generation = st.generation;
-  p.cursors = safe_cursors(st);
+  p.cursors = st.source->safe_cursors();
   p.idle = idle;
-  p.in_flight = static_cast<uint32_t>(st.in_flight.size());
+  p.in_flight = static_cast<uint32_t>(st.source->in_flight().size());
   st.reported_idle = idle;
   self->send(st.coordinator, progress_atom::value, st.cfg.id, std::move(p));
 }
@@ -64,7 +68,7 @@ void fail(learner_ptr self, const std::string& what) {
 
 void settle_pause(learner_ptr self) {
   auto& st = self->state;
-  if (st.state != mode::pausing || st.mid_sentence() || !st.in_flight.empty())
+  if (st.state != mode::pausing || st.mid_sentence() || !st.source->in_flight().empty())
     return;
   st.state = mode::paused;
   std::vector<part_cursor> cursors(st.source->walker().parts().begin(), st.source->walker().parts().end());
@@ -105,68 +109,9 @@ void pump_settled(learner_ptr self) {
     report(self, true);
 }
 
-void pump(learner_ptr self) {
-  using path = learner_state::training_path;
-  switch (self->state.path) {
-    case path::protocol: protocol_pump(self); break;
-    case path::fused: fused_pump(self); break;
-    case path::split: split_pump(self); break;
-    case path::replicated:
-      if (self->state.replicated) // once start_replicated has begun loading the model
-        replicated_pump(self);
-      break;
-  }
-}
+void pump(learner_ptr self) { self->state.path->pump(self); }
 
 namespace {
-
-// Decides which path trains, from the shards' layout, and whether this
-// learner trains on its shards directly: only if the job allows it (--fused)
-// and every lane is in this process (never so in a cluster of one role per
-// node).
-status choose_path(learner_state& st) {
-  using path = learner_state::training_path;
-  st.fused.reset();
-  st.word_split.reset();
-  st.column_lanes.clear();
-  st.row_lanes.clear();
-  st.replica_lanes.clear();
-  switch (layout_of_shards(st.cfg.partition, static_cast<uint32_t>(st.shards.size()))) {
-    case shard_layout::replica:
-      st.path = path::replicated;
-      st.replica_lanes = lanes_as<replica_shard_actor>(st.shards);
-      break;
-    case shard_layout::rows:
-      // Shards of whole rows, wherever they live: the exchange runs between
-      // them (split_path.cpp).
-      st.path = path::split;
-      st.row_lanes = lanes_as<row_shard_actor>(st.shards);
-      break;
-    case shard_layout::columns:
-      st.path = path::protocol;
-      st.column_lanes = lanes_as<column_shard_actor>(st.shards);
-      break;
-  }
-  if (st.path == path::protocol && st.cfg.word_split()) {
-    auto stores = find_local_stores(st.shards);
-    if (stores.size() != 1)
-      return failure{"--partition words with one shard trains where that shard is (gridvec train)"};
-    auto trainer = word_split_trainer::make(
-      std::move(stores.front()), st.cfg.word_partitions, static_cast<negatives_mode>(st.cfg.negatives_mode),
-      st.cfg.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example);
-    if (!trainer)
-      return failure{trainer.error()};
-    st.word_split = std::move(*trainer);
-    st.path = path::fused;
-  } else if (st.path == path::protocol && st.cfg.fused) {
-    auto stores = find_local_stores(st.shards);
-    if (!stores.empty()) {
-      st.fused = std::make_unique<local_trainer>(std::move(stores), st.cfg.shared_negatives);
-      st.path = path::fused;
-    }
-  }
-  return {};
-}
 
 learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config cfg, vocabulary_counts_ptr counts,
                                               std::string vocab_path, vocabulary_ptr vocab,
@@ -182,7 +127,8 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   if (cfg.hs)
     st.tree = shared_huffman_tree(st.counts);
   st.source = std::make_unique<minibatch_source>(cfg, cfg.id, *st.counts, st.tree);
-  st.step = std::make_unique<column_step>(cfg.refresh_weights ? cfg.in_flight * cfg.learners : 0);
+  st.layout = layout_of_shards(cfg.partition, static_cast<uint32_t>(st.shards.size()));
+  st.path = layout_entry_of(st.layout).make_path(st);
   st.losses = loss_watch{(cfg.negative > 0 ? cfg.negative + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end, const std::string& ids_path,
@@ -210,13 +156,11 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
         return make_job_error(s.error());
       st.reported_idle = false;
       if (!st.ticking) {
-        if (auto s = choose_path(st); !s)
-          return make_job_error(s.error());
         st.ticking = true;
         st.state = mode::running;
         self->send(self, tick_atom::value);
-        if (st.cfg.replicated())
-          start_replicated(self); // loads the model, then pumps
+        if (auto s = st.path->bind(self); !s) // (running: a round's early changes count this host in)
+          return make_job_error(s.error());
       }
       pump(self);
       return true;
@@ -245,11 +189,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     },
     [self](halt_atom, uint64_t generation, const std::vector<uint32_t>& live) -> caf::result<std::vector<part_cursor>> {
       auto& st = self->state;
-      auto cursors = safe_cursors(st);
+      auto cursors = st.source->safe_cursors();
       st.generation = generation;
-      st.in_flight.clear();
-      st.source->drop_passage();
-      forget_round(st);
+      st.source->drop_in_flight();
+      st.path->halt();
       st.state = mode::paused;
       for (auto& rp : st.pause_waiters)
         rp.deliver(make_job_error("the pause was overtaken by a shard failure"));
@@ -286,17 +229,14 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       if (st.state != mode::paused && st.state != mode::stalled)
         return make_job_error("learner " + std::to_string(st.cfg.id) + " must be halted before a rollback");
       st.generation = generation;
-      st.in_flight.clear();
-      st.source->drop_passage();
+      st.source->drop_in_flight();
       st.shards = lanes;
-      if (auto s = choose_path(st); !s)
-        return make_job_error(s.error());
       st.state = mode::paused;
       st.reported_idle = false;
       if (auto s = st.source->walker().reset(parts); !s)
         return make_job_error(s.error());
-      if (st.cfg.replicated())
-        start_replicated(self); // the model as the shards were restored
+      if (auto s = st.path->bind(self); !s) // (the replicated path reloads the model as the shards were restored)
+        return make_job_error(s.error());
       if (!st.ticking) {
         st.ticking = true;
         self->send(self, tick_atom::value);
@@ -308,15 +248,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
       auto& st = self->state;
       learner_status s;
       s.id = st.cfg.id;
-      s.parts = safe_cursors(st);
-      s.in_flight = static_cast<uint32_t>(st.in_flight.size());
+      s.parts = st.source->safe_cursors();
+      s.in_flight = static_cast<uint32_t>(st.source->in_flight().size());
       switch (st.state) {
-        case mode::running:
-          s.state = st.idle() ? "idle"
-                    : st.replicated && st.replicated->sync.at() == sync_round::phase::syncing
-                      ? "syncing round " + std::to_string(st.replicated->sync.round() + 1)
-                      : "training";
-          break;
+        case mode::running: s.state = st.idle() ? "idle" : st.path->activity(); break;
         case mode::pausing: s.state = "pausing"; break;
         case mode::paused: s.state = "paused"; break;
         case mode::stalled: s.state = "waiting for a lost shard"; break;
@@ -335,15 +270,14 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
     [self](hosts_atom, const std::vector<caf::actor>& hosts) -> caf::result<bool> {
       auto& st = self->state;
       auto me = std::find(hosts.begin(), hosts.end(), caf::actor_cast<caf::actor>(self));
-      if (!st.cfg.replicated() || me == hosts.end())
+      if (!layout_entry_of(st.layout).learners_share_rounds || me == hosts.end())
         return make_job_error("learner " + std::to_string(st.cfg.id) + " is not one of these " +
                               std::to_string(hosts.size()) + " hosts of a replicated job");
       st.host_index = static_cast<uint32_t>(me - hosts.begin());
       st.hosts.clear();
       for (const auto& h : hosts)
         st.hosts.push_back(caf::actor_cast<learner_actor>(h));
-      if (st.replicated)
-        st.replicated->model->set_hosts(static_cast<uint32_t>(st.hosts.size()));
+      on_hosts(self);
       pump(self);
       return true;
     },

@@ -1,9 +1,11 @@
-// A shard from its spec: the store of its layout, the service over it
-// (src/shard/), its starting values (checkpoint, --init model or initial
-// vectors), and its lanes (actors/shard/<layout>_shard.cpp).
+// A shard from its spec: checked, then made by its layout's entry
+// (actors/layouts/: its store, service and lanes); and what the layouts'
+// shards share (shard_start.hpp): --init's rows and the store of a column
+// slice.
 #include <gridvec/roles/shard.hpp>
 
-#include "actors/shard/layouts.hpp"
+#include "actors/layouts/layouts.hpp"
+#include "actors/shard/shard_start.hpp"
 #include <gridvec/roles/vocabulary.hpp>
 #include "src/formats/model_dir.hpp"
 #include "src/sgns/noise_sampler.hpp"
@@ -28,11 +30,12 @@ status init_from_model(shard_store& store, const vocabulary& vocab, const std::s
   return {};
 }
 
-// --init matches the model's rows to ids by word: only then are the
-// vocabulary's words loaded, and only while the rows are read.
-shard_service::initial_rows initial_rows_of(const shard_spec& spec, std::function<expected<vocabulary_ptr>()> words) {
+} // namespace
+
+shard_service::initial_rows initial_rows_of(const shard_spec& spec, const shard_inputs& in) {
   if (spec.init_model.empty())
     return {};
+  auto words = in.words;
   if (!words)
     words = [path = spec.vocabulary] { return load_shared_vocabulary(path); };
   return [words, model = spec.init_model](shard_store& store) -> status {
@@ -43,14 +46,28 @@ shard_service::initial_rows initial_rows_of(const shard_spec& spec, std::functio
   };
 }
 
-template <class Service>
-expected<std::shared_ptr<Service>> started(std::shared_ptr<Service> service, const shard_spec& spec) {
-  if (auto s = service->start_from(spec.checkpoint); !s)
-    return failure{s.why()};
-  return service;
+std::shared_ptr<shard_store> column_slice_store(const shard_spec& spec, const shard_inputs& in, shard_info& info,
+                                                slice_header& header) {
+  const auto slice = column_slice::of(spec.index, spec.count, spec.dim);
+  auto noise = in.noise;
+  if (!noise)
+    noise = std::make_shared<const noise_sampler>(
+      in.counts->counts,
+      noise_spec{static_cast<negatives_mode>(spec.negatives_mode), spec.hierarchical_sampler, spec.word_partitions});
+  info.sampling_bytes = noise->bytes();
+  info.partition_sampling_bytes = noise->partition_bytes(spec.index);
+  std::shared_ptr<const huffman_tree> tree;
+  if (spec.hierarchical)
+    tree = shared_huffman_tree(in.counts);
+  const auto words = static_cast<uint32_t>(in.counts->size());
+  auto store =
+    std::make_shared<shard_store>(spec.index, spec.count, spec.dim, words, spec.seed, std::move(noise), tree);
+  header =
+    slice_header{spec.index, spec.count, spec.dim, slice.first, slice.width, words, spec.vocab_crc, store->node_rows()};
+  info.first = slice.first;
+  info.width = slice.width;
+  return store;
 }
-
-} // namespace
 
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_ptr vocab_ptr,
                                  std::shared_ptr<const noise_sampler> noise, lane_thread where) {
@@ -62,61 +79,17 @@ expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec,
 expected<shard_info> spawn_shard(caf::actor_system& sys, const shard_spec& spec, vocabulary_counts_ptr counts,
                                  std::shared_ptr<const noise_sampler> noise, lane_thread where,
                                  std::function<expected<vocabulary_ptr>()> words) {
-  const vocabulary_counts& vocab = *counts;
   if (spec.count == 0 || spec.index >= spec.count || spec.count > spec.dim || spec.lanes == 0)
     return failure{"invalid shard layout: shard " + std::to_string(spec.index) + " of " + std::to_string(spec.count) +
                    " for dimension " + std::to_string(spec.dim)};
-  const bool network = where == lane_thread::network;
-  shard_info info;
-  info.index = spec.index;
-  info.layout = spec.layout;
-  if (spec.layout == shard_layout::rows) {
-    // Whole rows of word w mod count; this partition's sampler only,
-    // O(p + V/p) (the Distributed negative sampling paper).
-    if (spec.hierarchical || !spec.init_model.empty())
-      return failure{"--partition words trains neither -hs 1 nor from --init"};
-    auto store = std::make_shared<shard_store>(word_rows{spec.index, spec.count}, spec.dim, vocab.size(), spec.seed);
-    const slice_header header{spec.index, spec.count, spec.dim, 0, spec.dim, store->held_rows(), spec.vocab_crc, 0};
-    auto service = started(std::make_shared<row_service>(store, header, spec.seed, vocab.counts,
-                                                         static_cast<negatives_mode>(spec.negatives_mode)),
-                           spec);
-    if (!service)
-      return failure{service.why()};
-    info.sampling_bytes = info.partition_sampling_bytes = (*service)->own.bytes();
-    info.first = 0;
-    info.width = spec.dim;
-    info.lanes = spawn_row_lanes(sys, *service, spec.lanes, network);
+  if (static_cast<uint8_t>(spec.layout) > last_shard_layout)
+    return failure{"invalid shard layout " + std::to_string(static_cast<uint8_t>(spec.layout))};
+  const shard_inputs in{std::move(counts), std::move(noise), where, std::move(words)};
+  auto info = layout_entry_of(spec.layout).spawn(sys, spec, in);
+  if (!info)
     return info;
-  }
-  // A column slice, of the columns or the replicated layout.
-  const auto slice = column_slice::of(spec.index, spec.count, spec.dim);
-  if (!noise)
-    noise =
-      std::make_shared<const noise_sampler>(vocab.counts, noise_spec{static_cast<negatives_mode>(spec.negatives_mode),
-                                                                     spec.hierarchical_sampler, spec.word_partitions});
-  info.sampling_bytes = noise->bytes();
-  info.partition_sampling_bytes = noise->partition_bytes(spec.index);
-  std::shared_ptr<const huffman_tree> tree;
-  if (spec.hierarchical)
-    tree = shared_huffman_tree(counts);
-  auto store =
-    std::make_shared<shard_store>(spec.index, spec.count, spec.dim, vocab.size(), spec.seed, std::move(noise), tree);
-  const slice_header header{spec.index,  spec.count,   spec.dim,       slice.first,
-                            slice.width, vocab.size(), spec.vocab_crc, store->node_rows()};
-  info.first = slice.first;
-  info.width = slice.width;
-  auto init = initial_rows_of(spec, std::move(words));
-  if (spec.layout == shard_layout::replica) {
-    auto service = started(std::make_shared<replica_service>(store, header, spec.seed, std::move(init)), spec);
-    if (!service)
-      return failure{service.why()};
-    info.lanes = spawn_replica_lanes(sys, *service, spec.lanes, network);
-    return info;
-  }
-  auto service = started(std::make_shared<column_service>(store, header, spec.seed, std::move(init)), spec);
-  if (!service)
-    return failure{service.why()};
-  info.lanes = spawn_column_lanes(sys, *service, spec.lanes, network);
+  info->index = spec.index;
+  info->layout = spec.layout;
   return info;
 }
 

@@ -263,7 +263,7 @@ using learner_actor = caf::typed_actor<
   caf::replies_to<status_atom>::with<learner_status>,
   caf::reacts_to<tick_atom>, // internal: progress reports
   caf::reacts_to<run_atom>,  // internal: the fused path's next time slice
-  // --partition replicated (actors/learner/replicated_path.cpp): the job's
+  // --partition replicated (actors/layouts/replica/replicated_path.cpp): the job's
   // learners by id, then each round's row blocks (schema/minibatch.capnp):
   // changes host -> master, new values master -> host.
   caf::replies_to<hosts_atom, std::vector<caf::actor>>::with<bool>, caf::reacts_to<round_atom, wire_bytes>,
@@ -330,16 +330,17 @@ struct shard_info {
   // with the vectors split by word (src/sgns/noise_sampler.hpp).
   uint64_t sampling_bytes = 0;
   uint64_t partition_sampling_bytes = 0;
-  // rows: it holds the whole rows of the words w with w mod (shards) =
-  // index, not columns [first, first + width).
+  // Its interface (shard_layout), and which rows it holds of those
+  // columns (every word's, or one word partition's).
   shard_layout layout = shard_layout::columns;
-  bool holds_rows() const { return layout == shard_layout::rows; }
+  word_rows rows;
+  shard_geometry geometry() const { return {{first, width}, rows}; }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_info& x) {
   return f(caf::meta::type_name("shard_info"), x.index, x.first, x.width, x.lanes, x.sampling_bytes,
-           x.partition_sampling_bytes, x.layout);
+           x.partition_sampling_bytes, x.layout, x.rows.partition, x.rows.partitions);
 }
 
 /// Where to start a new shard from.

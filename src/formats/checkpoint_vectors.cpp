@@ -43,20 +43,18 @@ expected<checkpoint_model> read_checkpoint_model(const std::string& dir) {
   model.output.words = model.input.words;
   const uint32_t dim = opt->size;
   const auto shards = static_cast<uint32_t>(m->shards.size());
-  // --partition words over several shards: shard s holds whole rows, of
-  // the words w with w mod shards = s (src/model/shard_store.hpp).
-  const bool holds_rows = opt->word_split() && shards > 1;
+  const auto layout = layout_of_shards(opt->partition, shards);
   for (uint32_t s = 0; s < shards; ++s) {
-    const auto slice = holds_rows ? column_slice{0, dim} : column_slice::of(s, shards, dim);
-    const word_rows rows{s, holds_rows ? shards : 1};
-    const uint32_t held = holds_rows ? rows.rows_below(words) : words;
+    const auto shape = shard_geometry::of(layout, s, shards, dim);
+    const auto slice = shape.columns;
+    const uint32_t held = shape.rows_between(0, words);
     const slice_header expect{s,           shards, dim,          slice.first,
                               slice.width, held,   m->vocab_crc, opt->hs ? huffman_tree::inner_nodes_for(words) : 0};
     std::vector<float> u(size_t{held} * slice.width), v(size_t{held + expect.node_rows} * slice.width);
     if (auto r = read_slice_file(dir + "/" + m->shards[s].file, expect, u.data(), v.data()); !r)
       return failure{r.error()};
     for (uint32_t r = 0; r < held; ++r) {
-      const uint32_t w = holds_rows ? r * shards + s : r;
+      const uint32_t w = shape.word_of(r);
       std::copy_n(u.data() + size_t{r} * slice.width, slice.width,
                   model.input.data.data() + size_t{w} * dim + slice.first);
       std::copy_n(v.data() + size_t{r} * slice.width, slice.width,

@@ -39,7 +39,7 @@ shard_store::shard_store(word_rows rows, uint32_t dim, uint32_t vocab_size, uint
 
 void shard_store::reset(uint64_t init_seed) {
   for (uint32_t r = 0; r < held_rows(); ++r) {
-    const uint32_t w = holds_rows() ? r * rows_.partitions + rows_.partition : r;
+    const uint32_t w = geometry().word_of(r);
     float* row = input_row(r);
     for (uint32_t j = 0; j < slice_.width; ++j)
       row[j] = initial_input_value(init_seed, w, slice_.first + j, dim_);
@@ -286,7 +286,7 @@ void shard_store::read_input_rows(uint32_t begin, uint32_t end, float* out) cons
   const size_t rows = rows_held_in(begin, end);
   if (rows == 0) // an empty range: no row to point at (found by fuzz_node_request)
     return;
-  const uint32_t first = holds_rows() ? rows_.rows_below(begin) : begin;
+  const uint32_t first = rows_.rows_below(begin);
   std::memcpy(out, input_row(first), rows * slice_.width * sizeof(float));
 }
 
@@ -294,7 +294,7 @@ void shard_store::read_output_rows(uint32_t begin, uint32_t end, float* out) con
   const size_t rows = rows_held_in(begin, end);
   if (rows == 0) // an empty range: no row to point at (found by fuzz_node_request)
     return;
-  const uint32_t first = holds_rows() ? rows_.rows_below(begin) : begin;
+  const uint32_t first = rows_.rows_below(begin);
   std::memcpy(out, output_row(first), rows * slice_.width * sizeof(float));
 }
 

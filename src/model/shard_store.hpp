@@ -26,21 +26,10 @@
 #include "src/util/huge_buffer.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/weight_refresh.hpp"
+#include <gridvec/core/shard_layout.hpp>
 #include <gridvec/core/table_slice.hpp>
 
 namespace gridvec {
-
-/// Which columns shard `index` of `count` holds for dimension `dim`:
-/// [index·dim/count, (index+1)·dim/count), as for every columns-layout
-/// table.
-struct column_slice {
-  uint32_t first = 0;
-  uint32_t width = 0;
-  static column_slice of(uint32_t index, uint32_t count, uint32_t dim) {
-    auto range = columns_of_shard(dim, index, count);
-    return {range.first, range.width};
-  }
-};
 
 /// The table that holds an SGNS model of `dim` columns: a dense matrix of
 /// the `vocab_size` input rows, then the output rows (one per word, and one
@@ -66,20 +55,6 @@ struct adjust_scratch {
     const float* input; // the example's input row (or mean)
   };
   std::vector<deferred_update> deferred;
-};
-
-/// The rows layout of --partition words (the Distributed negative sampling paper): shard `partition` of
-/// `partitions` holds whole rows, all columns, of the words w with
-/// w mod partitions = partition, at local row w / partitions.
-struct word_rows {
-  uint32_t partition = 0;
-  uint32_t partitions = 1;
-  uint32_t owner(uint32_t w) const { return w % partitions; }
-  uint32_t local(uint32_t w) const { return w / partitions; }
-  /// Rows of `partition` among words [0, end): its local rows up to end.
-  uint32_t rows_below(uint32_t end) const {
-    return end > partition ? (end - partition + partitions - 1) / partitions : 0;
-  }
 };
 
 class shard_store {
@@ -115,8 +90,9 @@ public:
   /// rather than a column slice of every word; and which.
   bool holds_rows() const { return rows_.partitions > 1; }
   word_rows rows_layout() const { return rows_; }
+  shard_geometry geometry() const { return {slice_, rows_}; }
   /// Input rows in input_data(): the vocabulary, or this shard's words.
-  uint32_t held_rows() const { return holds_rows() ? rows_.rows_below(vocab_size_) : vocab_size_; }
+  uint32_t held_rows() const { return rows_.rows_below(vocab_size_); }
   /// Output rows in output_data().
   uint32_t held_output_rows() const { return holds_rows() ? held_rows() : output_rows(); }
 
@@ -157,9 +133,7 @@ public:
   void read_input_rows(uint32_t begin, uint32_t end, float* out) const;
   /// ... and of output vectors (a saved model keeps both).
   void read_output_rows(uint32_t begin, uint32_t end, float* out) const;
-  uint32_t rows_held_in(uint32_t begin, uint32_t end) const {
-    return holds_rows() ? rows_.rows_below(end) - rows_.rows_below(begin) : end - begin;
-  }
+  uint32_t rows_held_in(uint32_t begin, uint32_t end) const { return geometry().rows_between(begin, end); }
 
   /// Row r of input_data() and output_data(): word r's, or with rows held
   /// the r-th word this shard holds (word_rows::local).

@@ -9,7 +9,7 @@
 // partitions is counted. Export, checkpoints and recovery see the one
 // store as always. (Over several shards, each holds its partition's rows
 // and they exchange the same batches as messages:
-// actors/shard/row_exchange.hpp.)
+// actors/layouts/rows/row_exchange.hpp.)
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -11,7 +11,7 @@
 // (receive_changes at the master); a master combines them once every host's
 // are in (complete_changes) and sends the new values to every host
 // (hear_values at each). Plain C++: the learner actor sends and receives
-// (actors/learner/replicated_path.cpp); tests drive the rounds directly.
+// (actors/layouts/replica/replicated_path.cpp); tests drive the rounds directly.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -5,7 +5,7 @@
 // its partial dot products to the minibatches' sums, and once every shard
 // has answered the sums become the weights of the updates (src/sgns/sgns.hpp),
 // sent back as the AdjustRequests of the next step. Plain C++: the learner
-// actor (actors/learner/protocol_path.cpp) sends and receives.
+// actor (actors/layouts/columns/protocol_path.cpp) sends and receives.
 //
 // A group costs one message and reply per shard instead of one per
 // minibatch: each costs system calls and thread wake-ups on both sides,

@@ -83,12 +83,47 @@ void minibatch_source::fill(batch_state& b, bool pausing, status& read) {
   }
 }
 
-std::vector<part_cursor> minibatch_source::safe_cursors(const std::deque<batch_ptr>& in_flight) const {
+batch_ptr minibatch_source::next_in_flight(size_t limit, size_t releasing, bool pausing, uint64_t generation,
+                                           status& read) {
+  while (in_flight_.size() - releasing < limit) {
+    if ((pausing && !mid_sentence()) || !has_work())
+      break;
+    auto b = std::make_shared<batch_state>();
+    b->generation = generation;
+    fill(*b, pausing, read);
+    if (!read)
+      return nullptr;
+    if (b->mb.pairs() == 0) {
+      count_trained(*b);
+      continue; // a part ended, the pause point was reached, or no context
+    }
+    in_flight_.push_back(b);
+    return b;
+  }
+  return nullptr;
+}
+
+void minibatch_source::retire(const batch_state& b) {
+  for (auto it = in_flight_.begin(); it != in_flight_.end(); ++it)
+    if (it->get() == &b) {
+      in_flight_.erase(it);
+      break;
+    }
+  count_trained(b);
+}
+
+void minibatch_source::count_trained(const batch_state& b) {
+  unreported_.words += b.trained;
+  unreported_.pairs += b.mb.pairs();
+  trained_words_ += b.trained;
+}
+
+std::vector<part_cursor> minibatch_source::safe_cursors() const {
   std::vector<part_cursor> out(walker_.parts().begin(), walker_.parts().end());
   for (auto& c : out) {
     if (mid_sentence() && c.part == passage_start_.part)
       c = passage_start_;
-    for (const auto& b : in_flight)
+    for (const auto& b : in_flight_)
       if (b->has_start && b->start.part == c.part) {
         c = b->start;
         break;

@@ -4,13 +4,15 @@
 // (src/corpus/part_walker.hpp), frequent words subsampled, sentences
 // gathered into passages whose examples are visited interleaved
 // (src/corpus/passage.hpp), and each example cut from word2vec's random
-// window (src/sgns/minibatch.hpp). It also knows where each part can restart
-// without skipping a word, given the minibatches still in flight.
+// window (src/sgns/minibatch.hpp). It keeps the window of minibatches in
+// flight (sent, not yet trained), counts what is trained, and knows where
+// each part can restart without skipping a word.
 //
-// Plain C++, the same on every path: the learner actor asks it for the next
+// Plain C++, the same on every path: the learner's path asks it for the next
 // minibatch and trains or sends it the way its shards' layout does.
 #include <deque>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <gridvec/core/options.hpp>
@@ -35,6 +37,12 @@ struct batch_state {
 };
 using batch_ptr = std::shared_ptr<batch_state>;
 
+/// What a learner trained: input words (after subsampling) and pairs.
+struct trained_count {
+  uint64_t words = 0;
+  uint64_t pairs = 0;
+};
+
 /// An interleaved passage holds about this many words per unit of stride,
 /// so that each phase of the stride spans more examples than a learner keeps
 /// in flight by default (10 x 64), and a pause or rollback re-does at most
@@ -57,8 +65,6 @@ public:
   bool mid_sentence() const { return current_.pending(); }
   /// Whether anything is left to train: a passage or a part.
   bool has_work() const { return mid_sentence() || walker_.has_work(); }
-  /// Forgets the passage being trained (a halt or rollback restarts it).
-  void drop_passage() { current_.clear(); }
 
   /// Fills `b` with the next minibatch from the current passage onwards,
   /// up to --minibatch examples. It never mixes parts; while `pausing` it
@@ -66,10 +72,36 @@ public:
   /// boundary. `read` carries a part that cannot be read.
   void fill(batch_state& b, bool pausing, status& read);
 
+  /// The next minibatch to send, entered in the window of minibatches in
+  /// flight; nullptr when none may start now: the window holds `limit`
+  /// (not counting `releasing` ones that leave it with the message this one
+  /// rides in), or the pause point (`pausing`, a sentence end) or the end of
+  /// the work is reached. A minibatch with nothing to train (a part ended,
+  /// or words without context) is counted on the spot.
+  batch_ptr next_in_flight(size_t limit, size_t releasing, bool pausing, uint64_t generation, status& read);
+  /// A minibatch of the window is trained: it leaves the window, counted.
+  void retire(const batch_state& b);
+  /// A minibatch trained outside the window (the paths that train in
+  /// place, one at a time): counted.
+  void count_trained(const batch_state& b);
+  /// The minibatches in flight, in the order they were formed.
+  const std::deque<batch_ptr>& in_flight() const { return in_flight_; }
+  /// Forgets the window and the passage being trained (a halt or a
+  /// rollback restarts from safe_cursors()).
+  void drop_in_flight() {
+    in_flight_.clear();
+    current_.clear();
+  }
+  /// Trained since the last take (the learner's progress reports).
+  trained_count take_trained() { return std::exchange(unreported_, trained_count{}); }
+  bool has_untaken() const { return unreported_.pairs > 0; }
+  /// Input words trained in all.
+  uint64_t trained_words() const { return trained_words_; }
+
   /// Where each part can be restarted without skipping anything: the start
-  /// of the passage of its oldest minibatch of `in_flight`, or of the
-  /// passage being trained, or its read position.
-  std::vector<part_cursor> safe_cursors(const std::deque<batch_ptr>& in_flight) const;
+  /// of the passage of its oldest minibatch in flight, or of the passage
+  /// being trained, or its read position.
+  std::vector<part_cursor> safe_cursors() const;
 
   /// word2vec's learning rate for a minibatch: decayed linearly with the
   /// words of its part processed before its first sentence.
@@ -98,6 +130,9 @@ private:
   std::vector<uint32_t> sentence_; // after subsampling
   passage current_;
   part_cursor passage_start_; // its part's cursor before its first sentence
+  std::deque<batch_ptr> in_flight_;
+  trained_count unreported_;
+  uint64_t trained_words_ = 0;
 };
 
 } // namespace gridvec

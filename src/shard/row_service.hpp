@@ -5,7 +5,7 @@
 // exchange (src/model/word_split.hpp):
 //   as a source, a learner's examples whose input words it owns: their
 //   visits are planned and each other shard sent its batch of input
-//   vectors (the actor does the sending: actors/shard/row_exchange.hpp);
+//   vectors (the actor does the sending: actors/layouts/rows/row_exchange.hpp);
 //   as a peer, a batch from a source: trained against its output rows,
 //   the inputs' gradients sent back (serve).
 // The lanes of a shard share this (Hogwild, as the rows themselves).

@@ -1,5 +1,5 @@
 // Reached by: any peer that can send to a shard lane, with an (adjust, bytes)
-// message or inside a (step, adjusts, dotprods) message (actors/shard/column_shard.cpp),
+// message or inside a (step, adjusts, dotprods) message (actors/layouts/columns/column_shard.cpp),
 // which runs it with decode_sgns_adjust and run_sgns_adjust
 // (src/shard/column_service.cpp).
 // The lane decodes the AdjustRequest, validates the minibatch and the weight

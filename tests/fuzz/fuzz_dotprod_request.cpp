@@ -1,5 +1,5 @@
 // Reached by: any peer that can send to a shard lane, with a (dotprod, bytes)
-// message or inside a (step, adjusts, dotprods) message (actors/shard/column_shard.cpp),
+// message or inside a (step, adjusts, dotprods) message (actors/layouts/columns/column_shard.cpp),
 // which runs it with decode_sgns_dotprod and run_sgns_dotprod
 // (src/shard/column_service.cpp).
 // The lane decodes the DotprodRequest, validates the minibatch against its

@@ -1,6 +1,6 @@
 // Reached by: any peer that can send to a shard lane of --partition words a
-// (splittrain, bytes) message (actors/shard/row_shard.cpp, train_share in
-// actors/shard/row_exchange.hpp): a learner's examples whose input words the
+// (splittrain, bytes) message (actors/layouts/rows/row_shard.cpp, train_share in
+// actors/layouts/rows/row_exchange.hpp): a learner's examples whose input words the
 // shard owns. The lane decodes the SplitTrainRequest, checks the share
 // against its rows and plans the visits; the visit to itself is trained
 // there, the others are encoded for the peers. So does this target (the

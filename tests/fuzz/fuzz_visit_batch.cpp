@@ -1,5 +1,5 @@
 // Reached by: any peer that can send to a shard lane of --partition words a
-// (visit, bytes) message (actors/shard/row_shard.cpp): another shard's input
+// (visit, bytes) message (actors/layouts/rows/row_shard.cpp): another shard's input
 // vectors to train against this shard's output rows. The lane decodes the
 // VisitBatch against its dimension, checks every visit against its rows
 // and trains it (row_service::serve): so does this target, on a shard

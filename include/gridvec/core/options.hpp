@@ -14,27 +14,9 @@
 #include <vector>
 
 #include <gridvec/core/expected.hpp>
+#include <gridvec/core/shard_layout.hpp>
 
 namespace gridvec {
-
-/// How a job splits its model (--partition): by columns over the shards,
-/// by word over the shards or word partitions, or a whole copy per learner.
-enum class model_partition : uint8_t { columns = 0, words = 1, replicated = 2 };
-
-/// What a job's shards hold, and so which messages they answer
-/// (include/gridvec/protocol.hpp): a column slice that learners train
-/// through (columns; also --partition words on one shard, whose learner
-/// trains it in place), the whole rows of one word partition (--partition
-/// words over several shards), or the model the replicated learners copy.
-enum class shard_layout : uint8_t { columns = 0, rows = 1, replica = 2 };
-
-/// The one place a shard layout is decided: from --partition and the
-/// number of shards.
-inline shard_layout layout_of_shards(model_partition partition, uint32_t shards) {
-  if (partition == model_partition::replicated)
-    return shard_layout::replica;
-  return partition == model_partition::words && shards > 1 ? shard_layout::rows : shard_layout::columns;
-}
 
 struct train_options {
   std::string train; // corpus, one sentence per line; several -train values one per line (src/corpus/corpus_inputs.hpp)

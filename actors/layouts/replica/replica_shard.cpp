@@ -1,12 +1,14 @@
-// The lanes of a replicated-layout shard: the model the learners copy, and
-// each round's new values from the rows' masters (storerows), each a call
-// of the shard's replica_service (src/shard/replica_service.hpp).
-#include "actors/shard/layouts.hpp"
+// A replicated-layout shard: the model the learners copy, a column slice
+// like the columns layout's, and its lanes, which also take each round's
+// new values from the rows' masters (storerows), each a call of the
+// shard's replica_service (src/shard/replica_service.hpp).
+#include "actors/layouts/replica/replica.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <caf/io/typed_broker.hpp>
 
 #include "actors/shard/lane.hpp"
+#include "src/shard/replica_service.hpp"
 
 namespace gridvec {
 
@@ -36,11 +38,17 @@ replica_shard_actor::behavior_type replica_behavior(Self self, std::shared_ptr<r
 
 } // namespace
 
-std::vector<shard_actor> spawn_replica_lanes(caf::actor_system& sys, std::shared_ptr<replica_service> shard,
-                                             uint32_t lanes, bool network) {
-  return shard_lanes::spawn_lanes<replica_shard_actor>(
-    sys, shard->shared_store(), lanes, network, replica_behavior<replica_shard_actor::stateful_pointer<replica_state>>,
-    replica_behavior<replica_shard_actor::stateful_broker_pointer<replica_state>>, shard);
+expected<shard_info> spawn_replica_shard(caf::actor_system& sys, const shard_spec& spec, const shard_inputs& in) {
+  shard_info info;
+  slice_header header;
+  auto store = column_slice_store(spec, in, info, header);
+  auto shard = started(std::make_shared<replica_service>(store, header, spec.seed, initial_rows_of(spec, in)), spec);
+  if (!shard)
+    return failure{shard.why()};
+  info.lanes = shard_lanes::spawn_lanes<replica_shard_actor>(
+    sys, store, spec.lanes, in.network(), replica_behavior<replica_shard_actor::stateful_pointer<replica_state>>,
+    replica_behavior<replica_shard_actor::stateful_broker_pointer<replica_state>>, *shard);
+  return info;
 }
 
 } // namespace gridvec

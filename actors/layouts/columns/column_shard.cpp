@@ -1,12 +1,14 @@
-// The lanes of a columns-layout shard: the learners' dotprod, adjust and
-// step, and similar by word ids, each a call of the lane's column_lane or
-// the shard's column_service (src/shard/column_service.hpp).
-#include "actors/shard/layouts.hpp"
+// A columns-layout shard: its store, its column_service
+// (src/shard/column_service.hpp), and its lanes, which answer the learners'
+// dotprod, adjust and step and similar by word ids, each a call of the
+// lane's column_lane or of the service.
+#include "actors/layouts/columns/columns.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <caf/io/typed_broker.hpp>
 
 #include "actors/shard/lane.hpp"
+#include "src/shard/column_service.hpp"
 
 namespace gridvec {
 
@@ -41,11 +43,17 @@ column_shard_actor::behavior_type column_behavior(Self self, std::shared_ptr<col
 
 } // namespace
 
-std::vector<shard_actor> spawn_column_lanes(caf::actor_system& sys, std::shared_ptr<column_service> shard,
-                                            uint32_t lanes, bool network) {
-  return shard_lanes::spawn_lanes<column_shard_actor>(
-    sys, shard->shared_store(), lanes, network, column_behavior<column_shard_actor::stateful_pointer<column_state>>,
-    column_behavior<column_shard_actor::stateful_broker_pointer<column_state>>, shard);
+expected<shard_info> spawn_columns_shard(caf::actor_system& sys, const shard_spec& spec, const shard_inputs& in) {
+  shard_info info;
+  slice_header header;
+  auto store = column_slice_store(spec, in, info, header);
+  auto shard = started(std::make_shared<column_service>(store, header, spec.seed, initial_rows_of(spec, in)), spec);
+  if (!shard)
+    return failure{shard.why()};
+  info.lanes = shard_lanes::spawn_lanes<column_shard_actor>(
+    sys, store, spec.lanes, in.network(), column_behavior<column_shard_actor::stateful_pointer<column_state>>,
+    column_behavior<column_shard_actor::stateful_broker_pointer<column_state>>, *shard);
+  return info;
 }
 
 } // namespace gridvec

@@ -2,12 +2,11 @@
 // each shard holds the whole rows of its words, so a minibatch goes, split
 // by the owner of each example's input word, to those shards only (word ids
 // and the seed); each of them trains its share through the exchange with
-// the others (actors/shard/row_exchange.hpp) and answers with the loss. A
+// the others (row_exchange.hpp) and answers with the loss. A
 // minibatch leaves the window once every share has been answered.
+#include "actors/layouts/rows/rows.hpp"
+
 #include "actors/learner/learner_state.hpp"
-
-#include <spdlog/spdlog.h>
-
 #include "src/formats/split_wire.hpp"
 
 namespace gridvec::learner {
@@ -21,9 +20,35 @@ struct split_in_flight {
   float alpha = 0;
 };
 
-void send_shares(learner_ptr self, const batch_ptr& b) {
+class split_path final : public training_path {
+public:
+  status bind(learner_ptr self) override {
+    lanes_ = lanes_as<row_shard_actor>(self->state.shards);
+    return {};
+  }
+
+  void pump(learner_ptr self) override {
+    auto& st = self->state;
+    status read;
+    while (auto b = st.next_batch(0, read)) {
+      send_shares(self, b);
+    }
+    if (!read) {
+      fail(self, read.error());
+      return;
+    }
+    pump_settled(self);
+  }
+
+private:
+  void send_shares(learner_ptr self, const batch_ptr& b);
+
+  std::vector<row_shard_actor> lanes_;
+};
+
+void split_path::send_shares(learner_ptr self, const batch_ptr& b) {
   auto& st = self->state;
-  const word_layout layout{static_cast<uint32_t>(st.row_lanes.size())};
+  const word_layout layout{static_cast<uint32_t>(lanes_.size())};
   auto flight = std::make_shared<split_in_flight>();
   flight->batch = b;
   flight->alpha = st.source->alpha_for(*b);
@@ -38,7 +63,7 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
     auto request = encode_split_train_request(
       shares[k], flight->alpha, st.cfg.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example);
     st.unreported.wire.add(message_kind::split_train_request, request.size());
-    self->request(st.row_lanes[k], caf::infinite, split_train_atom::value, request)
+    self->request(lanes_[k], caf::infinite, split_train_atom::value, request)
       .then(
         [self, flight](const wire_bytes& bytes) {
           auto& st = self->state;
@@ -62,8 +87,8 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
             return;
           if (!count_weights(self, flight->total, flight->alpha))
             return;
-          retire_batch(st, *flight->batch);
-          pump(self);
+          st.source->retire(*flight->batch);
+          learner::pump(self);
         },
         [self, generation](caf::error& err) { on_shard_error(self, generation, err); });
   }
@@ -71,18 +96,6 @@ void send_shares(learner_ptr self, const batch_ptr& b) {
 
 } // namespace
 
-void split_pump(learner_ptr self) {
-  auto& st = self->state;
-  status read;
-  while (auto b = next_batch(st, 0, read)) {
-    st.in_flight.push_back(b);
-    send_shares(self, b);
-  }
-  if (!read) {
-    fail(self, read.error());
-    return;
-  }
-  pump_settled(self);
-}
+std::unique_ptr<training_path> make_split_path(const learner_state&) { return std::make_unique<split_path>(); }
 
 } // namespace gridvec::learner

@@ -13,13 +13,15 @@
 // A pause ends the round early, so that a checkpoint finds the shards and
 // every cursor at the same synchronised state. A host out of work keeps
 // taking part with empty rounds until every host is.
-#include "actors/learner/learner_state.hpp"
+#include "actors/layouts/replica/replica.hpp"
 
-#include <spdlog/spdlog.h>
 #include <algorithm>
 
+#include "actors/learner/learner_state.hpp"
 #include "src/corpus/vocabulary_reader.hpp"
 #include "src/formats/wire.hpp"
+#include "src/replicated/replica.hpp"
+#include "src/replicated/sync_round.hpp"
 
 namespace gridvec::learner {
 
@@ -27,12 +29,48 @@ namespace {
 
 using phase = sync_round::phase;
 
+// A learner of --partition replicated, a host of the GraphWord2Vec paper:
+// its copy of the model and where it stands in the current
+// synchronisation round. The functions below are its steps.
+class replicated_path final : public training_path {
+public:
+  status bind(learner_ptr self) override;
+  void pump(learner_ptr self) override;
+  // A halt: forgets the round in progress (loading, until a rollback
+  // reloads the model).
+  void halt() override {
+    if (!model)
+      return;
+    sync.forget();
+    model->next_round();
+  }
+  bool busy() const override { return model && sync.at() != phase::finished; }
+  std::string activity() const override {
+    return model && sync.at() == phase::syncing ? "syncing round " + std::to_string(sync.round() + 1) : "training";
+  }
+
+  std::vector<replica_shard_actor> lanes;
+  std::unique_ptr<replica> model;         // null until the first work
+  std::unique_ptr<local_trainer> trainer; // on model->store()
+  sync_round sync;                        // src/replicated/sync_round.hpp
+  uint64_t round_words = 1;               // words trained per round (after subsampling)
+  uint64_t round_started = 0;             // trained_words() when the round began
+  uint32_t loads_pending = 0;
+  // Round changes from hosts that began before this one had its first
+  // work (a tiny round ends fast): kept until it starts, not lost.
+  std::vector<row_block> early_changes;
+};
+
+// This learner's path, in the functions that only a replicated learner
+// reaches.
+replicated_path& path_of(learner_ptr self) { return static_cast<replicated_path&>(*self->state.path); }
+
 // Rows per `rows` request while loading the model: about 4 MiB of floats
 // at most, well under any frame limit.
 uint32_t rows_per_request(uint32_t width) { return std::max<uint32_t>(1, (4u << 20) / (width * sizeof(float))); }
 
-column_slice slice_of(const learner_state& st, size_t shard) {
-  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(st.replica_lanes.size()), st.cfg.size);
+column_slice slice_of(const learner_state& st, const replicated_path& r, size_t shard) {
+  return column_slice::of(static_cast<uint32_t>(shard), static_cast<uint32_t>(r.lanes.size()), st.cfg.size);
 }
 
 uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.size()); }
@@ -44,24 +82,23 @@ void round_complete(learner_ptr self, bool last);
 // which --init may have set, or what a rollback restored).
 void load_from_shards(learner_ptr self) {
   auto& st = self->state;
-  auto& r = *st.replicated;
+  auto& r = path_of(self);
   r.sync.set(phase::loading);
   r.loads_pending = 1; // until every request is out
   const uint32_t rows[2] = {r.model->store()->vocab_size(), r.model->store()->output_rows()};
-  for (size_t s = 0; s < st.replica_lanes.size(); ++s) {
-    const column_slice slice = slice_of(st, s);
+  for (size_t s = 0; s < r.lanes.size(); ++s) {
+    const column_slice slice = slice_of(st, r, s);
     const uint32_t step = rows_per_request(slice.width);
     for (bool output : {false, true})
       for (uint32_t begin = 0; begin < rows[output]; begin += step) {
         const uint32_t end = std::min(rows[output], begin + step);
         ++r.loads_pending;
-        self->request(st.replica_lanes[s], sync_timeout, rows_atom::value, begin, end, output)
+        self->request(r.lanes[s], sync_timeout, rows_atom::value, begin, end, output)
           .then(
             [self, slice, output, begin, end, generation = st.generation](const wire_bytes& bytes) {
-              auto& st = self->state;
-              if (generation != st.generation || !st.replicated)
+              if (generation != self->state.generation)
                 return;
-              auto& r = *st.replicated;
+              auto& r = path_of(self);
               if (bytes.size() != size_t{end - begin} * slice.width * sizeof(float)) {
                 fail(self, "a shard sent " + std::to_string(bytes.size()) + " bytes for rows [" +
                              std::to_string(begin) + ", " + std::to_string(end) + ")");
@@ -114,7 +151,7 @@ void broadcast_values(learner_ptr self, const row_block& values) {
 // checkpoint may read them as soon as any host moves on), to every host.
 void combine_round(learner_ptr self, uint64_t round) {
   auto& st = self->state;
-  auto& r = *st.replicated;
+  auto& r = path_of(self);
   auto complete = r.sync.complete_changes(round, hosts(st));
   if (!complete)
     return;
@@ -138,12 +175,12 @@ void combine_round(learner_ptr self, uint64_t round) {
     broadcast_values(self, *values);
   };
   if (values->rows() > 0)
-    for (size_t s = 0; s < st.replica_lanes.size(); ++s) {
+    for (size_t s = 0; s < r.lanes.size(); ++s) {
       ++*pending;
-      const column_slice slice = slice_of(st, s);
+      const column_slice slice = slice_of(st, r, s);
       const wire_bytes bytes = encode_row_block(slice.width == values->width ? *values : columns_of(*values, slice));
       st.unreported.wire.add(message_kind::round_store, bytes.size());
-      self->request(st.replica_lanes[s], sync_timeout, store_rows_atom::value, bytes)
+      self->request(r.lanes[s], sync_timeout, store_rows_atom::value, bytes)
         .then([stored](bool) { stored(); },
               [self, generation = st.generation](caf::error& err) { on_shard_error(self, generation, err); });
     }
@@ -156,7 +193,7 @@ void take_changes(learner_ptr self, row_block changes) {
   if (changes.generation != st.generation || changes.host >= hosts(st))
     return; // from before a rollback
   const uint64_t round = changes.round;
-  auto& r = *st.replicated;
+  auto& r = path_of(self);
   if (auto s = r.sync.receive_changes(std::move(changes)); !s) {
     fail(self, s.error());
     return;
@@ -173,7 +210,7 @@ void take_changes(learner_ptr self, row_block changes) {
 // The end of this host's round: its changes to every master.
 void end_round(learner_ptr self) {
   auto& st = self->state;
-  auto& r = *st.replicated;
+  auto& r = path_of(self);
   r.sync.set(phase::syncing);
   const bool out_of_work = !st.source->has_work();
   auto blocks = r.model->changes();
@@ -197,12 +234,12 @@ void end_round(learner_ptr self) {
 // the next round, or the end.
 void round_complete(learner_ptr self, bool last) {
   auto& st = self->state;
-  auto& r = *st.replicated;
+  auto& r = path_of(self);
   if (!r.sync.hear_values(last, hosts(st)))
     return;
   r.model->next_round();
   ++st.unreported.sync_rounds;
-  r.round_started = st.trained_total;
+  r.round_started = st.source->trained_words();
   settle_pause(self);
   if (r.sync.at() == phase::finished)
     report(self, true);
@@ -234,29 +271,24 @@ expected<std::vector<uint64_t>> word_keys(const learner_state& st) {
   return keys;
 }
 
-} // namespace
-
-void start_replicated(learner_ptr self) {
+// Makes this learner a host (on its first work, or after a rollback): its
+// model is loaded from the shards, then it trains.
+status replicated_path::bind(learner_ptr self) {
   auto& st = self->state;
-  if (!st.replicated) {
+  lanes = lanes_as<replica_shard_actor>(st.shards);
+  if (!model) {
     // Rows are keyed by word: each word's key, read from the vocabulary one
     // word at a time (the words themselves are not kept).
     auto keys = word_keys(st);
-    if (!keys) {
-      fail(self, keys.error());
-      return;
-    }
+    if (!keys)
+      return failure{keys.error()};
     if (!st.vocab_path.empty())
       st.vocab.reset(); // loaded to turn a part into ids: the replica needs only the keys
-    st.replicated = std::make_unique<replicated_host>();
     auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.counts->counts));
-    st.replicated->model =
-      std::make_unique<replica>(st.cfg.size, std::move(*keys), st.cfg.seed, std::move(noise), st.tree);
-    st.replicated->trainer =
-      std::make_unique<local_trainer>(std::vector{st.replicated->model->store()}, st.cfg.shared_negatives);
+    model = std::make_unique<replica>(st.cfg.size, std::move(*keys), st.cfg.seed, std::move(noise), st.tree);
+    trainer = std::make_unique<local_trainer>(std::vector{model->store()}, st.cfg.shared_negatives);
   }
-  auto& r = *st.replicated;
-  r.model->set_hosts(hosts(st)); // again when the hosts change (a rollback)
+  model->set_hosts(hosts(st)); // again when the hosts change (a rollback)
   // A round is a share of the words this host trains per epoch: its parts'
   // words times the share subsampling keeps. (Counted in words trained, not
   // read: a passage reads 64k words at once, far more than a round of a
@@ -270,28 +302,24 @@ void start_replicated(learner_ptr self) {
     kept += static_cast<double>(counts[w]) * st.source->sampler().keep_probability(w);
   }
   const double per_epoch = corpus > 0 ? read * kept / corpus : read;
-  r.round_words = std::max<uint64_t>(1, static_cast<uint64_t>(per_epoch / std::max<uint32_t>(1, st.cfg.sync_rounds)));
-  r.sync.restart();
-  r.round_started = st.trained_total;
+  round_words = std::max<uint64_t>(1, static_cast<uint64_t>(per_epoch / std::max<uint32_t>(1, st.cfg.sync_rounds)));
+  sync.restart();
+  round_started = st.source->trained_words();
   // Changes that came before this host started are this round's too.
-  auto early = std::move(st.early_changes);
-  st.early_changes.clear();
+  auto early = std::move(early_changes);
+  early_changes.clear();
   for (auto& changes : early)
     take_changes(self, std::move(changes));
   load_from_shards(self);
+  return {};
 }
 
-void forget_round(learner_state& st) {
-  if (!st.replicated)
-    return;
-  auto& r = *st.replicated;
-  r.sync.forget(); // loading, until a rollback reloads the model
-  r.model->next_round();
-}
-
-void replicated_pump(learner_ptr self) {
+// Trains this round's minibatches on the host's own model, one time slice.
+void replicated_path::pump(learner_ptr self) {
   auto& st = self->state;
-  auto& r = *st.replicated;
+  auto& r = *this;
+  if (!r.model) // until bind has begun loading the model
+    return;
   if (r.sync.at() == phase::finished) {
     settle_pause(self);
     return;
@@ -303,7 +331,7 @@ void replicated_pump(learner_ptr self) {
     // A pause, or the end of the work, ends the round at the next sentence
     // end; the round's words end it anywhere.
     if ((!st.mid_sentence() && (st.state == mode::pausing || !st.source->walker().has_work())) ||
-        st.trained_total - r.round_started >= r.round_words) {
+        st.source->trained_words() - r.round_started >= r.round_words) {
       end_round(self);
       return;
     }
@@ -318,41 +346,71 @@ void replicated_pump(learner_ptr self) {
   }
 }
 
+} // namespace
+
+std::unique_ptr<training_path> make_replicated_path(const learner_state&) {
+  return std::make_unique<replicated_path>();
+}
+
+namespace {
+
+// The path of a learner that shares rounds, or null (the job's job error
+// sent) if this learner's is another.
+replicated_path* sharing_path(learner_ptr self, const char* message) {
+  auto* r = dynamic_cast<replicated_path*>(self->state.path.get());
+  if (!r)
+    fail(self, std::string{"a "} + message + " message came to a learner that does not share rounds");
+  return r;
+}
+
+} // namespace
+
+void on_hosts(learner_ptr self) {
+  auto* r = dynamic_cast<replicated_path*>(self->state.path.get());
+  if (r && r->model)
+    r->model->set_hosts(hosts(self->state));
+}
+
 void on_round_changes(learner_ptr self, const wire_bytes& bytes) {
+  auto* r = sharing_path(self, "round");
+  if (!r)
+    return;
   row_block changes;
   if (auto s = decode_row_block(bytes, changes); !s) {
     fail(self, s.error());
     return;
   }
   auto& st = self->state;
-  if (st.replicated) {
+  if (r->model) {
     take_changes(self, std::move(changes));
     return;
   }
   // This host has not started yet: each other host sends at most two
   // rounds' changes before it hears from this one.
-  if (st.early_changes.size() >= 2 * size_t{std::max<uint32_t>(1, st.cfg.learners)}) {
+  if (r->early_changes.size() >= 2 * size_t{std::max<uint32_t>(1, st.cfg.learners)}) {
     fail(self, "host " + std::to_string(changes.host) + " sent round changes before this host started, too many");
     return;
   }
-  st.early_changes.push_back(std::move(changes));
+  r->early_changes.push_back(std::move(changes));
 }
 
 void on_round_values(learner_ptr self, const wire_bytes& bytes) {
+  auto* r = sharing_path(self, "synced");
+  if (!r)
+    return;
   auto& st = self->state;
   row_block values;
   if (auto s = decode_row_block(bytes, values); !s) {
     fail(self, s.error());
     return;
   }
-  if (!st.replicated || values.generation != st.generation)
+  if (!r->model || values.generation != st.generation)
     return;
-  auto& r = *st.replicated;
-  if (auto s = r.sync.check_values(values); !s) {
+  if (auto s = r->sync.check_values(values); !s) {
     fail(self, s.error());
     return;
   }
-  if (auto s = r.model->apply(values); !s) {
+  if (auto s = r->model->apply(values); !s) {
     fail(self, s.error());
     return;
   }

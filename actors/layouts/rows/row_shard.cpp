@@ -3,13 +3,14 @@
 // from the coordinator, and similar by query vector. The training is the
 // shard's row_service (src/shard/row_service.hpp); the exchange with the
 // peers is row_exchange.hpp.
-#include "actors/shard/layouts.hpp"
+#include "actors/layouts/rows/rows.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <caf/io/typed_broker.hpp>
 
 #include "actors/shard/lane.hpp"
-#include "actors/shard/row_exchange.hpp"
+#include "actors/layouts/rows/row_exchange.hpp"
+#include "src/shard/row_service.hpp"
 
 namespace gridvec {
 
@@ -49,12 +50,28 @@ row_shard_actor::behavior_type row_behavior(Self self, std::shared_ptr<row_servi
 
 } // namespace
 
-std::vector<shard_actor> spawn_row_lanes(caf::actor_system& sys, std::shared_ptr<row_service> shard, uint32_t lanes,
-                                         bool network) {
-  auto peers = std::make_shared<row_peers>();
-  return shard_lanes::spawn_lanes<row_shard_actor>(
-    sys, shard->shared_store(), lanes, network, row_behavior<row_shard_actor::stateful_pointer<row_state>>,
-    row_behavior<row_shard_actor::stateful_broker_pointer<row_state>>, shard, peers);
+expected<shard_info> spawn_rows_shard(caf::actor_system& sys, const shard_spec& spec, const shard_inputs& in) {
+  // Whole rows of word w mod count; this partition's sampler only,
+  // O(p + V/p) (the Distributed negative sampling paper).
+  if (spec.hierarchical || !spec.init_model.empty())
+    return failure{"--partition words trains neither -hs 1 nor from --init"};
+  const vocabulary_counts& vocab = *in.counts;
+  auto store = std::make_shared<shard_store>(word_rows{spec.index, spec.count}, spec.dim, vocab.size(), spec.seed);
+  const slice_header header{spec.index, spec.count, spec.dim, 0, spec.dim, store->held_rows(), spec.vocab_crc, 0};
+  auto shard = started(std::make_shared<row_service>(store, header, spec.seed, vocab.counts,
+                                                     static_cast<negatives_mode>(spec.negatives_mode)),
+                       spec);
+  if (!shard)
+    return failure{shard.why()};
+  shard_info info;
+  info.sampling_bytes = info.partition_sampling_bytes = (*shard)->own.bytes();
+  info.first = 0;
+  info.width = spec.dim;
+  info.rows = store->rows_layout();
+  info.lanes = shard_lanes::spawn_lanes<row_shard_actor>(
+    sys, store, spec.lanes, in.network(), row_behavior<row_shard_actor::stateful_pointer<row_state>>,
+    row_behavior<row_shard_actor::stateful_broker_pointer<row_state>>, *shard, std::make_shared<row_peers>());
+  return info;
 }
 
 } // namespace gridvec

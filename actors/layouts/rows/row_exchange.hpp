@@ -1,5 +1,5 @@
 #pragma once
-// (Internal to actors/shard/row_shard.cpp.) The sending half of the word
+// (Internal to actors/layouts/rows/row_shard.cpp.) The sending half of the word
 // split's exchange (src/shard/row_service.hpp does the training): whom a
 // rows-layout shard's visits go to, and the source's side of a learner's
 // `splittrain` request -- plan the visits, train the visit to itself, send
