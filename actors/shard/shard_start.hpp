@@ -41,4 +41,18 @@ expected<std::shared_ptr<Service>> started(std::shared_ptr<Service> service, con
   return service;
 }
 
+/// A shard of a column slice (the columns and replica layouts): its store,
+/// its Service started, and the lanes `spawn_lanes(service)` spawns.
+template <class Service, class SpawnLanes>
+expected<shard_info> spawn_column_slice(const shard_spec& spec, const shard_inputs& in, SpawnLanes spawn_lanes) {
+  shard_info info;
+  slice_header header;
+  auto store = column_slice_store(spec, in, info, header);
+  auto shard = started(std::make_shared<Service>(store, header, spec.seed, initial_rows_of(spec, in)), spec);
+  if (!shard)
+    return failure{shard.why()};
+  info.lanes = spawn_lanes(*shard);
+  return info;
+}
+
 } // namespace gridvec

@@ -44,16 +44,12 @@ column_shard_actor::behavior_type column_behavior(Self self, std::shared_ptr<col
 } // namespace
 
 expected<shard_info> spawn_columns_shard(caf::actor_system& sys, const shard_spec& spec, const shard_inputs& in) {
-  shard_info info;
-  slice_header header;
-  auto store = column_slice_store(spec, in, info, header);
-  auto shard = started(std::make_shared<column_service>(store, header, spec.seed, initial_rows_of(spec, in)), spec);
-  if (!shard)
-    return failure{shard.why()};
-  info.lanes = shard_lanes::spawn_lanes<column_shard_actor>(
-    sys, store, spec.lanes, in.network(), column_behavior<column_shard_actor::stateful_pointer<column_state>>,
-    column_behavior<column_shard_actor::stateful_broker_pointer<column_state>>, *shard);
-  return info;
+  return spawn_column_slice<column_service>(spec, in, [&](const std::shared_ptr<column_service>& shard) {
+    return shard_lanes::spawn_lanes<column_shard_actor>(
+      sys, shard->shared_store(), spec.lanes, in.network(),
+      column_behavior<column_shard_actor::stateful_pointer<column_state>>,
+      column_behavior<column_shard_actor::stateful_broker_pointer<column_state>>, shard);
+  });
 }
 
 } // namespace gridvec

@@ -36,13 +36,11 @@ void similar_by_columns(coordinator_ptr self, std::vector<uint32_t> ids, std::ve
 }
 
 layout_entry columns_layout() {
-  layout_entry e;
-  e.layout = shard_layout::columns;
-  e.spawn = spawn_columns_shard;
-  e.make_path = columns_path;
-  e.connect_shards = nullptr;
-  e.similar = similar_by_columns;
-  return e;
+  return {.layout = shard_layout::columns,
+          .spawn = spawn_columns_shard,
+          .make_path = columns_path,
+          .connect_shards = nullptr, // the shards never talk to each other
+          .similar = similar_by_columns};
 }
 
 } // namespace gridvec

@@ -8,14 +8,12 @@
 namespace gridvec {
 
 layout_entry replica_layout() {
-  layout_entry e;
-  e.layout = shard_layout::replica;
-  e.spawn = spawn_replica_shard;
-  e.make_path = learner::make_replicated_path;
-  e.connect_shards = nullptr;
-  e.similar = similar_by_columns;
-  e.learners_share_rounds = true;
-  return e;
+  return {.layout = shard_layout::replica,
+          .spawn = spawn_replica_shard,
+          .make_path = learner::make_replicated_path,
+          .connect_shards = nullptr,     // the learners talk, not the shards
+          .similar = similar_by_columns, // its shards are column slices
+          .learners_share_rounds = true};
 }
 
 } // namespace gridvec

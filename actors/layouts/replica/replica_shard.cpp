@@ -39,16 +39,12 @@ replica_shard_actor::behavior_type replica_behavior(Self self, std::shared_ptr<r
 } // namespace
 
 expected<shard_info> spawn_replica_shard(caf::actor_system& sys, const shard_spec& spec, const shard_inputs& in) {
-  shard_info info;
-  slice_header header;
-  auto store = column_slice_store(spec, in, info, header);
-  auto shard = started(std::make_shared<replica_service>(store, header, spec.seed, initial_rows_of(spec, in)), spec);
-  if (!shard)
-    return failure{shard.why()};
-  info.lanes = shard_lanes::spawn_lanes<replica_shard_actor>(
-    sys, store, spec.lanes, in.network(), replica_behavior<replica_shard_actor::stateful_pointer<replica_state>>,
-    replica_behavior<replica_shard_actor::stateful_broker_pointer<replica_state>>, *shard);
-  return info;
+  return spawn_column_slice<replica_service>(spec, in, [&](const std::shared_ptr<replica_service>& shard) {
+    return shard_lanes::spawn_lanes<replica_shard_actor>(
+      sys, shard->shared_store(), spec.lanes, in.network(),
+      replica_behavior<replica_shard_actor::stateful_pointer<replica_state>>,
+      replica_behavior<replica_shard_actor::stateful_broker_pointer<replica_state>>, shard);
+  });
 }
 
 } // namespace gridvec

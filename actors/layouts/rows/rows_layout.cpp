@@ -75,13 +75,11 @@ void similar_by_rows(coordinator_ptr self, std::vector<uint32_t> ids, std::vecto
 } // namespace
 
 layout_entry rows_layout() {
-  layout_entry e;
-  e.layout = shard_layout::rows;
-  e.spawn = spawn_rows_shard;
-  e.make_path = learner::make_split_path;
-  e.connect_shards = tell_peers;
-  e.similar = similar_by_rows;
-  return e;
+  return {.layout = shard_layout::rows,
+          .spawn = spawn_rows_shard,
+          .make_path = learner::make_split_path,
+          .connect_shards = tell_peers,
+          .similar = similar_by_rows};
 }
 
 } // namespace gridvec
