@@ -4,7 +4,12 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
+
+#include <sys/stat.h>
 #include <vector>
 
 #include "src/util/atomic_file.hpp"
@@ -217,6 +222,35 @@ TEST_CASE("vectors_file: write failures", "[vectors_file]") {
     REQUIRE_FALSE(f);
     CHECK_FALSE(f.error().empty());
   }
+}
+
+TEST_CASE("atomic_file: a device or a pipe is written in place, never replaced", "[vectors_file]") {
+  namespace fs = std::filesystem;
+  // -output /dev/null renamed a regular file over the device node once.
+  auto null = atomic_file::create("/dev/null", "the output");
+  REQUIRE(null);
+  std::fputs("3 2\n", null->stream());
+  REQUIRE(null->commit());
+  CHECK(fs::is_character_file("/dev/null"));
+  // A FIFO: the reader gets the bytes, and the FIFO stays one.
+  temp_dir dir;
+  const auto fifo = dir.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(fifo);
+    got.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  {
+    auto f = atomic_file::create(fifo, "the output");
+    REQUIRE(f);
+    std::fputs("hello\n", f->stream());
+    REQUIRE(f->commit());
+  }
+  reader.join();
+  CHECK(got == "hello\n");
+  CHECK(fs::is_fifo(fifo));
+  CHECK(dir.entries().size() == 1); // no temporary left beside it
 }
 
 TEST_CASE("vectors_file: read failures", "[vectors_file]") {

@@ -47,8 +47,19 @@ expected<atomic_file> atomic_file::create_own(const std::string& path, const std
 expected<atomic_file> atomic_file::create_in(const std::string& path, int dir, std::string name) {
   access::unique_fd owned{dir};
   struct stat st {};
-  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+  const bool exists = ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (exists && S_ISDIR(st.st_mode))
     return failure{"cannot write " + path + ": it is a directory"};
+  if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    const int fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+    if (!f) {
+      if (fd >= 0)
+        ::close(fd);
+      return failure{"cannot write " + path + ": " + std::strerror(errno), error_code::io};
+    }
+    return atomic_file{path, owned.release(), std::move(name), std::string{}, f};
+  }
   std::string temp;
   int fd = -1;
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
@@ -98,6 +109,13 @@ status atomic_file::commit() {
   };
   if (std::ferror(file_) || std::fflush(file_) != 0)
     return fail("write");
+  if (temp_.empty()) { // a device or a pipe, written in place: nothing to sync or rename
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!closed)
+      return fail("close");
+    return {};
+  }
   if (::fsync(::fileno(file_)) != 0)
     return fail("fsync");
   if (std::fclose(file_) != 0) {

@@ -2,7 +2,10 @@
 // A file that appears only when complete: written under a temporary name in
 // the target's directory, flushed, fsynced and renamed over the target. If
 // anything fails, or the object is destroyed before commit(), the temporary
-// is removed and an existing target is left untouched.
+// is removed and an existing target is left untouched. A target that is a
+// device or a pipe (-output /dev/null, a FIFO a reader waits on) is written
+// in place instead: renaming over it would replace the device node with a
+// regular file.
 //
 // The target must be writable under the process's path policy
 // (src/access/path_policy.hpp); the temporary is created with
