@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <gridvec/core/vocabulary.hpp>
+#include "src/corpus/vocabulary_lookup.hpp"
 #include "src/corpus/vocabulary_reader.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/model/word_classes.hpp"
@@ -95,4 +96,38 @@ TEST_CASE("vocabulary reader: files written from it are whole or absent", "[voca
   REQUIRE(cut_again);
   CHECK(!write_word_classes(dir.file("cut-classes.txt"), *cut_again, {0, 1, 0}));
   CHECK(dir.entries() == std::vector<std::string>{"classes.txt", "cut.txt", "vocab.txt", "w2v.vocab"});
+}
+
+TEST_CASE("vocabulary lookup: ids of words and words of ids, one pass over the file", "[vocabulary_reader]") {
+  temp_dir dir;
+  const auto path = dir.write("vocab.txt", three_words);
+  auto ids = ids_in_vocabulary_file(path, {"zebra", "nope", "the", "zebra"});
+  REQUIRE(ids);
+  CHECK(*ids == std::vector<uint32_t>{2, vocabulary::npos, 0, 2});
+  auto none = ids_in_vocabulary_file(path, {});
+  REQUIRE(none);
+  CHECK(none->empty());
+  auto words = words_in_vocabulary_file(path, {2, 0, 2, 1});
+  REQUIRE(words);
+  CHECK(*words == std::vector<std::string>{"zebra", "the", "zebra", "of"});
+  auto past = words_in_vocabulary_file(path, {1, 3});
+  REQUIRE(!past);
+  CHECK(contains(past.error(), "word 3 is past the last"));
+  // A damaged entry is found where the pass meets it.
+  const auto damaged = dir.write("damaged.txt", "gridvec-vocabulary 1 3 9\n5 the\nthree of\n1 zebra\n");
+  CHECK(!ids_in_vocabulary_file(damaged, {"zebra"}));
+  CHECK(!words_in_vocabulary_file(damaged, {2}));
+  // The same ids as the vocabulary loaded whole, on a file of many words.
+  std::string big = "gridvec-vocabulary 1 5000 5000\n";
+  for (int w = 0; w < 5000; ++w)
+    big += "1 w" + std::to_string(w) + "\n";
+  const auto many = dir.write("many.txt", big);
+  auto loaded = vocabulary::load(many);
+  REQUIRE(loaded);
+  auto found = ids_in_vocabulary_file(many, {"w4999", "w0", "w2500"});
+  REQUIRE(found);
+  CHECK(*found == std::vector<uint32_t>{loaded->id_of("w4999"), loaded->id_of("w0"), loaded->id_of("w2500")});
+  auto back = words_in_vocabulary_file(many, *found);
+  REQUIRE(back);
+  CHECK(*back == std::vector<std::string>{"w4999", "w0", "w2500"});
 }

@@ -201,23 +201,21 @@ void query_similar(coordinator_ptr self, std::vector<std::string> words, std::ve
                                                   phase_name(st.phase) + ")"));
     return;
   }
-  if (auto words = query_words(st); !words) {
-    rp.deliver(make_job_error(words.error()));
-    return;
-  }
   if (k == 0 || k > 10000) {
     rp.deliver(make_job_error(error_code::invalid_argument, "the number of neighbours must be between 1 and 10000"));
     return;
   }
-  std::vector<uint32_t> ids;
-  for (const auto& w : words) {
-    uint32_t id = st.words->id_of(w);
-    if (id == vocabulary::npos) {
-      rp.deliver(make_job_error(error_code::not_found, "'" + w + "' is not in the vocabulary"));
+  auto found = query_ids(st, words);
+  if (!found) {
+    rp.deliver(make_job_error(found.error()));
+    return;
+  }
+  const std::vector<uint32_t> ids = std::move(*found);
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == vocabulary::npos) {
+      rp.deliver(make_job_error(error_code::not_found, "'" + words[i] + "' is not in the vocabulary"));
       return;
     }
-    ids.push_back(id);
-  }
   auto norms = std::make_shared<std::vector<float>>();
   auto pending = std::make_shared<size_t>(st.shards.size());
   auto failed = std::make_shared<bool>(false);
@@ -256,11 +254,12 @@ void query_vector(coordinator_ptr self, const std::string& word, caf::typed_resp
                                                   phase_name(st.phase) + ")"));
     return;
   }
-  if (auto words = query_words(st); !words) {
-    rp.deliver(make_job_error(words.error()));
+  auto found = query_ids(st, {word});
+  if (!found) {
+    rp.deliver(make_job_error(found.error()));
     return;
   }
-  const uint32_t id = st.words->id_of(word);
+  const uint32_t id = found->front();
   if (id == vocabulary::npos) {
     rp.deliver(make_job_error(error_code::not_found, "'" + word + "' is not in the vocabulary"));
     return;

@@ -52,9 +52,14 @@ void count_words(coordinator_ptr self);
 /// Takes the vocabulary file `info` names as the job's (fails the job if it
 /// cannot be read).
 void use_vocabulary(coordinator_ptr self, const vocabulary_info& info);
-/// The vocabulary's words, for a query: loaded from its file the first
-/// time (a job that is never queried never holds them here).
-expected<vocabulary_ptr> query_words(coordinator_state& st);
+/// A query's words as ids (vocabulary::npos for one not in the
+/// vocabulary), and the words of ids. A vocabulary of up to
+/// whole_query_vocabulary words (src/corpus/vocabulary_lookup.hpp) is
+/// loaded by the first query and kept (a job that is never queried never
+/// holds it); a larger one is read from its file, one pass a query, so
+/// that the coordinator never holds a large vocabulary's strings.
+expected<std::vector<uint32_t>> query_ids(coordinator_state& st, const std::vector<std::string>& words);
+expected<std::vector<std::string>> query_words_of(coordinator_state& st, const std::vector<uint32_t>& ids);
 
 // placement_phase.cpp
 /// Asks every node what its OS lets it take (a node's configured `memory`

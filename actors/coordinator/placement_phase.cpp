@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "actors/layouts/layouts.hpp"
+#include "src/corpus/vocabulary_lookup.hpp"
 #include "src/model/memory_plan.hpp"
 #include "src/model/shard_placement.hpp"
 
@@ -29,7 +30,8 @@ std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::no
     m.shard_capacity = n.shard_capacity;
     m.standby = n.standby;
     m.learners = n.learners;
-    m.holds_words = n.vocabulary || (n.handle && n.handle.node() == here);
+    // (The coordinator keeps the words for its queries only while they are few.)
+    m.holds_words = n.vocabulary || (n.handle && n.handle.node() == here && st.vocab.size <= whole_query_vocabulary);
     m.exports = std::find(exporting.begin(), exporting.end(), i) != exporting.end();
     out.push_back(std::move(m));
   }
@@ -243,10 +245,18 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.layout = st.opt.layout_of_shards();
   self->request(st.nodes[n].handle, placement_timeout, new_shard_atom::value, spec)
     .then(
-      [self, s, n, then](shard_info info) {
+      [self, s, n, then, spec](shard_info info) {
         auto& st = self->state;
         for (auto& lane : info.lanes)
           track(self, lane);
+        // Every reader of rows trusts the geometry: the node must have made
+        // the shard it was asked for.
+        if (info.index != s || info.layout != spec.layout || info.lanes.empty() ||
+            info.geometry() != shard_geometry::of(spec.layout, s, spec.count, spec.dim)) {
+          fail(self, make_job_error("node " + st.nodes[n].name + " answered with another shard than shard " +
+                                    std::to_string(s) + " of " + std::to_string(spec.count)));
+          return;
+        }
         st.shards[s] = std::move(info);
         st.shard_node[s] = n;
         self->send(st.supervisor, watch_atom::value, s, static_cast<uint32_t>(n), st.shards[s].lanes);

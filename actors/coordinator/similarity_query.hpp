@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/coordinator/coordinator_state.hpp"
+#include "actors/coordinator/phases.hpp"
 #include "src/model/similarity.hpp"
 
 namespace gridvec {
@@ -57,10 +57,18 @@ void sum_similarities(coordinator_ptr self, Ask ask, std::vector<uint32_t> ids, 
             return;
           if (query_norm && !summed->empty())
             (*summed)[0] = *query_norm;
-          auto& st = self->state;
+          const auto nearest = top_cosine(*summed, k, ids);
+          std::vector<uint32_t> found;
+          for (const auto& sw : nearest)
+            found.push_back(sw.id);
+          auto words = query_words_of(self->state, found);
+          if (!words) {
+            rp.deliver(make_job_error(words.error()));
+            return;
+          }
           std::vector<neighbour> out;
-          for (const auto& sw : top_cosine(*summed, k, ids))
-            out.push_back({std::string{st.words->word(sw.id)}, sw.score});
+          for (size_t i = 0; i < nearest.size(); ++i)
+            out.push_back({std::move((*words)[i]), nearest[i].score});
           rp.deliver(std::move(out));
         },
         first_error(rp, failed));

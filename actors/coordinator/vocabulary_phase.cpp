@@ -8,6 +8,7 @@
 
 #include <gridvec/roles/vocabulary.hpp>
 #include "src/corpus/vocabulary_counts.hpp"
+#include "src/corpus/vocabulary_lookup.hpp"
 #include "src/formats/init_model.hpp"
 #include "src/formats/model_dir.hpp"
 #include "src/model/partition_choice.hpp"
@@ -271,14 +272,47 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
   st.counts = *counts;
 }
 
-expected<vocabulary_ptr> query_words(coordinator_state& st) {
-  if (!st.words) {
+namespace {
+
+// The words in memory where the vocabulary is small enough; null where
+// queries read them from the file.
+expected<vocabulary_ptr> small_vocabulary(coordinator_state& st) {
+  if (!st.words && st.vocab.size <= whole_query_vocabulary) {
     auto words = load_shared_vocabulary(st.vocab.path);
     if (!words)
       return failure{words.error()};
     st.words = *words;
   }
   return st.words;
+}
+
+} // namespace
+
+expected<std::vector<uint32_t>> query_ids(coordinator_state& st, const std::vector<std::string>& words) {
+  auto vocab = small_vocabulary(st);
+  if (!vocab)
+    return failure{vocab.error()};
+  if (!*vocab)
+    return ids_in_vocabulary_file(st.vocab.path, words);
+  std::vector<uint32_t> ids;
+  for (const auto& w : words)
+    ids.push_back((*vocab)->id_of(w));
+  return ids;
+}
+
+expected<std::vector<std::string>> query_words_of(coordinator_state& st, const std::vector<uint32_t>& ids) {
+  auto vocab = small_vocabulary(st);
+  if (!vocab)
+    return failure{vocab.error()};
+  if (!*vocab)
+    return words_in_vocabulary_file(st.vocab.path, ids);
+  std::vector<std::string> words;
+  for (uint32_t id : ids) {
+    if (id >= (*vocab)->size())
+      return failure{"word " + std::to_string(id) + " is past the vocabulary's last"};
+    words.emplace_back((*vocab)->word(id));
+  }
+  return words;
 }
 
 // Map: part i is counted on the node of learner i (where its data is),

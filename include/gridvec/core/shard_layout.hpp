@@ -40,6 +40,7 @@ struct column_slice {
     auto range = columns_of_shard(dim, index, count);
     return {range.first, range.width};
   }
+  bool operator==(const column_slice&) const = default;
 };
 
 /// Which rows a shard holds: the words w with w mod partitions = partition,
@@ -53,6 +54,7 @@ struct word_rows {
   uint32_t rows_below(uint32_t end) const {
     return end > partition ? (end - partition + partitions - 1) / partitions : 0;
   }
+  bool operator==(const word_rows&) const = default;
 };
 
 /// What one shard holds: columns `columns` of the rows `rows`.
@@ -71,6 +73,7 @@ struct shard_geometry {
   uint32_t rows_between(uint32_t begin, uint32_t end) const { return rows.rows_below(end) - rows.rows_below(begin); }
   /// The word of its local row `row`.
   uint32_t word_of(uint32_t row) const { return row * rows.partitions + rows.partition; }
+  bool operator==(const shard_geometry&) const = default;
 };
 
 } // namespace gridvec
