@@ -31,8 +31,7 @@ expected<std::vector<uint32_t>> ids_in_vocabulary_file(const std::string& path, 
   return ids;
 }
 
-expected<std::vector<std::string>> words_in_vocabulary_file(const std::string& path,
-                                                            const std::vector<uint32_t>& ids) {
+expected<std::vector<std::string>> words_in_vocabulary_file(const std::string& path, const std::vector<uint32_t>& ids) {
   // Read in id order, each word once, however the ids come.
   std::vector<size_t> order(ids.size());
   std::iota(order.begin(), order.end(), size_t{0});
