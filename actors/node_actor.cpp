@@ -286,7 +286,7 @@ node_actor::behavior_type node_behavior(node_ptr self, node_setup setup) {
     [self](lbfgs_atom) -> caf::result<lbfgs_learner_actor> {
       auto& st = self->state;
       const node_spec* spec = st.setup.cluster ? st.setup.cluster->find(st.setup.name) : nullptr;
-      if (!spec || !spec->has(node_role::learner) || spec->standby)
+      if (!spec || !spec->has(node_role::learner))
         return make_job_error("node " + st.setup.name +
                               " is no learner node of a cluster (only those run L-BFGS learners)");
       if (count_alive(st, hosted::lbfgs) >= max_lbfgs_learners_per_node)

@@ -74,6 +74,11 @@ struct TableRequest {
     load @23 :Void;             # -> done: the table as its last `save` left it (a rollback)
     takeOver @24 :TakeOver;     # -> done: a standby's spare shard becomes a lost one (no table named)
   }
+  # save and load: which of the table-dir's save slots (below
+  # max_table_slots) to write or read; 0, the default, is the table's plain
+  # save. Checkpoints alternate between two slots, so that a save cut short
+  # leaves the one before it whole.
+  slot @25 :UInt8;
 }
 
 # A page of the rows a shard holds, in its own order, from `cursor` (0 at

@@ -404,6 +404,10 @@ TEST_CASE("cluster config: nodes outlive jobs unless shutdown-after-job says oth
 }
 
 TEST_CASE("cluster config: node errors name the node's header line", "[cluster_config]") {
+  auto standby_lines = base_lines;
+  standby_lines[14] = "roles = learner, exporter";
+  standby_lines.push_back("standby = true");
+  const std::string standby_exporter = joined(standby_lines);
   check_errors({
     {"missing host", removing(4), at(3), "[node a] is missing host"},
     {"missing port", removing(5), at(3), "[node a] is missing port"},
@@ -415,7 +419,8 @@ TEST_CASE("cluster config: node errors name the node's header line", "[cluster_c
     {"learners without role learner", inserting(7, "learners = 2"), at(3),
      "[node a] sets learners but lacks role learner"},
     {"role learner without learners", removing(16), at(12), "[node l] has role learner but no 'learners = N'"},
-    {"standby learner", inserting(17, "standby = true"), at(12), "[node l] is standby, so its only role must be shard"},
+    {"standby exporter", standby_exporter, at(12),
+     "[node l] is standby, so its roles may only be shard and learner (it has role exporter)"},
     {"standby coordinator", inserting(7, "standby = true"), at(3), "standby"},
     {"more than one coordinator", replacing(10, "roles = shard coordinator"), at(7), "more than one coordinator"},
   });
@@ -507,4 +512,24 @@ TEST_CASE("cluster config: role names", "[cluster_config]") {
   CHECK(to_string(node_role::shard) == "shard");
   CHECK(to_string(node_role::learner) == "learner");
   CHECK(to_string(node_role::exporter) == "exporter");
+}
+
+TEST_CASE("cluster config: a standby learner node is a spare, not one of the learners", "[cluster_config]") {
+  auto lines = base_lines;
+  for (const char* line :
+       {"[node spare-learner]", "host = 127.0.0.1", "port = 7703", "roles = learner", "learners = 2", "standby = true"})
+    lines.push_back(line);
+  auto config = parse_cluster_config(joined(lines), "test.conf");
+  INFO((config ? "" : config.error()));
+  REQUIRE(config);
+  const node_spec* spare = config->find("spare-learner");
+  REQUIRE(spare);
+  CHECK(spare->standby);
+  CHECK(spare->learners == 2);
+  CHECK(config->total_learners() == 1); // node l's only
+  CHECK(config->with_role(node_role::learner).size() == 2);
+  // A cluster whose only learner node is a standby has no learner.
+  auto only_standby = base_lines;
+  only_standby.push_back("standby = true");
+  CHECK_THAT(parse_cluster_config(joined(only_standby), "test.conf").error(), Contains("no node has role learner"));
 }

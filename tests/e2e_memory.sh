@@ -4,7 +4,8 @@
 # not fit a node's `memory` is refused with the node, its need and its
 # budget; without --shards the job takes the most shards that fit, and
 # --explain prints the plan; the report has every node's peak RSS since
-# the job began beside the plan, and the largest is on the closing line.
+# the job began beside the plan, and the largest is on the closing line. A
+# standby learner node (a spare for L-BFGS learners) is no learner of the job.
 # Usage: e2e_memory.sh GRIDVEC_BINARY
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,8 +19,9 @@ cluster_node shard-a "roles = shard" "shards = 1"
 cluster_node shard-b "roles = shard" "shards = 1" "memory = 20M" # room for no shard at all
 cluster_node learn "roles = learner" "learners = 2"
 cluster_node spare "roles = shard" "shards = 1" "standby = true"
+cluster_node spare-learn "roles = learner" "learners = 1" "standby = true"
 cluster_write "$work/cluster.conf" 300
-cluster_start coord shard-a shard-b learn spare
+cluster_start coord shard-a shard-b learn spare spare-learn
 
 fail() { cluster_fail "$@"; }
 submit() {
@@ -47,6 +49,7 @@ grep -qE "^shard-a +1s " "$work/explain.out" || fail "no row for shard-a"
 grep -qE "^shard-b +- .* 0 B +20.0 MiB$" "$work/explain.out" || fail "shard-b should hold nothing: $(cat "$work/explain.out")"
 grep -qE "^learn +2l " "$work/explain.out" || fail "no row for the learners"
 grep -qE "^spare +standby 1s " "$work/explain.out" || fail "no row for the standby"
+grep -qE "^spare-learn +standby " "$work/explain.out" || fail "no row for the standby learner node"
 grep -q "^fits: every node's need is within its budget$" "$work/explain.out" || fail "the plan does not fit"
 
 echo "--- no --shards: the most shards that fit, and every node's peak memory in the report"
@@ -59,7 +62,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["shards"] == 1, r["shards"]
 m = r["node_memory"]
-assert set(m) == {"coord", "shard-a", "shard-b", "learn", "spare"}, m
+assert set(m) == {"coord", "shard-a", "shard-b", "learn", "spare", "spare-learn"}, m
+assert r["learners"] == 2, r["learners"]  # learn's two; the standby learner node trains nothing
 for name in ("coord", "shard-a", "learn"):
     assert m[name]["peak_rss_bytes"] > 10 << 20, (name, m[name])
     assert m[name]["planned_bytes"] > 0, (name, m[name])

@@ -448,9 +448,11 @@ TEST_CASE("an L-BFGS state file reads back exactly, and only for its own run", "
   s.trace = {{1, 2.0 / 3, 0.5, 1.0, 1}, {2, 1.0 / 7, 0.25, 0.5, 2}};
   const lbfgs_run_identity run{"model", 4096, 5, 0.1, 3000};
   const auto path = dir.file("run.state");
-  REQUIRE(write_lbfgs_state(path, s, run));
-  auto back = read_lbfgs_state(path, run);
-  REQUIRE(back);
+  REQUIRE(write_lbfgs_state(path, {s, 2}, run));
+  auto checkpoint = read_lbfgs_state(path, run);
+  REQUIRE(checkpoint);
+  CHECK(checkpoint->table_slot == 2u);
+  const lbfgs_state* back = &checkpoint->state;
   CHECK(back->iteration == s.iteration);
   CHECK(back->objective == s.objective);
   CHECK(back->gradient_norm == s.gradient_norm);
@@ -499,5 +501,14 @@ TEST_CASE("an L-BFGS state file reads back exactly, and only for its own run", "
   refuse(replaced("trace 2", "trace 99999999999"), "trace '99999999999' is not a number from 0 to 7");
   refuse(replaced("gamma ", "gamma x"), "gamma 'x");
   refuse(replaced("objective ", "objective inf"), "is not a finite number");
+  refuse(replaced("table-slot 2", "table-slot 4"), "table-slot '4' is not a number from 0 to 3");
+  // A file of the first format, without a table slot, reads as slot 0.
+  std::string first_format = replaced("gridvec-lbfgs-state 2\n", "gridvec-lbfgs-state 1\n");
+  first_format.erase(first_format.find("table-slot 2\n"), std::string("table-slot 2\n").size());
+  auto first = read_lbfgs_state(dir.write("first.state", first_format), run);
+  REQUIRE(first);
+  CHECK(first->table_slot == 0u);
+  CHECK(first->state.iteration == s.iteration);
+  CHECK(first->state.trace.size() == 2);
   CHECK_FALSE(read_lbfgs_state(dir.file("missing.state"), run));
 }

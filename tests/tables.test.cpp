@@ -665,3 +665,57 @@ TEST_CASE("a lookup request is checked before its reply is made", "[tables]") {
                                                              std::vector<uint32_t>{}, many_counts)),
                        "split it"));
 }
+
+TEST_CASE("save slots keep two checkpoints apart; a restore takes the newest whole one", "[tables]") {
+  test::temp_dir dir;
+  table_service service{0, 1, dir.path()};
+  REQUIRE(ask(service, encode_table_create(map_spec("model", 2))).what == table_reply::kind::done);
+  const std::vector<uint64_t> keys{1, 2};
+  auto put = [&](float v) {
+    const std::vector<float> values(4, v);
+    REQUIRE(ask(service, encode_table_values(table_op::put, "model", keys, values)).what == table_reply::kind::done);
+  };
+  auto values = [&](table_service& s) { return ask(s, encode_table_keys(table_op::get, "model", keys)).floats; };
+  auto save = [&](uint32_t slot) {
+    REQUIRE(ask(service, encode_table_simple(table_op::save, "model", slot)).what == table_reply::kind::done);
+  };
+  put(1);
+  save(1);
+  put(2);
+  save(2);
+  put(3);
+  // Each slot gives back what it saved; the plain save (slot 0) is apart.
+  CHECK(ask(service, encode_table_simple(table_op::load, "model", 1)).what == table_reply::kind::done);
+  CHECK(values(service) == std::vector<float>(4, 1));
+  CHECK(ask(service, encode_table_simple(table_op::load, "model", 2)).what == table_reply::kind::done);
+  CHECK(values(service) == std::vector<float>(4, 2));
+  CHECK(test::contains(error_of(service, encode_table_simple(table_op::load, "model", 0)), "table model not loaded"));
+  CHECK(test::contains(error_of(service, encode_table_simple(table_op::save, "model", max_table_slots)),
+                       "no save slot 4 (there are 4)"));
+  CHECK(std::filesystem::exists(table_slice_path(dir.path(), "model", 0, 1, 1)));
+  CHECK(test::contains(table_slice_path(dir.path(), "model", 0, 1, 2), "/model/shard-0-of-1.slot-2.slice"));
+
+  // A restarted shard restores the newest save (slot 2 here); when that one
+  // is damaged, the older slot instead.
+  std::filesystem::last_write_time(table_slice_path(dir.path(), "model", 0, 1, 1),
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+  {
+    table_service restarted{0, 1, dir.path()};
+    auto lines = restarted.restore();
+    REQUIRE(lines.size() == 1);
+    CHECK(test::contains(lines[0], "shard-0-of-1.slot-2.slice (2 rows)"));
+    CHECK(values(restarted) == std::vector<float>(4, 2));
+  }
+  dir.write("model/shard-0-of-1.slot-2.slice", "cut short");
+  {
+    table_service restarted{0, 1, dir.path()};
+    auto lines = restarted.restore();
+    REQUIRE(lines.size() == 1);
+    CHECK(test::contains(lines[0], "shard-0-of-1.slot-1.slice (2 rows)"));
+    CHECK(values(restarted) == std::vector<float>(4, 1));
+  }
+  // Dropping the table removes every slot's file.
+  CHECK(ask(service, encode_table_simple(table_op::drop, "model")).what == table_reply::kind::done);
+  for (uint32_t slot = 0; slot < max_table_slots; ++slot)
+    CHECK_FALSE(std::filesystem::exists(table_slice_path(dir.path(), "model", 0, 1, slot)));
+}

@@ -29,16 +29,25 @@ struct node_learners::state {
   // answer, so that a shard's loss reaches the driver as the learner's
   // error line naming that shard.
   state(caf::actor_system& sys, std::chrono::milliseconds timeout)
-    : self(sys), timeout(timeout), answer_timeout(2 * timeout + std::chrono::seconds(10)) {}
+    : sys(sys), self(sys), timeout(timeout), answer_timeout(2 * timeout + std::chrono::seconds(10)) {}
 
   struct learner {
     lbfgs_learner_actor actor;
     std::string node;
     std::string gone; // why it is lost; empty while it lives
   };
+  // A standby learner node not used up yet: it gives a new learner to each
+  // lost one, up to its `learners`.
+  struct spare {
+    std::string name, host;
+    uint16_t port = 0;
+    uint32_t left = 0;
+  };
+  caf::actor_system& sys;
   caf::scoped_actor self;
-  std::chrono::milliseconds timeout, answer_timeout;
+  std::chrono::milliseconds timeout, answer_timeout, connect_timeout{0};
   std::vector<learner> learners;
+  std::vector<spare> spares;
   std::vector<uint32_t> owner; // share k's learner
   std::string path;
   uint32_t features = 0;
@@ -148,9 +157,9 @@ struct node_learners::state {
         return ok;
       if (!bad)
         return bad;
+      moved = reassign();
       if (alive() == 0)
         return failure{"every learner node is lost"};
-      moved = reassign();
     }
     return {};
   }
@@ -162,21 +171,78 @@ struct node_learners::state {
     return n;
   }
 
-  /// Gives the shares of lost learners to live ones; the shares moved.
+  /// A new learner on the next standby learner node, connected to the
+  /// table; none once every standby is used up (or cannot be reached).
+  std::optional<uint32_t> learner_from_spare() {
+    while (!spares.empty()) {
+      spare& s = spares.front();
+      auto got =
+        ask_node<lbfgs_learner_actor>(sys, s.host, s.port, connect_timeout, lbfgs_atom::value, "L-BFGS learner");
+      const std::string name = s.name;
+      if (!got || --s.left == 0)
+        spares.erase(spares.begin());
+      if (!got) {
+        spdlog::warn("standby learner node {} cannot replace a lost learner: {}", name, got.error());
+        continue;
+      }
+      self->monitor(*got);
+      learners.push_back({*got, name, {}});
+      const uint32_t l = static_cast<uint32_t>(learners.size() - 1);
+      if (!table.empty())
+        if (auto ok = connect_tables({l}); !ok) {
+          spdlog::warn("standby learner node {} cannot replace a lost learner: {}", name, ok.error());
+          learners[l].gone = ok.error();
+          continue;
+        }
+      return l;
+    }
+    return std::nullopt;
+  }
+
+  /// Each lost learner that still holds shares hands them all to a new
+  /// learner on a standby learner node, while there are any: the cluster
+  /// keeps its number of learners, and no live learner takes on twice its
+  /// work.
+  void replace_from_spares() {
+    for (uint32_t l = 0; l < learners.size() && !spares.empty(); ++l) {
+      if (learners[l].gone.empty())
+        continue;
+      std::vector<uint32_t> held;
+      for (uint32_t k = 0; k < owner.size(); ++k)
+        if (owner[k] == l)
+          held.push_back(k);
+      if (held.empty())
+        continue;
+      auto fresh = learner_from_spare();
+      if (!fresh)
+        return;
+      for (uint32_t k : held) {
+        spdlog::info("{} is lost ({}); share {} goes to {}, a standby", name(l), learners[l].gone, k, name(*fresh));
+        owner[k] = *fresh;
+      }
+    }
+  }
+
+  /// Gives the shares of lost learners to standby learners, else to live
+  /// ones; the shares moved.
   std::vector<uint32_t> reassign() {
+    const std::vector<uint32_t> before = owner;
+    replace_from_spares();
     std::vector<bool> live(learners.size());
     for (size_t l = 0; l < learners.size(); ++l)
       live[l] = learners[l].gone.empty();
     auto next = reassign_shares(owner, live);
     std::vector<uint32_t> moved;
-    if (next.empty())
-      return moved;
+    if (!next.empty()) {
+      for (uint32_t k = 0; k < owner.size(); ++k)
+        if (next[k] != owner[k])
+          spdlog::info("{} is lost ({}); share {} goes to {}", name(owner[k]), learners[owner[k]].gone, k,
+                       name(next[k]));
+      owner = std::move(next);
+    }
     for (uint32_t k = 0; k < owner.size(); ++k)
-      if (next[k] != owner[k]) {
-        spdlog::info("{} is lost ({}); share {} goes to {}", name(owner[k]), learners[owner[k]].gone, k, name(next[k]));
+      if (owner[k] != before[k])
         moved.push_back(k);
-      }
-    owner = std::move(next);
     return moved;
   }
 
@@ -202,9 +268,12 @@ expected<std::unique_ptr<node_learners>> node_learners::connect(caf::actor_syste
                                                                 std::chrono::milliseconds timeout) {
   auto s = std::make_unique<state>(sys, timeout);
   const auto connect_timeout = std::chrono::milliseconds(cluster.connect_timeout_ms);
+  s->connect_timeout = connect_timeout;
   for (const node_spec* node : cluster.with_role(node_role::learner)) {
-    if (node->standby)
+    if (node->standby) { // asked only when a learner is lost
+      s->spares.push_back({node->name, node->host, node->port, node->learners});
       continue;
+    }
     for (uint32_t i = 0; i < node->learners; ++i) {
       auto got = ask_node<lbfgs_learner_actor>(sys, node->host, node->port, connect_timeout, lbfgs_atom::value,
                                                "L-BFGS learner");
@@ -253,9 +322,9 @@ status node_learners::load(const std::string& path, uint32_t features, uint64_t 
     all.push_back(k);
   }
   s.note_downs();
+  s.reassign();
   if (s.alive() == 0)
     return failure{"every learner node is lost"};
-  s.reassign();
   return s.load_shares(all);
 }
 

@@ -760,12 +760,18 @@ status table::for_each_row(const std::function<void(uint64_t, const float*)>& vi
   return {};
 }
 
-status table::save() {
-  return as_status(core_->ask_all(encode_table_simple(table_op::save, spec_.name), table_reply::kind::done));
+status table::save(uint32_t slot) {
+  if (slot >= max_table_slots)
+    return failure{"table " + spec_.name + ": no save slot " + std::to_string(slot) + " (there are " +
+                   std::to_string(max_table_slots) + ")"};
+  return as_status(core_->ask_all(encode_table_simple(table_op::save, spec_.name, slot), table_reply::kind::done));
 }
 
-status table::load() {
-  return as_status(core_->ask_all(encode_table_simple(table_op::load, spec_.name), table_reply::kind::done));
+status table::load(uint32_t slot) {
+  if (slot >= max_table_slots)
+    return failure{"table " + spec_.name + ": no save slot " + std::to_string(slot) + " (there are " +
+                   std::to_string(max_table_slots) + ")"};
+  return as_status(core_->ask_all(encode_table_simple(table_op::load, spec_.name, slot), table_reply::kind::done));
 }
 
 status table::drop() {

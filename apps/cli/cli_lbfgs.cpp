@@ -312,7 +312,7 @@ private:
 // cluster's learner nodes, told the shards again) and the data pass. Made
 // anew, with the new shard list, once a lost shard is replaced.
 struct lbfgs_session;
-status resume_from(lbfgs_session& session, const lbfgs_state& state, const std::string& path);
+status resume_from(lbfgs_session& session, const lbfgs_checkpoint& checkpoint, const std::string& path);
 
 struct lbfgs_session {
   lbfgs_session(caf::actor_system& sys, const std::vector<table_shard_actor>& shards, std::chrono::milliseconds timeout)
@@ -402,8 +402,9 @@ bool parse_number(const std::string& flag, const std::string& text, T& out) {
 // checks that it is the state's: its gradient row's norm must be the one the
 // state recorded (a save, or the state's write, cut short by the loss of the
 // process leaves them of different iterations).
-status resume_from(lbfgs_session& session, const lbfgs_state& state, const std::string& path) {
-  if (auto ok = session.vectors->load(); !ok)
+status resume_from(lbfgs_session& session, const lbfgs_checkpoint& checkpoint, const std::string& path) {
+  const lbfgs_state& state = checkpoint.state;
+  if (auto ok = session.vectors->load(checkpoint.table_slot); !ok)
     return failure{"cannot resume: the model table of the checkpoint could not be loaded from the table-dir: " +
                    ok.error()};
   const uint64_t g = lbfgs_rows::g;
@@ -544,7 +545,7 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     state_path = !resume_path.empty() ? resume_path : output.empty() ? std::string{} : output + ".state";
   if (*checkpoint_every == 0)
     state_path.clear();
-  std::optional<lbfgs_state> resumed;
+  std::optional<lbfgs_checkpoint> resumed;
   const lbfgs_run_identity identity{table_name, *features, o.memory, o.l2, data->examples()};
   if (!resume_path.empty()) {
     auto state = read_lbfgs_state(resume_path, identity);
@@ -616,22 +617,26 @@ int cli_lbfgs(const std::vector<std::string>& args) {
                  nodes ? "learners on the learner nodes" : "learner threads", o.memory, o.l2,
                  *checkpoint_every > 0 ? ", a checkpoint every " + std::to_string(*checkpoint_every) + " iterations"
                                        : std::string());
-    std::optional<lbfgs_state> saved; // the last checkpoint whose slices are all written
+    std::optional<lbfgs_checkpoint> saved; // the last checkpoint whose slices are all written
     std::vector<std::string> standbys_used;
     traffic_total math_before, data_before; // of the sessions before a recovery
     uint32_t recoveries = 0;
     auto checkpoint = [&](const lbfgs_state& state) -> status {
       if (*checkpoint_every == 0 || state.iteration % *checkpoint_every != 0)
         return {};
-      // A save cut short leaves slices of two checkpoints: none is kept then.
-      saved.reset();
-      if (auto ok = session->vectors->save(); !ok)
+      // Checkpoints alternate between save slots 1 and 2: a save cut short
+      // (a shard or this process lost) leaves the last whole checkpoint in
+      // the other slot, and the state file still names that one. Slot 0 is
+      // the plain save of the finished model.
+      const lbfgs_checkpoint next{state, saved && saved->table_slot == 1 ? 2u : 1u};
+      if (auto ok = session->vectors->save(next.table_slot); !ok)
         return failure{"checkpoint at iteration " + std::to_string(state.iteration) + ": " + ok.error()};
       if (!state_path.empty())
-        if (auto ok = write_lbfgs_state(state_path, state, identity); !ok)
+        if (auto ok = write_lbfgs_state(state_path, next, identity); !ok)
           return failure{"checkpoint at iteration " + std::to_string(state.iteration) + ": " + ok.error()};
-      saved = state;
-      spdlog::info("checkpoint: iteration {} saved in the cluster's table-dir", state.iteration);
+      saved = next;
+      spdlog::info("checkpoint: iteration {} saved in the cluster's table-dir (slot {})", state.iteration,
+                   next.table_slot);
       return {};
     };
     auto progress = [](const lbfgs_iteration& it) {
@@ -646,8 +651,8 @@ int cli_lbfgs(const std::vector<std::string>& args) {
     else if (resumed)
       saved = resumed;
     while (ready) {
-      const std::optional<lbfgs_state> resume = saved; // the checkpoints of this try replace `saved`
-      result = run_lbfgs(*session->store, *session->pass, o, progress, checkpoint, resume ? &*resume : nullptr);
+      const std::optional<lbfgs_checkpoint> resume = saved; // the checkpoints of this try replace `saved`
+      result = run_lbfgs(*session->store, *session->pass, o, progress, checkpoint, resume ? &resume->state : nullptr);
       if (result || !cluster || *checkpoint_every == 0)
         break;
       // A table shard lost: restore it on a standby node and go on from
@@ -673,7 +678,7 @@ int cli_lbfgs(const std::vector<std::string>& args) {
         }
         spdlog::info("table shard {} on node {} is lost; restoring it on standby node {} from {}", shard,
                      table_nodes[shard]->name, spare->name,
-                     saved ? "the checkpoint of iteration " + std::to_string(saved->iteration)
+                     saved ? "the checkpoint of iteration " + std::to_string(saved->state.iteration)
                            : std::string("the start (no checkpoint yet)"));
         standbys_used.push_back(spare->name);
         auto taken =
@@ -692,8 +697,8 @@ int cli_lbfgs(const std::vector<std::string>& args) {
         restored = start_session();
       }
       if (restored && saved)
-        if (auto ok = session->vectors->load(); !ok)
-          restored = failure{"the checkpoint of iteration " + std::to_string(saved->iteration) +
+        if (auto ok = session->vectors->load(saved->table_slot); !ok)
+          restored = failure{"the checkpoint of iteration " + std::to_string(saved->state.iteration) +
                              " could not be loaded: " + ok.error()};
       if (!restored) {
         result = failure{restored.error()};
@@ -706,7 +711,7 @@ int cli_lbfgs(const std::vector<std::string>& args) {
       spdlog::info("recovered: table shard{} {} restored in {:.1f} s; going on from iteration {}",
                    lost.size() == 1 ? "" : "s", which,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started_recovery).count(),
-                   saved ? saved->iteration + 1 : 1);
+                   saved ? saved->state.iteration + 1 : 1);
     }
     if (!result) {
       code = fail(result.error(), 1);

@@ -293,8 +293,9 @@ public:
         return error(node + " sets learners but lacks role learner");
       if (n.standby) {
         for (auto r : n.roles)
-          if (r != node_role::shard)
-            return error(node + " is standby, so its only role must be shard (it has role " + to_string(r) + ")");
+          if (r != node_role::shard && r != node_role::learner)
+            return error(node + " is standby, so its roles may only be shard and learner (it has role " + to_string(r) +
+                         ")");
         continue; // a spare does not count towards the roles a cluster needs
       }
       if (n.has(node_role::coordinator)) {

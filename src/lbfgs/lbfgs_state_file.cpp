@@ -9,12 +9,14 @@
 
 #include "src/access/guarded_open.hpp"
 #include "src/util/atomic_file.hpp"
+#include <gridvec/core/table_wire.hpp>
 
 namespace gridvec {
 
 namespace {
 
-constexpr const char* magic = "gridvec-lbfgs-state 1";
+constexpr const char* magic = "gridvec-lbfgs-state 2";
+constexpr const char* first_magic = "gridvec-lbfgs-state 1"; // before the table slot; still read
 // Far above any run (--max-iter is a uint32, but a trace line is ~80 bytes)
 // and below what would exhaust memory on a damaged file.
 constexpr uint64_t max_trace = 10'000'000;
@@ -76,11 +78,12 @@ private:
 
 } // namespace
 
-status write_lbfgs_state(const std::string& path, const lbfgs_state& s, const lbfgs_run_identity& run) {
+status write_lbfgs_state(const std::string& path, const lbfgs_checkpoint& checkpoint, const lbfgs_run_identity& run) {
+  const lbfgs_state& s = checkpoint.state;
   std::ostringstream out;
   out << magic << "\n";
   out << "table " << run.table << "\nfeatures " << run.features << "\nmemory " << run.memory << "\nl2 " << hex(run.l2)
-      << "\nexamples " << run.examples << "\n";
+      << "\nexamples " << run.examples << "\ntable-slot " << checkpoint.table_slot << "\n";
   out << "iteration " << s.iteration << "\nobjective " << hex(s.objective) << "\ngradient-norm " << hex(s.gradient_norm)
       << "\ngamma " << hex(s.gamma) << "\nnext-slot " << s.next_slot << "\ndata-passes " << s.data_passes << "\n";
   out << "history " << s.history.size() << "\n";
@@ -100,13 +103,13 @@ status write_lbfgs_state(const std::string& path, const lbfgs_state& s, const lb
   return file->commit();
 }
 
-expected<lbfgs_state> read_lbfgs_state(const std::string& path, const lbfgs_run_identity& expect) {
+expected<lbfgs_checkpoint> read_lbfgs_state(const std::string& path, const lbfgs_run_identity& expect) {
   auto in = access::istream_read(path, "the L-BFGS state file");
   if (!in)
     return failure{in.error()};
   state_reader r(**in, path);
   std::string first;
-  if (!std::getline(**in, first) || first != magic)
+  if (!std::getline(**in, first) || (first != magic && first != first_magic))
     return failure{r.bad("it is not a gridvec L-BFGS state (its first line is not '" + std::string(magic) + "')")};
   lbfgs_run_identity run;
   uint64_t features = 0, memory = 0;
@@ -120,6 +123,10 @@ expected<lbfgs_state> read_lbfgs_state(const std::string& path, const lbfgs_run_
     return failure{s.why()};
   if (auto s = r.number("examples", run.examples, UINT64_MAX); !s)
     return failure{s.why()};
+  uint64_t table_slot = 0;
+  if (first == magic)
+    if (auto s = r.number("table-slot", table_slot, max_table_slots - 1); !s)
+      return failure{s.why()};
   if (run.table != expect.table || features != expect.features || memory != expect.memory || run.l2 != expect.l2 ||
       run.examples != expect.examples)
     return failure{r.bad("it is of another run (table " + run.table + ", features " + std::to_string(features) +
@@ -181,7 +188,7 @@ expected<lbfgs_state> read_lbfgs_state(const std::string& path, const lbfgs_run_
   std::string end;
   if (!std::getline(**in, end) || end != "end")
     return failure{r.bad("it does not end with 'end' (cut short?)")};
-  return s;
+  return lbfgs_checkpoint{std::move(s), static_cast<uint32_t>(table_slot)};
 }
 
 } // namespace gridvec

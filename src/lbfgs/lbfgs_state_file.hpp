@@ -26,10 +26,19 @@ struct lbfgs_run_identity {
   uint64_t examples = 0;
 };
 
-status write_lbfgs_state(const std::string& path, const lbfgs_state& state, const lbfgs_run_identity& run);
+/// A checkpoint as the file records it: the optimiser's state, and the
+/// table-dir save slot its model table was saved in (checkpoints alternate
+/// two slots, so that a save cut short leaves the one before it whole).
+struct lbfgs_checkpoint {
+  lbfgs_state state;
+  uint32_t table_slot = 0;
+};
+
+status write_lbfgs_state(const std::string& path, const lbfgs_checkpoint& checkpoint, const lbfgs_run_identity& run);
 
 /// One line naming the file if it is missing, malformed, out of bounds, or
-/// of another run.
-expected<lbfgs_state> read_lbfgs_state(const std::string& path, const lbfgs_run_identity& expect);
+/// of another run. A file of the first format (no table slot) reads as
+/// slot 0.
+expected<lbfgs_checkpoint> read_lbfgs_state(const std::string& path, const lbfgs_run_identity& expect);
 
 } // namespace gridvec

@@ -219,7 +219,7 @@ std::string explain_memory(const std::vector<memory_node>& nodes, const memory_p
   row("node", "holds", "model", "tables", "vocabulary", "learners", "need", "budget");
   for (size_t i = 0; i < plan.need.size() && i < nodes.size(); ++i) {
     const auto& n = plan.need[i];
-    std::string holds = nodes[i].standby ? "standby " + std::to_string(n.shards) + "s" : "";
+    std::string holds = !nodes[i].standby ? "" : n.shards > 0 ? "standby " + std::to_string(n.shards) + "s" : "standby";
     if (!nodes[i].standby) {
       if (n.shards > 0)
         holds += std::to_string(n.shards) + "s";

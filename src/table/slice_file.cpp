@@ -51,8 +51,10 @@ size_t header_bytes(size_t name_length, bool v1) {
 
 } // namespace
 
-std::string table_slice_path(const std::string& dir, const std::string& table, uint32_t shard, uint32_t shards) {
-  return dir + "/" + table + "/shard-" + std::to_string(shard) + "-of-" + std::to_string(shards) + ".slice";
+std::string table_slice_path(const std::string& dir, const std::string& table, uint32_t shard, uint32_t shards,
+                             uint32_t slot) {
+  return dir + "/" + table + "/shard-" + std::to_string(shard) + "-of-" + std::to_string(shards) +
+         (slot == 0 ? "" : ".slot-" + std::to_string(slot)) + ".slice";
 }
 
 expected<file_digest> write_table_slice(const std::string& path, const table_slice& slice) {

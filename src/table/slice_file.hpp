@@ -2,7 +2,9 @@
 // A table slice on disk: what a table shard's checkpoint writes and a
 // restarted shard reads back, slots and step counts included (the Distributed embedding layer design).
 //
-//   DIR/TABLE/shard-I-of-S.slice   (written through atomic_file)
+//   DIR/TABLE/shard-I-of-S.slice          save slot 0, a plain save
+//   DIR/TABLE/shard-I-of-S.slot-K.slice   save slot K (checkpoints alternate two)
+// (written through atomic_file)
 //
 // Format (little-endian):
 //   "GVTABLE2"                                   8 bytes
@@ -23,8 +25,9 @@
 
 namespace gridvec {
 
-/// DIR/TABLE/shard-I-of-S.slice
-std::string table_slice_path(const std::string& dir, const std::string& table, uint32_t shard, uint32_t shards);
+/// DIR/TABLE/shard-I-of-S.slice for slot 0, else DIR/TABLE/shard-I-of-S.slot-K.slice.
+std::string table_slice_path(const std::string& dir, const std::string& table, uint32_t shard, uint32_t shards,
+                             uint32_t slot = 0);
 
 /// Writes the slice atomically (a crash leaves the previous file whole).
 expected<file_digest> write_table_slice(const std::string& path, const table_slice& slice);

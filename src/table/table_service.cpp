@@ -165,8 +165,17 @@ std::vector<std::string> table_service::restore_locked() {
     if (!entry.is_directory())
       continue;
     const std::string name = entry.path().filename().string();
-    const std::string path = table_slice_path(dir_, name, shard_, shards_);
-    if (!fs::exists(path, ec)) {
+    // The newest of the table's save slots: its last save (a checkpointing
+    // client then loads the slot of its last whole checkpoint itself).
+    std::vector<std::pair<fs::file_time_type, uint32_t>> saves;
+    for (uint32_t slot = 0; slot < max_table_slots; ++slot) {
+      std::error_code missing;
+      const auto when = fs::last_write_time(table_slice_path(dir_, name, shard_, shards_, slot), missing);
+      if (!missing)
+        saves.emplace_back(when, slot);
+    }
+    std::sort(saves.rbegin(), saves.rend());
+    if (saves.empty()) {
       // Slices saved by a cluster of another size cannot be split anew.
       for (auto& file : fs::directory_iterator(entry.path(), ec))
         if (file.path().extension() == ".slice") {
@@ -177,19 +186,28 @@ std::vector<std::string> table_service::restore_locked() {
         }
       continue;
     }
-    auto slice = read_table_slice(path);
-    if (!slice) {
-      lines.push_back("table " + name + " not restored: " + slice.error());
-      continue;
+    // A damaged newest save falls back to an older slot; the newest's
+    // error is the line when none reads.
+    std::string why;
+    for (const auto& [when, slot] : saves) {
+      const std::string path = table_slice_path(dir_, name, shard_, shards_, slot);
+      auto slice = read_table_slice(path);
+      if (slice && ((*slice)->spec().name != name || (*slice)->shard() != shard_ || (*slice)->shards() != shards_))
+        slice = failure{path + " holds another table or shard"};
+      if (!slice) {
+        if (why.empty())
+          why = slice.error();
+        continue;
+      }
+      lines.push_back("table " + name + " restored from " + path + " (" + std::to_string((*slice)->rows()) + " rows)");
+      auto table = std::make_shared<table_entry>();
+      table->slice = std::move(*slice);
+      tables_[name] = std::move(table);
+      why.clear();
+      break;
     }
-    if ((*slice)->spec().name != name || (*slice)->shard() != shard_ || (*slice)->shards() != shards_) {
-      lines.push_back("table " + name + " not restored: " + path + " holds another table or shard");
-      continue;
-    }
-    lines.push_back("table " + name + " restored from " + path + " (" + std::to_string((*slice)->rows()) + " rows)");
-    auto table = std::make_shared<table_entry>();
-    table->slice = std::move(*slice);
-    tables_[name] = std::move(table);
+    if (!why.empty())
+      lines.push_back("table " + name + " not restored: " + why);
   }
   return lines;
 }
@@ -582,13 +600,17 @@ wire_bytes table_service::handle(const wire_bytes& request) {
       case R::DROP: {
         if (!dir_.empty()) {
           std::error_code ec;
-          fs::remove(table_slice_path(dir_, name, shard_, shards_), ec);
+          for (uint32_t slot = 0; slot < max_table_slots; ++slot)
+            fs::remove(table_slice_path(dir_, name, shard_, shards_, slot), ec);
         }
         tables_.erase(it);
         reply = done_reply();
         return {};
       }
       case R::SAVE: {
+        if (r.getSlot() >= max_table_slots)
+          return failure{"table " + name + ": no save slot " + std::to_string(r.getSlot()) + " (there are " +
+                         std::to_string(max_table_slots) + ")"};
         if (dir_.empty())
           return failure{"shard " + std::to_string(shard_) +
                          " has no table directory to save to (table-dir in the "
@@ -597,7 +619,7 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         fs::create_directories(dir_ + "/" + name, ec);
         if (ec)
           return failure{"cannot create " + dir_ + "/" + name + ": " + ec.message()};
-        auto written = write_table_slice(table_slice_path(dir_, name, shard_, shards_), slice);
+        auto written = write_table_slice(table_slice_path(dir_, name, shard_, shards_, r.getSlot()), slice);
         if (!written)
           return failure{written.error()};
         reply = done_reply();
@@ -606,10 +628,13 @@ wire_bytes table_service::handle(const wire_bytes& request) {
       case R::LOAD: {
         // Back to the last save: the slice file replaces the rows held now,
         // and only if it is whole and of this very table and shard.
+        if (r.getSlot() >= max_table_slots)
+          return failure{"table " + name + ": no save slot " + std::to_string(r.getSlot()) + " (there are " +
+                         std::to_string(max_table_slots) + ")"};
         if (dir_.empty())
           return failure{"shard " + std::to_string(shard_) +
                          " has no table directory to load from (table-dir in the cluster config)"};
-        const std::string path = table_slice_path(dir_, name, shard_, shards_);
+        const std::string path = table_slice_path(dir_, name, shard_, shards_, r.getSlot());
         auto saved = read_table_slice(path);
         if (!saved)
           return failure{"table " + name + " not loaded: " + saved.error()};

@@ -93,10 +93,11 @@ wire_bytes encode_table_call(const std::string& table, const std::string& operat
   return to_bytes(builder);
 }
 
-wire_bytes encode_table_simple(table_op op, const std::string& table) {
+wire_bytes encode_table_simple(table_op op, const std::string& table, uint32_t slot) {
   capnp::MallocMessageBuilder builder(32);
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
+  root.setSlot(static_cast<uint8_t>(slot));
   switch (op) {
     case table_op::info: root.setInfo(); break;
     case table_op::list: root.setList(); break;

@@ -58,7 +58,9 @@
 //   roles = shard
 //   shards = 1
 //   standby = true               # optional, default false: a spare used only when
-//                                # another node fails (its roles must then be just shard)
+//                                # another node fails (its roles may then be only shard:
+//                                # a lost shard node's shards; and learner: a lost
+//                                # L-BFGS learner, never a word2vec job's)
 //   http-port = 7780             # optional: serve /metrics, /healthz (and on the
 //                                # coordinator's node the JSON API) over HTTP (docs/http.md)
 //   http-bind = 0.0.0.0          # optional, default 127.0.0.1; another address than
@@ -94,7 +96,7 @@ struct node_spec {
   std::vector<node_role> roles; // in the order written, without repeats
   uint32_t shards = 0;          // > 0 iff has(node_role::shard)
   uint32_t learners = 0;        // > 0 iff has(node_role::learner)
-  bool standby = false;         // then roles == {shard}
+  bool standby = false;         // then roles ⊆ {shard, learner}
   uint32_t threads = 0;         // worker threads; 0: worker_threads() decides
   uint64_t memory = 0;          // bytes its jobs may take (`memory`); 0: what its OS reports
   uint64_t count_memory = 0;    // bytes its vocabulary partition counts in (`count-memory`); 0: a quarter of memory
@@ -150,7 +152,8 @@ struct cluster_config {
   const node_spec& coordinator() const;
   /// Shard actors over all non-standby nodes.
   uint32_t total_shards() const;
-  /// Learner actors over all nodes (standby nodes never have learners).
+  /// Learner actors over all non-standby nodes (a standby learner node only
+  /// replaces a lost L-BFGS learner).
   uint32_t total_learners() const;
   /// Every node with role `r`, standby ones included, in file order.
   std::vector<const node_spec*> with_role(node_role r) const;

@@ -64,8 +64,12 @@ wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<c
 wire_bytes encode_table_scal(const std::string& table, float alpha, std::span<const uint64_t> keys);
 wire_bytes encode_table_reduce(const std::string& table, const std::string& what);
 wire_bytes encode_table_call(const std::string& table, const std::string& operation, const wire_bytes& args);
-/// info, list, drop, save, load
-wire_bytes encode_table_simple(table_op op, const std::string& table);
+/// The save slots a table shard keeps in its table-dir: save and load name
+/// one below this (0 is a plain save).
+constexpr uint32_t max_table_slots = 4;
+
+/// info, list, drop, save, load (`slot`: save and load only, below max_table_slots)
+wire_bytes encode_table_simple(table_op op, const std::string& table, uint32_t slot = 0);
 /// A standby's spare table shard becomes shard `shard` of `shards`
 /// (schema/table.capnp, TakeOver).
 wire_bytes encode_table_take_over(uint32_t shard, uint32_t shards);

@@ -12,7 +12,9 @@
 // node_learners is the driver's side: it watches every learner (a CAF
 // monitor: a killed learner node is noticed within the heartbeat, not after
 // a request's timeout), and when one is lost in the middle of a pass, it
-// hands that learner's shares to the live learners and does the pass again.
+// hands that learner's shares to a new learner on a standby learner node of
+// the config (`standby = true`, `roles = learner`) while there is one, else
+// to the live learners, and does the pass again.
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
 
@@ -46,7 +48,8 @@ constexpr uint32_t max_lbfgs_learners_per_node = 64;
 class node_learners {
 public:
   /// One L-BFGS learner per learner actor of the config (a learner node's
-  /// `learners`), asked of every non-standby learner node in config order.
+  /// `learners`), asked of every non-standby learner node in config order;
+  /// standby learner nodes are asked only to replace lost learners.
   /// `timeout`: what a learner gives each call to the table shards; it is
   /// given twice that and 10 s to answer a request (a pass is two calls).
   /// Blocks; one error line if a node cannot be reached or refuses.
@@ -56,7 +59,8 @@ public:
   node_learners(const node_learners&) = delete;
   node_learners& operator=(const node_learners&) = delete;
 
-  /// Learners asked for, and those still alive.
+  /// Learners asked for (standby ones that replaced lost ones included),
+  /// and those still alive.
   uint32_t size() const;
   uint32_t alive() const;
 
@@ -71,8 +75,8 @@ public:
   status load(const std::string& path, uint32_t features, uint64_t examples);
 
   /// One pass over every share; its values per share, in share order. When
-  /// a learner is lost during the pass, its shares go to the live learners
-  /// (which read them from the file), `before_redo` runs (the driver resets
+  /// a learner is lost during the pass, its shares go to a standby's new
+  /// learner, or else to the live learners (which read them from the file), `before_redo` runs (the driver resets
   /// what the pass writes), and the whole pass is done again.
   expected<std::vector<std::vector<double>>> pass(lbfgs_pass what, std::span<const double> steps,
                                                   const std::function<status()>& before_redo = {});
@@ -81,7 +85,7 @@ public:
   /// learners reported them with their answers.
   double requests() const;
   double bytes() const;
-  /// Learners lost so far (their shares went to live ones).
+  /// Learners lost so far (their shares went to standby or live ones).
   uint32_t replacements() const;
 
   struct state;

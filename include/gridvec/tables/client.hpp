@@ -155,12 +155,15 @@ public:
   status for_each_row(const std::function<void(uint64_t key, const float* row)>& visit, uint32_t page = 4096);
   /// One table_info per shard: rows held, memory.
   expected<std::vector<table_info>> info();
-  /// Every shard writes its slice to its table directory (table-dir).
-  status save();
-  /// Every shard puts its slice back as the last save left it (a rollback
-  /// to a checkpoint); a shard without a whole saved slice of this very
-  /// table fails the call and keeps what it holds.
-  status load();
+  /// Every shard writes its slice to its table directory (table-dir), in
+  /// save slot `slot` (below max_table_slots; 0 is the plain save). A
+  /// client that checkpoints alternates two slots, so that a save cut short
+  /// by a lost shard leaves the checkpoint before it whole in the other.
+  status save(uint32_t slot = 0);
+  /// Every shard puts its slice back as save slot `slot` left it (a
+  /// rollback to a checkpoint); a shard without a whole saved slice of this
+  /// very table there fails the call and keeps what it holds.
+  status load(uint32_t slot = 0);
   /// Removes the table from every shard (and its saved slices).
   status drop();
 
