@@ -398,10 +398,10 @@ bool parse_number(const std::string& flag, const std::string& text, T& out) {
   return true;
 }
 
-// Loads the model table of the last checkpoint from the table-dir and
+// Loads the model table of the checkpoint from its save slot in the table-dir and
 // checks that it is the state's: its gradient row's norm must be the one the
-// state recorded (a save, or the state's write, cut short by the loss of the
-// process leaves them of different iterations).
+// state recorded (a table-dir edited by hand, or another run's table of the
+// same name, would not match; a save cut short went to the other slot).
 status resume_from(lbfgs_session& session, const lbfgs_checkpoint& checkpoint, const std::string& path) {
   const lbfgs_state& state = checkpoint.state;
   if (auto ok = session.vectors->load(checkpoint.table_slot); !ok)

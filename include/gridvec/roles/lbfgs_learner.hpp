@@ -76,8 +76,9 @@ public:
 
   /// One pass over every share; its values per share, in share order. When
   /// a learner is lost during the pass, its shares go to a standby's new
-  /// learner, or else to the live learners (which read them from the file), `before_redo` runs (the driver resets
-  /// what the pass writes), and the whole pass is done again.
+  /// learner, or else to the live learners (which read them from the file),
+  /// `before_redo` runs (the driver resets what the pass writes), and the
+  /// whole pass is done again.
   expected<std::vector<std::vector<double>>> pass(lbfgs_pass what, std::span<const double> steps,
                                                   const std::function<status()>& before_redo = {});
 
