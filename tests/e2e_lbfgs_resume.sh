@@ -26,17 +26,24 @@ lbfgs_whole_run
 lbfgs_table_cluster
 
 cluster_run=("${run[@]}" --config "$work/cluster.conf" --checkpoint-every 4 --timeout 5)
-"$gv" lbfgs "${cluster_run[@]}" --output "$work/weights.txt" > "$work/first.out" 2> "$work/first.log" &
-pid=$!
-# Killed right after a checkpoint, far from the next one (4 iterations on).
-for _ in $(seq 1 3000); do
-  grep -q "checkpoint: iteration 4 saved" "$work/first.log" && break
-  kill -0 "$pid" 2> /dev/null || fail "the first run ended before its checkpoint: $(tail -3 "$work/first.log")"
-  sleep 0.01
-done
-kill -9 "$pid"
-wait "$pid" 2> /dev/null || true
-grep -q "checkpoint: iteration 4 saved" "$work/first.log" || fail "no checkpoint at iteration 4"
+# killed_after_checkpoint N NAME ARGS...: runs gridvec lbfgs ARGS (its log in
+# $work/NAME.log) and SIGKILLs it right after its checkpoint of iteration N,
+# far from the next one (4 iterations on).
+killed_after_checkpoint() {
+  local n=$1 name=$2 pid
+  shift 2
+  "$gv" lbfgs "$@" > "$work/$name.out" 2> "$work/$name.log" &
+  pid=$!
+  for _ in $(seq 1 3000); do
+    grep -q "checkpoint: iteration $n saved" "$work/$name.log" && break
+    kill -0 "$pid" 2> /dev/null || fail "the $name run ended before checkpoint $n: $(tail -3 "$work/$name.log")"
+    sleep 0.01
+  done
+  kill -9 "$pid"
+  wait "$pid" 2> /dev/null || true
+  grep -q "checkpoint: iteration $n saved" "$work/$name.log" || fail "no checkpoint at iteration $n"
+}
+killed_after_checkpoint 4 first "${cluster_run[@]}" --output "$work/weights.txt"
 [ -s "$work/weights.txt.state" ] || fail "no state file beside the weights file"
 [ -e "$work/weights.txt" ] && fail "a weights file from a run that did not end"
 head -1 "$work/weights.txt.state" | grep -qx "gridvec-lbfgs-state 2" || fail "the state file: $(head -2 "$work/weights.txt.state")"
@@ -65,16 +72,7 @@ expect_refused "--resume needs a cluster config with a table-dir" "${run[@]}" --
 # Resumed, and lost again just after checkpoint 8 (slot 1): the table-dir
 # then holds checkpoint 4 in slot 2 and checkpoint 8 in slot 1 (checkpoint
 # 0, the first gradient, took slot 1 first).
-"$gv" lbfgs "${cluster_run[@]}" --output "$work/weights.txt" --resume "$work/weights.txt.state" \
-  > "$work/second.out" 2> "$work/second.log" &
-pid=$!
-for _ in $(seq 1 3000); do
-  grep -q "checkpoint: iteration 8 saved" "$work/second.log" && break
-  kill -0 "$pid" 2> /dev/null || fail "the second run ended before checkpoint 8: $(tail -3 "$work/second.log")"
-  sleep 0.01
-done
-kill -9 "$pid"
-wait "$pid" 2> /dev/null || true
+killed_after_checkpoint 8 second "${cluster_run[@]}" --output "$work/weights.txt" --resume "$work/weights.txt.state"
 grep -q "checkpoint: iteration 8 saved in the cluster's table-dir (slot 1)" "$work/second.log" \
   || fail "checkpoint 8 not in slot 1: $(grep checkpoint "$work/second.log" | tail -2)"
 grep -qx "iteration 8" "$work/weights.txt.state" || fail "the state file is not checkpoint 8's"
