@@ -199,7 +199,8 @@ std::vector<std::string> table_service::restore_locked() {
           why = slice.error();
         continue;
       }
-      lines.push_back("table " + name + " restored from " + path + " (" + std::to_string((*slice)->rows()) + " rows)");
+      lines.push_back("table " + name + " restored from " + path + " (" + std::to_string((*slice)->rows()) + " rows)" +
+                      (why.empty() ? "" : "; a newer save did not read: " + why));
       auto table = std::make_shared<table_entry>();
       table->slice = std::move(*slice);
       tables_[name] = std::move(table);
