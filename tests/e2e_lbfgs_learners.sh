@@ -25,31 +25,8 @@ fail() { cluster_fail "$@"; }
 # the same two shares as the two learner nodes.
 lbfgs_whole_run
 
-cluster_node coord "roles = coordinator, vocabulary, exporter"
-cluster_node shard-1 "roles = shard" "shards = 1"
-cluster_node shard-2 "roles = shard" "shards = 1"
-cluster_node learn-1 "roles = learner" "learners = 1"
-cluster_node learn-2 "roles = learner" "learners = 1"
-CLUSTER_ALLOW_READ=$work CLUSTER_ALLOW_WRITE=$work cluster_write "$work/cluster.conf"
-cluster_start shard-1 shard-2 learn-1 learn-2
-
-"$gv" lbfgs "${run[@]}" --config "$work/cluster.conf" --output "$work/weights.txt" \
-  > "$work/lbfgs.out" 2> "$work/lbfgs.log" &
-lbfgs_pid=$!
-wait_for_line "$work/lbfgs.log" "iteration 5:" 30 "$lbfgs_pid" || fail "no fifth iteration: $(tail -3 "$work/lbfgs.log")"
-grep -q "^lbfgs: " "$work/lbfgs.out" && fail "the run ended before learn-2 was killed; make it longer"
-grep -q "share 1 is examples 1500 to 3000" "$work/learn-2.log" || fail "learn-2 did not load share 1: $(tail -3 "$work/learn-2.log")"
-# Stopped first, so that the kill lands in the middle of a pass: the driver
-# sends learn-2 its next pass within milliseconds and waits for its answer.
-kill -STOP "${CLUSTER_PID[learn-2]}"
-sleep 1
-grep -q "is lost" "$work/lbfgs.log" && fail "learn-2 was given up on while stopped, before it was killed"
-killed_at=$(date +%s.%N)
-cluster_kill learn-2
-timeout 40 tail --pid="$lbfgs_pid" -f /dev/null || fail "gridvec lbfgs did not end within 40 s of losing a learner"
-code=0
-wait "$lbfgs_pid" || code=$?
-[ "$code" = 0 ] || fail "gridvec lbfgs exited $code after losing a learner: $(tail -5 "$work/lbfgs.log")"
+lbfgs_learner_cluster
+lbfgs_learn2_killed_midpass
 
 grep -qE "learner 1 on node learn-2 is lost \(.*\); share 1 goes to learner 0 on node learn-1" "$work/lbfgs.log" \
   || fail "no line on the lost learner: $(grep -E 'lost|error' "$work/lbfgs.log" | head -3)"
@@ -57,7 +34,6 @@ grep -qE "learner replaced: 1 share moved in [0-9.]+ s; the (line-search|gradien
   "$work/lbfgs.log" || fail "no line on the pass done again: $(grep -E 'replaced|lost' "$work/lbfgs.log" | head -3)"
 grep -q "1 learner lost and replaced; 1 of 2 learners alive" "$work/lbfgs.log" || fail "no summary of the replacement"
 grep -q "share 1 is examples 1500 to 3000" "$work/learn-1.log" || fail "learn-1 did not take share 1"
-grep -E 'is lost|replaced' "$work/lbfgs.log" | sed 's/^.*\] //'
 # Noticed by its monitor, within seconds (a timeout would take 600 s).
 /usr/bin/python3 - "$killed_at" "$work/lbfgs.log" <<'PY' || fail "the loss was not noticed promptly"
 import sys, datetime

@@ -45,3 +45,45 @@ lbfgs_table_cluster() {
   CLUSTER_EXTRA="table-dir = $work/tables" cluster_write "$work/cluster.conf"
   cluster_start shard-1 shard-2 ${1:+spare} learn
 }
+
+# lbfgs_learner_cluster [standby]: a loopback cluster in $work/cluster.conf of
+# two shard nodes and two learner nodes of one learner each (learn-1,
+# learn-2) and, with `standby`, a standby learner node learn-spare; the nodes
+# may read and write only under $work. Every node started.
+lbfgs_learner_cluster() {
+  cluster_node coord "roles = coordinator, vocabulary, exporter"
+  cluster_node shard-1 "roles = shard" "shards = 1"
+  cluster_node shard-2 "roles = shard" "shards = 1"
+  cluster_node learn-1 "roles = learner" "learners = 1"
+  cluster_node learn-2 "roles = learner" "learners = 1"
+  [ "${1:-}" = standby ] && cluster_node learn-spare "roles = learner" "learners = 1" "standby = true"
+  CLUSTER_ALLOW_READ=$work CLUSTER_ALLOW_WRITE=$work cluster_write "$work/cluster.conf"
+  cluster_start shard-1 shard-2 learn-1 learn-2 ${1:+learn-spare}
+}
+
+# lbfgs_learn2_killed_midpass: runs gridvec lbfgs on that cluster (output
+# $work/lbfgs.out, log $work/lbfgs.log, weights $work/weights.txt); after its
+# fifth iteration stops learn-2 (so that the driver is left waiting for its
+# part of the next pass), then SIGKILLs it (the time in $killed_at), and
+# waits for the run to end well. Before the kill it checks that learn-2 held
+# share 1 and that nothing was given up on while it was only stopped.
+lbfgs_learn2_killed_midpass() {
+  "$gv" lbfgs "${run[@]}" --config "$work/cluster.conf" --output "$work/weights.txt" \
+    > "$work/lbfgs.out" 2> "$work/lbfgs.log" &
+  local pid=$! code=0
+  wait_for_line "$work/lbfgs.log" "iteration 5:" 30 "$pid" || fail "no fifth iteration: $(tail -3 "$work/lbfgs.log")"
+  grep -q "^lbfgs: " "$work/lbfgs.out" && fail "the run ended before learn-2 was killed; make it longer"
+  grep -q "share 1 is examples 1500 to 3000" "$work/learn-2.log" \
+    || fail "learn-2 did not load share 1: $(tail -3 "$work/learn-2.log")"
+  # Stopped first, so that the kill lands in the middle of a pass: the driver
+  # sends learn-2 its next pass within milliseconds and waits for its answer.
+  kill -STOP "${CLUSTER_PID[learn-2]}"
+  sleep 1
+  grep -q "is lost" "$work/lbfgs.log" && fail "learn-2 was given up on while stopped, before it was killed"
+  killed_at=$(date +%s.%N)
+  cluster_kill learn-2
+  timeout 40 tail --pid="$pid" -f /dev/null || fail "gridvec lbfgs did not end within 40 s of losing a learner"
+  wait "$pid" || code=$?
+  [ "$code" = 0 ] || fail "gridvec lbfgs exited $code after losing a learner: $(tail -5 "$work/lbfgs.log")"
+  grep -E 'is lost|replaced' "$work/lbfgs.log" | sed 's/^.*\] //'
+}
