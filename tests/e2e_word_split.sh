@@ -11,9 +11,10 @@
 #   2. a job kept running: the shell's nearest (the same neighbours as the
 #      exported vectors give) and analogy read the rows from the shards
 #      that hold them, and export writes the same vectors again;
-#   3. checkpoints, then one shard node SIGKILLed: the standby takes its
-#      rows from the last checkpoint, the job finishes above the floor, and
-#      `gridvec export` writes the newest checkpoint's vectors.
+#   3. checkpoints, then one shard node SIGKILLed (three epochs): the
+#      standby takes its rows from the last checkpoint, the job finishes
+#      with trained vectors, and `gridvec export` writes the newest
+#      checkpoint's vectors.
 # Usage: e2e_word_split.sh GRIDVEC_BINARY [MODE...]
 #   MODE: the --negatives modes of step 1 (default: bns sns tns). Given
 #   without tns, only step 1 runs (ctest's e2e.word_split runs tns and the
@@ -112,7 +113,9 @@ cmp -s <(sort "$work/again.txt") <(sort "$work/vectors-tns.txt") || fail "export
 
 echo "== a shard node killed after the first checkpoint"
 : > "$work/submit.log"
-timeout 600 "$gridvec" submit --config "$work/cluster.conf" "${flags[@]}" -output "$work/vectors2.txt" \
+# Three epochs rather than five: what is checked is the recovery, and
+# trained vectors after it (the cluster tests' floor, far above random).
+timeout 600 "$gridvec" submit --config "$work/cluster.conf" "${flags[@]}" -iter 3 -output "$work/vectors2.txt" \
   --report "$work/report2.json" --checkpoint-dir "$work/ck" --checkpoint-every 1000000w >> "$work/submit.log" 2>&1 &
 submit_pid=$!
 wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"
@@ -120,13 +123,14 @@ sleep 0.5
 cluster_kill shard-b
 wait $submit_pid || fail "the job failed after a shard node was killed"
 expect_line "recovered: "
-floor "$work/vectors2.txt"
+recovered_floor() { quality_floor "$1" 0.010 0.18 || fail "$1: below the floor after recovery"; }
+recovered_floor "$work/vectors2.txt"
 /usr/bin/python3 - "$work/report2.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(f"processed {r['processed_words']} words; {r['recoveries']} recoveries, {r['redone_words']} words re-done")
 assert r["recoveries"] == 1, r["recoveries"]
-assert r["processed_words"] == 5 * 950052, r["processed_words"]
+assert r["processed_words"] == 3 * 950052, r["processed_words"]
 PY
 newest=$(ls -d "$work"/ck/ckpt-?????? | sort | tail -1)
 # The cluster has a secret: its manifests are signed, and reading one
@@ -135,5 +139,5 @@ if "$gridvec" export "$newest" -output "$work/ck.txt" 2> "$work/err"; then fail 
 grep -q "authenticated by a cluster secret" "$work/err" || fail "export without --config: $(cat "$work/err")"
 "$gridvec" export "$newest" -output "$work/ck.txt" --config "$work/cluster.conf" || fail "cannot export $newest"
 [ "$(head -n 1 "$work/ck.txt")" = "14620 100" ] || fail "the export's header is '$(head -n 1 "$work/ck.txt")'"
-floor "$work/ck.txt"
+recovered_floor "$work/ck.txt"
 echo "word split passed"
