@@ -174,7 +174,7 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
   write_topic_corpus(dir.file("corpus.txt"), 500, 11);
   {
     gridvec_fixture g;
-    auto first = job(dir, 300);
+    auto first = job(dir, 100);
     first.fused = false; // dotprod/adjust messages: slow enough to pause long before its end
     first.in_flight = 1;
     REQUIRE(g.ask<uint64_t>(start_atom::value, first));
@@ -217,7 +217,7 @@ TEST_CASE("controller: a job resumes from its checkpoints, falling back past a d
   INFO((summary ? std::string{} : summary.error()));
   REQUIRE(summary);
   CHECK(summary->resumed_words == m1->processed_words());
-  CHECK(summary->processed_words == 300ull * 500 * 12);
+  CHECK(summary->processed_words == 100ull * 500 * 12);
   CHECK(fs::exists(dir.file("vectors.txt")));
   auto table = read_vectors(dir.file("vectors.txt"));
   REQUIRE(table);

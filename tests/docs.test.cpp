@@ -129,6 +129,12 @@ TEST_CASE("no file of the tree cites a design document or a tracker issue by num
   namespace fs = std::filesystem;
   const fs::path root{GRIDVEC_SOURCE_DIR};
   const std::regex citation{R"re(\b[Ss]eeds? [0-9]{3}\b|\b[Ii]ssues? #?[0-9]+\b)re"};
+  // The regex only where it can match: std::regex is slow, and unoptimised
+  // under the sanitizers this case took half a minute.
+  const auto cites = [&](const std::string& line) {
+    return (line.find("eed") != std::string::npos || line.find("ssue") != std::string::npos) &&
+           std::regex_search(line, citation);
+  };
   const std::set<std::string> text_kinds{".cpp", ".hpp", ".md", ".sh", ".py", ".capnp", ".conf", ".txt", ".cmake", ""};
   size_t files = 0;
   for (const char* top : {"src", "actors", "apps", "include", "tests", "docs", "scripts", "schema", "benchmarks",
@@ -149,7 +155,7 @@ TEST_CASE("no file of the tree cites a design document or a tracker issue by num
       std::ifstream in(it->path());
       std::string line;
       for (int number = 1; std::getline(in, line); ++number) {
-        if (std::regex_search(line, citation))
+        if (cites(line))
           FAIL_CHECK(relative << ":" << number << ": " << line);
       }
       ++files;
@@ -159,7 +165,7 @@ TEST_CASE("no file of the tree cites a design document or a tracker issue by num
     std::ifstream in(root / file);
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
-      if (std::regex_search(line, citation))
+      if (cites(line))
         FAIL_CHECK(file << ":" << number << ": " << line);
     }
   }

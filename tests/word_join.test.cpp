@@ -147,7 +147,10 @@ TEST_CASE("the join: a learner preprocessing through 1 and 3 partitions writes t
         CHECK(by_file > 0);
         CHECK(by_join == by_file);
         CHECK(read_file(joined_ids) == read_file(loaded_ids));
-        // Chunks of a few dozen distinct words: many lookups, the same file.
+        // Chunks of a few dozen distinct words: many lookups, the same file
+        // (on the first range: a round trip per chunk makes it the slow part).
+        if (r != 0)
+          continue;
         const auto small_ids = dir.file("small-" + std::to_string(r) + ".ids");
         uint64_t small_words = 0;
         join_limits small;
