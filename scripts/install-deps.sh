@@ -25,7 +25,7 @@ packages+=(python3-sklearn)
 # systemd: tests/e2e_deploy.sh checks deploy/systemd's unit with systemd-analyze verify.
 packages+=(systemd)
 # ninja-build: scripts/build.sh and scripts/checked-build configure with Ninja
-# where it is installed, which keeps both cores busy through the build.
+# where it is installed (scripts/cmake-generator).
 packages+=(ninja-build)
 # strace: tests/e2e_vocab_partitions.sh records every file a learner node
 # opens, to show it never opens the vocabulary file (the join).
