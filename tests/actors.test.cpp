@@ -436,7 +436,7 @@ TEST_CASE("minibatches in groups train the same words in a quarter of the messag
 
 // The job below blows up within its first epoch without the shards' refresh
 // of stale weights; with it, it trains all of them (the test after).
-constexpr uint32_t stale_weights_epochs = 30;
+constexpr uint32_t stale_weights_epochs = 10;
 
 TEST_CASE("a job whose vectors blow up fails with one line and writes nothing", "[actors][e2e]") {
   // 40 words, 20 minibatches in flight (2 learners x 10) over the protocol

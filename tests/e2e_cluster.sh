@@ -166,10 +166,12 @@ grep -q "continuing the model in" "$work/continued.log" || fail "no word of --in
 echo "ok: the cluster saved a model and continued it"
 
 # Hierarchical softmax across the cluster: the Huffman paths' nodes live on
-# the shards beside the words (word2vec.c scores about 0.033 / 0.50 here).
-timeout 300 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/hs.txt" -size 100 -iter 5 \
+# the shards beside the words. Three epochs, not five (word2vec.c's 0.033 /
+# 0.50): the message path in one process scored 0.028 / 0.43 after three
+# and 0.041 / 0.52 after five (28 November 2026); random vectors score 0.
+timeout 300 "$gridvec" submit --config "$conf" -train "$work/corpus.txt" -output "$work/hs.txt" -size 100 -iter 3 \
   -sample 1e-4 -hs 1 -negative 0 > "$work/hs.log" 2>&1 || { tail -5 "$work/hs.log"; fail "-hs 1"; }
-quality_floor "$work/hs.txt" 0.020 0.40
+quality_floor "$work/hs.txt" 0.015 0.36
 echo "ok: -hs 1 on the cluster"
 
 # The nodes were kept running: SIGTERM stops each one cleanly.
