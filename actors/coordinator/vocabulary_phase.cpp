@@ -73,7 +73,10 @@ bool choose_layout(coordinator_ptr self) {
     return true;
   // The sampling tables' sizes change the choice only through a memory
   // budget; measuring them builds them, O(V), so only for one or --explain.
-  auto in = partition_inputs_of(st.opt, st.counts ? st.counts->counts : std::vector<uint64_t>{},
+  // Both arms lvalues: `counts ? counts->counts : std::vector<uint64_t>{}`
+  // would copy the counts, 8 bytes a word, doubling what this node holds.
+  static const std::vector<uint64_t> no_counts;
+  auto in = partition_inputs_of(st.opt, st.counts ? st.counts->counts : no_counts,
                                 st.opt.explain || st.shard_memory_budget > 0);
   if (in.link_bytes_per_second <= 0)
     in.link_bytes_per_second = st.measured_link_speed;
