@@ -4,8 +4,8 @@
 #   (default)  every test that guards a change: end to end (quality floors,
 #              clusters, recovery, security, the shell) on the release build,
 #              a fresh clone's tests, the fuzz targets 5 s each, and the unit
-#              and actor tests, which run once, under ASan and UBSan (the
-#              checked build: GCC's release build compiles everything else).
+#              and actor tests, which run once, under ASan (UBSan in the core:
+#              the checked build; GCC's release build compiles the rest).
 #   --full     adds the long sweeps (ctest label `long`: every path against
 #              word2vec.c on several flag sets) and fuzzes 60 s a target.
 # A test that cannot run for a missing tool or permission fails here
@@ -16,7 +16,7 @@ full=0
 for a in "$@"; do
   case "$a" in
     --full) full=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scripts/test.sh: unknown option $a (try --full)" >&2; exit 2 ;;
   esac
 done
@@ -30,7 +30,7 @@ scripts/install-deps.sh
 step_done install
 scripts/build.sh gridvec_programs
 step_done build
-# The checked build (scripts/checked-build: clang with ASan and UBSan, for
+# The checked build (scripts/checked-build: clang with the sanitizers, for
 # the fuzz targets and the sanitized unit tests) compiles while ctest runs,
 # at the lowest priority: it takes the CPU the tests leave idle while they
 # wait on processes and sockets, and next to nothing when they train.
