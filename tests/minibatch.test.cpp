@@ -171,6 +171,36 @@ TEST_CASE("example_builder: CBOW is skip-gram with the sides swapped", "[minibat
   }
 }
 
+TEST_CASE("example_builder: word2vec.c's skip-gram is one pair a context, the centre the output", "[minibatch]") {
+  rng g(11);
+  std::vector<uint32_t> s(40);
+  for (auto& x : s)
+    x = g.below(10); // repeated words on purpose
+  for (uint32_t window : {1u, 3u, 6u}) {
+    example_builder centre_in(window, example_form::centre_predicts_contexts),
+      contexts_in(window, example_form::contexts_predict_centre);
+    rng r1(window), r2(window);
+    minibatch a, c;
+    for (size_t pos = 0; pos < s.size(); ++pos) {
+      const size_t before = c.pairs();
+      const bool added_a = centre_in.add(s, pos, r1, a);
+      const bool added_c = contexts_in.add(s, pos, r2, c);
+      REQUIRE(added_a == added_c);
+      if (!added_c)
+        continue;
+      // The same window (the same draw), each context its own pair.
+      REQUIRE(c.pairs() - before == a.output_counts.back());
+      for (size_t k = before; k < c.pairs(); ++k)
+        CHECK(c.outputs[k] == s[pos]);
+    }
+    CHECK(c.inputs == a.outputs); // the contexts, in the same order
+    CHECK(c.input_counts.empty());
+    CHECK(c.output_counts.empty());
+    CHECK(c.examples() == c.pairs());
+    CHECK(c.pairs() == a.pairs());
+  }
+}
+
 TEST_CASE("example_builder: a one-word sentence adds nothing", "[minibatch]") {
   const std::vector<uint32_t> s{42};
   for (bool cbow : {false, true}) {

@@ -1,12 +1,13 @@
 // A learner's minibatch source (src/sgns/minibatch_source.hpp) over real
 // word-id files, with no actor system: every word trained once per epoch,
 // minibatches that never mix parts, the same minibatches from the same seed,
-// and restart points that skip nothing.
+// restart points that skip nothing, and word2vec.c's pairs with -hs 1.
 #include <catch2/catch.hpp>
 
 #include <memory>
 
 #include "src/corpus/id_stream.hpp"
+#include "src/sgns/huffman_tree.hpp"
 #include "src/sgns/minibatch_source.hpp"
 #include "tests/test_util.hpp"
 
@@ -149,6 +150,38 @@ TEST_CASE("a minibatch source's restart points and learning rate", "[minibatch_s
   REQUIRE_FALSE(later.empty());
   CHECK(source.alpha_for(later.back()) < source.alpha_for(*first));
   CHECK_FALSE(source.has_work());
+}
+
+TEST_CASE("a minibatch source with -hs 1 forms word2vec.c's skip-gram pairs, the same windows a minibatch",
+          "[minibatch_source]") {
+  temp_dir dir;
+  const auto part = write_part(dir, 0);
+  auto run = [&](bool hs) {
+    auto opt = options();
+    opt.hs = hs;
+    const auto counts = counts_of(words_per_part);
+    auto tree = hs ? std::make_shared<const huffman_tree>(huffman_tree::from_counts(counts.counts)) : nullptr;
+    minibatch_source source(opt, 0, counts, tree);
+    REQUIRE(source.walker().add({part}));
+    return drain(source);
+  };
+  const auto neg = run(false), hs = run(true);
+  // The same draws: the same windows in the same minibatches, each window's
+  // contexts the inputs of its pairs and its centre their output.
+  REQUIRE(neg.size() == hs.size());
+  for (size_t i = 0; i < hs.size(); ++i) {
+    const minibatch &a = neg[i].mb, &c = hs[i].mb;
+    CHECK(hs[i].trained == neg[i].trained);
+    CHECK(a.examples() <= options().minibatch);
+    CHECK(c.input_counts.empty());
+    CHECK(c.output_counts.empty());
+    CHECK(c.inputs == a.outputs);
+    CHECK(c.pairs() == a.pairs());
+    size_t k = 0;
+    for (size_t e = 0; e < a.examples(); ++e)
+      for (uint32_t o = 0; o < a.output_counts[e]; ++o)
+        CHECK(c.outputs[k++] == a.inputs[e]);
+  }
 }
 
 } // namespace minibatch_source_test

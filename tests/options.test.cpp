@@ -173,6 +173,9 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->shards == 0u); // unset: 1 in gridvec train, the total of the config in a cluster
   CHECK(o->minibatch == 64u);
   CHECK(o->in_flight_window() == 10u);
+  CHECK(o->parts_per_learner_count() == 8u);
+  CHECK(o->work_queue());
+  CHECK(o->parts_for(2) == 16u);
   CHECK(o->coalesce == 4u);
   CHECK(o->fused);
   CHECK_FALSE(o->shared_negatives);
@@ -201,6 +204,14 @@ TEST_CASE("options: -hs 1 with or without negative sampling, as word2vec.c", "[o
   auto wide = parse_train_options(with_required({"-hs", "1", "--in-flight", "6"}));
   REQUIRE(wide);
   CHECK(wide->in_flight_window() == 6u);
+  // One part a learner: one decay of the learning rate an epoch.
+  CHECK(both->parts_per_learner_count() == 1u);
+  CHECK_FALSE(both->work_queue());
+  CHECK(both->parts_for(3) == 3u);
+  auto queued = parse_train_options(with_required({"-hs", "1", "--parts-per-learner", "4"}));
+  REQUIRE(queued);
+  CHECK(queued->work_queue());
+  CHECK(queued->parts_for(2) == 8u);
   // Nothing to train without either.
   expect_failure(with_required({"-hs", "0", "-negative", "0"}), "-negative 0");
   // The node vectors belong to one Huffman tree: no model to continue.

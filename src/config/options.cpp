@@ -267,6 +267,13 @@ std::string alpha_note() {
   return number_text(train_options{}.start_alpha()) + " (skip-gram), " + number_text(cbow.start_alpha()) + " (CBOW)";
 }
 
+std::string parts_per_learner_note() {
+  train_options hs;
+  hs.hs = true;
+  return number_text(train_options{}.parts_per_learner_count()) +
+         " (-hs 1: " + number_text(hs.parts_per_learner_count()) + ")";
+}
+
 std::string in_flight_note() {
   train_options hs;
   hs.hs = true;
@@ -320,7 +327,7 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::minibatch, 1, 1000000, "minibatch")},
     {"in-flight", "K", in_flight_note(), "minibatches each learner keeps in flight (protocol path)",
      number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
-    {"parts-per-learner", "K", "",
+    {"parts-per-learner", "K", parts_per_learner_note(),
      "corpus parts per learner: each learner takes the next part nobody trains, one epoch at a time, so a slow "
      "learner trains fewer (1, and --partition replicated: one fixed part each)",
      number<uint32_t>(&train_options::parts_per_learner, 1, 1024, "parts-per-learner")},

@@ -33,16 +33,26 @@ bool example_builder::add(const uint32_t* sentence, size_t length, size_t pos, r
   const auto contexts = static_cast<uint32_t>(to - from);
   if (contexts == 0)
     return false;
-  auto& ctx_list = cbow_ ? out.inputs : out.outputs;
-  for (size_t j = from; j <= to; ++j)
-    if (j != pos)
-      ctx_list.push_back(sentence[j]);
-  if (cbow_) {
-    out.input_counts.push_back(contexts);
-    out.outputs.push_back(sentence[pos]);
-  } else {
-    out.inputs.push_back(sentence[pos]);
-    out.output_counts.push_back(contexts);
+  switch (form_) {
+    case example_form::centre_predicts_contexts:
+      out.inputs.push_back(sentence[pos]);
+      out.outputs.insert(out.outputs.end(), sentence + from, sentence + pos);
+      out.outputs.insert(out.outputs.end(), sentence + pos + 1, sentence + to + 1);
+      out.output_counts.push_back(contexts);
+      break;
+    case example_form::contexts_predict_centre:
+      for (size_t j = from; j <= to; ++j)
+        if (j != pos) {
+          out.inputs.push_back(sentence[j]);
+          out.outputs.push_back(sentence[pos]);
+        }
+      break;
+    case example_form::cbow:
+      out.inputs.insert(out.inputs.end(), sentence + from, sentence + pos);
+      out.inputs.insert(out.inputs.end(), sentence + pos + 1, sentence + to + 1);
+      out.input_counts.push_back(contexts);
+      out.outputs.push_back(sentence[pos]);
+      break;
   }
   return true;
 }

@@ -75,15 +75,34 @@ struct minibatch {
   void clear();
 };
 
+/// Which rows a window's pairs train.
+enum class example_form : uint8_t {
+  /// Skip-gram, one example a window: the centre's input row predicts each
+  /// context word (inputs {centre}, outputs its contexts). The same pairs as
+  /// word2vec.c's in the other direction, and one input row a window.
+  centre_predicts_contexts,
+  /// Skip-gram as word2vec.c trains it, one example a pair: each context
+  /// word's input row predicts the centre (inputs {context}, outputs
+  /// {centre}). With -hs 1 the direction matters: a pair's targets are its
+  /// output word's Huffman path, and the centre's path met by each context
+  /// row in turn trains better vectors than each context's path met by the
+  /// centre's row (docs/quality.md, "Hierarchical softmax").
+  contexts_predict_centre,
+  /// CBOW: the mean of the contexts' input rows predicts the centre.
+  cbow,
+};
+
 /// Forms examples from sentences with word2vec's random window: for each
 /// position a window b in 1..window is drawn, and the words within b on each
 /// side are its context.
 class example_builder {
 public:
-  example_builder(uint32_t window, bool cbow) : window_(window), cbow_(cbow) {}
+  example_builder(uint32_t window, example_form form) : window_(window), form_(form) {}
+  example_builder(uint32_t window, bool cbow)
+    : example_builder(window, cbow ? example_form::cbow : example_form::centre_predicts_contexts) {}
 
-  /// Appends the example centred at `pos` of `sentence`; returns false (and
-  /// appends nothing) if it has no context.
+  /// Appends the examples of the window centred at `pos` of `sentence`;
+  /// returns false (and appends nothing) if it has no context.
   bool add(const uint32_t* sentence, size_t length, size_t pos, rng& r, minibatch& out) const;
   bool add(const std::vector<uint32_t>& sentence, size_t pos, rng& r, minibatch& out) const {
     return add(sentence.data(), sentence.size(), pos, r, out);
@@ -91,7 +110,7 @@ public:
 
 private:
   uint32_t window_;
-  bool cbow_;
+  example_form form_;
 };
 
 } // namespace gridvec

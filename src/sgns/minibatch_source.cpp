@@ -4,11 +4,28 @@
 
 namespace gridvec {
 
+namespace {
+
+// Skip-gram with -hs 1 trains in word2vec.c's direction, where it trains
+// better vectors (example_form). With negative sampling alone the centre's
+// direction trains as well as word2vec.c (docs/quality.md), and its one
+// input row a window keeps the minibatches a third smaller on the wire. HogBatch's window kernel
+// (--shared-negatives 1) takes windows whole and turns them itself.
+example_form form_of(const train_options& opt) {
+  if (opt.cbow)
+    return example_form::cbow;
+  if (opt.hs && !opt.shared_negatives)
+    return example_form::contexts_predict_centre;
+  return example_form::centre_predicts_contexts;
+}
+
+} // namespace
+
 minibatch_source::minibatch_source(const train_options& opt, uint32_t learner_id, const vocabulary_counts& counts,
                                    std::shared_ptr<const huffman_tree> tree)
   : minibatch_examples_(opt.minibatch), negatives_(opt.negative), iter_(opt.iter), cbow_(opt.cbow),
     start_alpha_(opt.start_alpha()), walker_(opt.iter, counts.size(), opt.work_queue()),
-    random_(mix64(opt.seed, 0x1EA27E5ull + learner_id)), builder_(opt.window, opt.cbow),
+    random_(mix64(opt.seed, 0x1EA27E5ull + learner_id)), builder_(opt.window, form_of(opt)),
     sampler_(counts.counts, counts.train_words, opt.sample), tree_(std::move(tree)) {
   // Examples are interleaved on every path: the protocol's minibatches in
   // flight then do not all come from one stretch of repetitive text, and
@@ -57,7 +74,10 @@ void minibatch_source::fill(batch_state& b, bool pausing, status& read) {
   mb.mean_inputs = cbow_;
   mb.hierarchical = tree_ != nullptr;
   mb.tree = tree_.get();
-  while (mb.examples() < minibatch_examples_) {
+  // A minibatch holds minibatch_examples_ windows, whatever the examples
+  // each window makes.
+  uint32_t windows = 0;
+  while (windows < minibatch_examples_) {
     if (!mid_sentence()) {
       if (pausing)
         break;
@@ -78,8 +98,10 @@ void minibatch_source::fill(batch_state& b, bool pausing, status& read) {
       b.has_start = true;
     }
     auto ex = current_.next();
-    if (builder_.add(ex.sentence, ex.length, ex.offset, random_, mb))
+    if (builder_.add(ex.sentence, ex.length, ex.offset, random_, mb)) {
       ++b.trained;
+      ++windows;
+    }
   }
 }
 

@@ -5,8 +5,9 @@
 // does; a shard's adjust (src/model/shard_store.hpp) applies the same steps at
 // the end of a call, every read seeing the vectors as the call found them
 // (the Network-efficient word2vec paper). Both call these functions, so the two paths cannot drift
-// apart. For an example with input h (skip-gram: the centre word's row;
-// CBOW: the mean of the context rows) and a target row v:
+// apart. For an example with input h (skip-gram: the centre word's row, or
+// with -hs 1 one context word's, src/sgns/minibatch.hpp; CBOW: the mean of
+// the context rows) and a target row v:
 //   e += g v          (the input's error, with v before its update)
 //   v += g h
 // and once the example's pairs are done, every input row u gets u += e

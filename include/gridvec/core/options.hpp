@@ -52,11 +52,8 @@ struct train_options {
   uint32_t interleave = 64;      // stride of example order; 1: corpus order
   // The corpus is cut into this many parts per learner, handed out as a
   // work queue (src/corpus/work_queue.hpp); the replicated mode keeps one
-  // fixed part per learner. The learning rate decays within each part, so
-  // it restarts once per part an epoch: 8 trained better vectors than 4 on
-  // two corpora besides the dev corpus (docs/quality.md, "The work queue
-  // and the learning rate").
-  uint32_t parts_per_learner = 8;
+  // fixed part per learner. 0: parts_per_learner_count()'s default.
+  uint32_t parts_per_learner = 0;
   bool refresh_weights = true; // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (the Distributed negative sampling paper, src/sgns/noise_sampler.hpp).
   uint8_t negatives_mode = 0;        // --negatives: 0 bns (word2vec's), 1 sns, 2 tns (-negative is the count)
@@ -107,11 +104,19 @@ struct train_options {
   float start_alpha() const { return alpha > 0 ? static_cast<float>(alpha) : (cbow ? 0.05f : 0.025f); }
   /// Whether learners take parts from the work queue, one epoch at a time;
   /// with one part per learner each keeps its own part, as a fixed split.
-  bool work_queue() const { return !replicated() && parts_per_learner > 1; }
+  bool work_queue() const { return !replicated() && parts_per_learner_count() > 1; }
+  /// --parts-per-learner, or by default 8, and 1 with -hs 1. The learning
+  /// rate decays within each part, so it restarts once per part an epoch:
+  /// with negative sampling 8 parts trained better vectors than 4 on two
+  /// corpora besides the dev corpus, but with -hs 1 one part (a single
+  /// decay an epoch, as word2vec.c's) trained better than 8 on both
+  /// (docs/quality.md, "The work queue and the learning rate" and
+  /// "Hierarchical softmax").
+  uint32_t parts_per_learner_count() const { return parts_per_learner > 0 ? parts_per_learner : (hs ? 1 : 8); }
   /// Corpus parts for `learners` learners.
   uint32_t parts_for(uint32_t learners) const {
     const uint32_t l = learners > 0 ? learners : 1;
-    return work_queue() ? l * (parts_per_learner > 0 ? parts_per_learner : 1) : l;
+    return work_queue() ? l * parts_per_learner_count() : l;
   }
   /// Minibatches a learner keeps in flight on the protocol path: 10 by
   /// default, 1 with -hs 1, whose root node is a target of every pair: the
