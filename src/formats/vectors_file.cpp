@@ -1,12 +1,9 @@
 #include "src/formats/vectors_file.hpp"
 
 #include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include "src/access/guarded_open.hpp"
+
 #include "src/formats/vector_parts.hpp"
+#include "src/formats/vectors_reader.hpp"
 
 namespace gridvec {
 
@@ -50,63 +47,17 @@ status write_vectors(const std::string& path, const embedding_table& table, bool
 expected<embedding_table> read_vectors(const std::string& path) {
   if (is_vector_parts_dir(path))
     return read_vector_parts(path);
-  auto opened = access::istream_read(path, "vectors");
-  if (!opened)
-    return failure{opened.error()};
-  std::istream& in = **opened;
-  std::string header;
-  std::getline(in, header);
-  std::istringstream hs(header);
-  uint64_t count = 0;
+  auto reader = vectors_reader::open_guarded(path);
+  if (!reader)
+    return failure{reader.error()};
   embedding_table t;
-  if (!(hs >> count >> t.dim) || t.dim == 0)
-    return failure{path + " is not a word2vec vectors file (bad header)"};
-  auto bad = [&](uint64_t row) { return failure{path + ": malformed vector at row " + std::to_string(row + 1)}; };
-  // A text row is "word x1 ... xd" on one line; a binary row is "word "
-  // and 4·d raw bytes. The first row is text if its line parses as exactly
-  // d numbers, which raw float bytes practically never do.
-  bool binary = true;
-  {
-    auto start = in.tellg();
-    std::string first;
-    std::getline(in, first);
-    std::istringstream row(first);
+  t.dim = reader->dim();
+  t.words.reserve(reader->count());
+  t.data.resize(reader->count() * t.dim);
+  for (uint64_t i = 0; i < reader->count(); ++i) {
     std::string word;
-    row >> word;
-    uint32_t numbers = 0;
-    float x;
-    while (row >> x)
-      ++numbers;
-    if (numbers == t.dim && row.eof())
-      binary = false;
-    in.clear();
-    in.seekg(start);
-  }
-  // The header's figures size nothing before the rows are there: a damaged
-  // count ("-1" reads as 2^64 - 1) or dimension would otherwise allocate
-  // (or throw) at once. The file's size bounds how many rows it can hold.
-  std::error_code size_error;
-  const auto bytes = std::filesystem::file_size(path, size_error);
-  if (size_error || t.dim > (uint64_t{1} << 20) || count > bytes / 2 || count * t.dim > bytes)
-    return failure{path + " is not a word2vec vectors file (its header announces " + std::to_string(count) +
-                   " vectors of " + std::to_string(t.dim) + " numbers; the file has " + std::to_string(bytes) +
-                   " bytes)"};
-  t.words.reserve(count);
-  t.data.resize(count * t.dim);
-  for (uint64_t i = 0; i < count; ++i) {
-    std::string word;
-    if (!(in >> word))
-      return bad(i);
-    in.get();
-    float* dst = t.data.data() + i * t.dim;
-    if (binary) {
-      if (!in.read(reinterpret_cast<char*>(dst), t.dim * sizeof(float)))
-        return bad(i);
-    } else {
-      for (uint32_t j = 0; j < t.dim; ++j)
-        if (!(in >> dst[j]))
-          return bad(i);
-    }
+    if (auto s = reader->next(word, t.data.data() + i * t.dim); !s)
+      return failure{s.error()};
     t.words.push_back(std::move(word));
   }
   return t;
