@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include <gridvec/core/vocabulary.hpp>
+#include "src/corpus/model_row_map.hpp"
+#include "src/corpus/text_corpus.hpp" // max_token_bytes
 #include "src/formats/vectors_file.hpp"
+#include "src/formats/vectors_reader.hpp"
 #include "src/util/atomic_file.hpp"
 #include "src/access/guarded_open.hpp"
 #include "src/access/path_policy.hpp"
@@ -106,6 +109,47 @@ expected<uint64_t> load_model_columns(const std::string& vectors, const vocabula
     std::memcpy(rows + size_t{id} * width, table->row(i) + first, width * sizeof(float));
     ++found;
   }
+  return found;
+}
+
+expected<uint64_t> load_model_columns_by_row_map(const std::string& vectors, const std::string& row_map,
+                                                 uint64_t vocab_size, uint64_t vocab_crc, uint32_t first,
+                                                 uint32_t width, float* rows) {
+  auto map = model_row_map_reader::open_guarded(row_map, vocab_size, vocab_crc);
+  if (!map)
+    return failure{map.error()};
+  // The model's words are no longer than a corpus word: a longer one is a
+  // damaged file, not a string to grow without end.
+  auto in = vectors_reader::open_guarded(vectors, "the model (--init)", max_token_bytes);
+  if (!in)
+    return failure{in.error()};
+  if (first + width > in->dim())
+    return failure{vectors + " has vectors of " + std::to_string(in->dim()) + " columns; this job's have " +
+                   std::to_string(first + width) + " or more (-size must match the model's)"};
+  if (in->count() != map->header().rows)
+    return failure{"the --init row map " + row_map + " has " + std::to_string(map->header().rows) + " rows, " +
+                   vectors + " " + std::to_string(in->count()) + " (made from another model)"};
+  std::vector<float> row(in->dim()); // at most 2^20 floats: vectors_reader::open bounds the dimension
+  std::string word;
+  uint32_t words_crc = 0;
+  uint64_t found = 0;
+  for (uint64_t r = 0; r < in->count(); ++r) {
+    if (auto s = in->next(word, row.data()); !s)
+      return failure{s.error()};
+    words_crc = row_words_crc(word, words_crc);
+    auto id = map->next();
+    if (!id)
+      return failure{id.error()};
+    if (*id == vocabulary::npos)
+      continue;
+    std::memcpy(rows + size_t{*id} * width, row.data() + first, width * sizeof(float));
+    ++found;
+  }
+  if (auto s = map->finish(); !s)
+    return failure{s.error()};
+  if (words_crc != static_cast<uint32_t>(map->header().words_crc))
+    return failure{"the --init row map " + row_map + " was made from other words than " + vectors +
+                   " (its vocab.txt and its vectors disagree, or the map is of another model)"};
   return found;
 }
 

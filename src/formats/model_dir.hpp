@@ -58,4 +58,14 @@ expected<model_manifest> read_model_manifest(const std::string& dir);
 expected<uint64_t> load_model_columns(const std::string& vectors, const vocabulary& vocab, uint32_t first,
                                       uint32_t width, float* rows);
 
+/// The same rows, placed by --init's row map (src/corpus/model_row_map.hpp)
+/// instead of by word: `vectors` is read one row at a time and row r goes
+/// to the map's id for r, so that neither the vocabulary's words nor the
+/// model are held. `rows` is `vocab_size` x width; the map must be of that
+/// vocabulary (and of `vocab_crc`'s file, unless 0) and of this model's
+/// words.
+expected<uint64_t> load_model_columns_by_row_map(const std::string& vectors, const std::string& row_map,
+                                                 uint64_t vocab_size, uint64_t vocab_crc, uint32_t first,
+                                                 uint32_t width, float* rows);
+
 } // namespace gridvec
