@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 
+#include "actors/partition_join.hpp"
 #include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/sharded_counter.hpp"
 #include "src/corpus/text_corpus.hpp"
@@ -228,6 +229,19 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
       totals.total = table->total;
       totals.lines = table->lines;
       return totals;
+    },
+    // --init, once the vocabulary is built: the model's rows as job ids,
+    // looked up in the partitions (a shard then needs no words). On this
+    // node, which read the model's words for the counts.
+    [self](row_map_atom, const std::string& model_vocab, const std::string& path, uint64_t vocab_size,
+           uint64_t vocab_crc,
+           const std::vector<vocabulary_partition_actor>& parts) -> caf::result<uint64_t, uint64_t> {
+      if (auto s = check_partitions(parts); !s)
+        return make_job_error(s.error());
+      auto made = row_map_through_partitions(self->system(), parts, model_vocab, path, vocab_size, vocab_crc);
+      if (!made)
+        return make_job_error(made.error());
+      return {made->rows, made->found};
     },
   };
 }

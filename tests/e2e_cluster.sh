@@ -8,7 +8,8 @@
 # second job while one runs, Ctrl-C on submit in a terminal (the job is
 # cancelled; before, its progress line is redrawn in place); and SIGTERM
 # stops a node cleanly. The cluster also saves a model (--save-model) and
-# continues it (--init), and trains with hierarchical softmax (-hs 1).
+# continues it (--init, the model's rows placed by the row map the
+# vocabulary partitions wrote), and trains with hierarchical softmax (-hs 1).
 # Usage: e2e_cluster.sh GRIDVEC_BINARY
 set -euo pipefail
 gridvec=$1
@@ -163,6 +164,15 @@ timeout 120 "$gridvec" submit --config "$conf" -train "$work/first.txt" -output 
   --init "$work/model" > "$work/continued.log" 2>&1 || { tail -5 "$work/continued.log"; fail "--init"; }
 grep -q "continuing the model in" "$work/continued.log" || fail "no word of --init: $(tail -3 "$work/continued.log")"
 [ "$(head -1 "$work/continued.txt")" = "14620 100" ] || fail "--init lost words: $(head -1 "$work/continued.txt")"
+# The model's rows were mapped to ids through the vocabulary partitions,
+# and each shard placed them by that map, loading no words.
+grep -q "the model's 14620 rows mapped to word ids (14620 in the vocabulary) in the row map .*/init-rows.map" \
+  "$work/continued.log" ||
+  fail "--init made no row map: $(grep -- '--init' "$work/continued.log" | tail -3)"
+for name in shard-a shard-b; do
+  grep -q "of the model's rows placed by the row map" "$work/$name.log" ||
+    fail "shard node $name did not place --init's rows by the row map: $(tail -3 "$work/$name.log")"
+done
 echo "ok: the cluster saved a model and continued it"
 
 # Hierarchical softmax across the cluster: the Huffman paths' nodes live on

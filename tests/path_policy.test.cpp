@@ -198,6 +198,9 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
   node_setup setup;
   setup.name = "guarded";
   setup.cluster = l.cluster;
+  // A model of the shards' dimension, for --init's row map to be asked of.
+  fs::create_directories(dir.file("in/model4"));
+  dir.write("in/model4/MODEL", "gridvec-model 1\ndim 4\nwords 1\noptions\n");
   auto node = caf::actor_cast<caf::actor>(spawn_node(sys, setup));
 
   // What the messages need, made from allowed files.
@@ -268,6 +271,10 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
     {"node newshard (vocabulary)", with_spec([](shard_spec& s, const std::string& p) { s.vocabulary = p; })},
     {"node newshard (checkpoint)", with_spec([](shard_spec& s, const std::string& p) { s.checkpoint = p; })},
     {"node newshard (--init)", with_spec([](shard_spec& s, const std::string& p) { s.init_model = p; })},
+    {"node newshard (--init row map)", with_spec([&](shard_spec& s, const std::string& p) {
+       s.init_model = dir.file("in/model4");
+       s.init_rows = p;
+     })},
     {"node newlearner (vocabulary)",
      [&](const std::string& p) {
        return error_of<learner_actor>(
@@ -297,6 +304,18 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
      [&](const std::string& p) {
        return error_of<count_table>(self, caf::actor_cast<caf::actor>(counter),
                                     caf::make_message(load_atom::value, p, counted_partition()));
+     }},
+    {"counter rowmap (model vocabulary)",
+     [&](const std::string& p) {
+       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(counter),
+                                 caf::make_message(row_map_atom::value, p, dir.file("out/rows.map"), uint64_t{3},
+                                                   uint64_t{0}, counted_partition()));
+     }},
+    {"counter rowmap (row map)",
+     [&](const std::string& p) {
+       return error_of<uint64_t>(
+         self, caf::actor_cast<caf::actor>(counter),
+         caf::make_message(row_map_atom::value, corpus, p, uint64_t{3}, uint64_t{0}, counted_partition()));
      }},
     {"builder build (file)", [&](const std::string& p) { return build(p, ""); }},
     {"builder build (-save-vocab)", [&](const std::string& p) { return build(dir.file("out/v2.txt"), p); }},
@@ -342,8 +361,8 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
                                  caf::make_message(save_model_atom::value, p, uint64_t{0}, std::vector<std::string>{}));
      }},
   };
-  // One message of the interfaces may open several paths (newshard: three;
-  // build and preprocess: two); every message is in the table.
+  // One message of the interfaces may open several paths (newshard: four;
+  // build, rowmap and preprocess: two); every message is in the table.
   std::set<std::string> messages;
   for (const auto& e : table)
     messages.insert(std::string(e.message).substr(0, std::string(e.message).find(" (")));

@@ -82,6 +82,7 @@ struct coordinator_state {
   uint32_t vocab_crc = 0;
   vocabulary_counts_ptr counts; // the vocabulary's counts in id order (the plan, the partition model, --resume)
   vocabulary_ptr words;         // its words, if small: loaded by the first query (query_ids, phases.hpp)
+  std::string init_rows;        // --init's row map (src/corpus/model_row_map.hpp); empty: shards match by word
   std::vector<shard_info> shards;
   std::vector<size_t> shard_node; // node index of each shard
   std::vector<learner_actor> learners;

@@ -238,6 +238,7 @@ void place_shard(coordinator_ptr self, uint32_t s, size_t n, std::function<void(
   spec.lanes = std::max<uint32_t>(1, static_cast<uint32_t>(st.learner_node.size()));
   spec.vocab_crc = st.vocab_crc;
   spec.init_model = st.opt.init;
+  spec.init_rows = st.init_rows;
   spec.hierarchical = st.opt.hs;
   spec.negatives_mode = st.opt.negatives_mode;
   spec.hierarchical_sampler = st.opt.partitioned_sampler();

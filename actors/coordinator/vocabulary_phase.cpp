@@ -148,6 +148,41 @@ void load_counts(coordinator_ptr self, const std::string& path, std::function<vo
       fail_with(self));
 }
 
+// --init: the model's rows as job ids, looked up in the partitions while
+// they hold the words, by a count worker on the node that read the model's
+// words for the counts; the shards then place the rows by number and load
+// no words (src/corpus/model_row_map.hpp). Then `then`. Without partitions
+// (--explain ends before placing) the shards match the rows by word.
+void map_init_rows(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
+  st.init_rows.clear();
+  if (st.opt.init.empty() || st.vocab_partitions.empty() || st.opt.explain) {
+    then();
+    return;
+  }
+  const std::string path = st.work_dir + "/init-rows.map";
+  auto& node = st.nodes[node_with(st, &job_node::vocabulary)];
+  self->request(node.handle, placement_timeout, new_counter_atom::value)
+    .then(
+      [self, path, then](count_worker_actor worker) {
+        auto& st = self->state;
+        track(self, worker);
+        self
+          ->request(worker, long_phase, row_map_atom::value, model_files::vocab(st.opt.init), path,
+                    uint64_t{st.vocab.size}, uint64_t{st.vocab_crc}, st.vocab_partitions)
+          .then(
+            [self, worker, path, then](uint64_t rows, uint64_t found) {
+              self->send_exit(worker, caf::exit_reason::user_shutdown);
+              self->state.init_rows = path;
+              say(self, "--init: the model's " + std::to_string(rows) + " rows mapped to word ids (" +
+                          std::to_string(found) + " in the vocabulary) in the row map " + path);
+              then();
+            },
+            fail_with(self));
+      },
+      fail_with(self));
+}
+
 void build_vocabulary(coordinator_ptr self) {
   auto& st = self->state;
   st.phase = job_phase::vocabulary;
@@ -187,7 +222,9 @@ void build_vocabulary(coordinator_ptr self) {
             choose_shard_count(self);
             if (!choose_layout(self))
               return;
-            place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+            map_init_rows(self, [self] {
+              place_all_shards(self, [self] { place_learners(self, [self] { run_preprocessing(self); }); });
+            });
           });
         });
       },

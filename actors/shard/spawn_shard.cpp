@@ -4,6 +4,8 @@
 // slice.
 #include <gridvec/roles/shard.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/layouts/layouts.hpp"
 #include "actors/shard/shard_start.hpp"
 #include <gridvec/roles/vocabulary.hpp>
@@ -14,19 +16,45 @@ namespace gridvec {
 
 namespace {
 
-// --init: the saved model's rows of this shard's columns, over the initial
-// vectors of the words it knows (new words keep theirs).
-status init_from_model(shard_store& store, const vocabulary& vocab, const std::string& model) {
-  const auto slice = store.slice();
+// --init: the model's manifest against this store.
+status check_model(const shard_store& store, const std::string& model) {
   if (auto m = read_model_manifest(model); !m)
     return failure{m.error()};
   else if (m->dim != store.dim())
     return failure{"--init " + model + " holds vectors of " + std::to_string(m->dim) + " columns, this job -size " +
                    std::to_string(store.dim())};
+  return {};
+}
+
+// --init: the saved model's rows of this shard's columns, over the initial
+// vectors of the words it knows (new words keep theirs), matched by word.
+status init_from_model(shard_store& store, const vocabulary& vocab, const std::string& model) {
+  const auto slice = store.slice();
+  if (auto s = check_model(store, model); !s)
+    return s;
   if (auto n = load_model_columns(model_files::input(model), vocab, slice.first, slice.width, store.input_data()); !n)
     return failure{n.error()};
   if (auto n = load_model_columns(model_files::output(model), vocab, slice.first, slice.width, store.output_data()); !n)
     return failure{n.error()};
+  return {};
+}
+
+// The same rows placed by the row map the coordinator had made while the
+// vocabulary partitions held the words: no word is loaded here.
+status init_from_row_map(shard_store& store, uint32_t index, const std::string& model, const std::string& row_map,
+                         uint64_t vocab_crc) {
+  const auto slice = store.slice();
+  if (auto s = check_model(store, model); !s)
+    return s;
+  auto found = load_model_columns_by_row_map(model_files::input(model), row_map, store.vocab_size(), vocab_crc,
+                                             slice.first, slice.width, store.input_data());
+  if (!found)
+    return failure{found.error()};
+  if (auto n = load_model_columns_by_row_map(model_files::output(model), row_map, store.vocab_size(), vocab_crc,
+                                             slice.first, slice.width, store.output_data());
+      !n)
+    return failure{n.error()};
+  spdlog::info("shard {}: --init: {} of the model's rows placed by the row map {}", index, *found, row_map);
   return {};
 }
 
@@ -35,6 +63,9 @@ status init_from_model(shard_store& store, const vocabulary& vocab, const std::s
 shard_service::initial_rows initial_rows_of(const shard_spec& spec, const shard_inputs& in) {
   if (spec.init_model.empty())
     return {};
+  if (!spec.init_rows.empty())
+    return [index = spec.index, model = spec.init_model, rows = spec.init_rows, crc = spec.vocab_crc](
+             shard_store& store) -> status { return init_from_row_map(store, index, model, rows, crc); };
   auto words = in.words;
   if (!words)
     words = [path = spec.vocabulary] { return load_shared_vocabulary(path); };

@@ -93,6 +93,7 @@ using earlier_atom = caf::atom_constant<caf::atom("earlier")>;
 using page_atom = caf::atom_constant<caf::atom("page")>;
 using assign_ids_atom = caf::atom_constant<caf::atom("assignids")>;
 using lookup_atom = caf::atom_constant<caf::atom("lookup")>;
+using row_map_atom = caf::atom_constant<caf::atom("rowmap")>;
 using lbfgs_atom = caf::atom_constant<caf::atom("lbfgs")>;
 
 using vocabulary_ptr = std::shared_ptr<const vocabulary>;
@@ -226,13 +227,19 @@ using vocabulary_partition_actor =
 ///          range's token and line totals (a table without words)
 ///   load: (word2vec.c vocabulary file, the partitions) -> the same for
 ///         the file's words and counts (-read-vocab, a model's words)
+///   rowmap: (--init model's vocab.txt, row map file, the vocabulary's
+///           size and file crc32, the partitions) -> (rows, rows found):
+///           writes the model's row map (src/corpus/model_row_map.hpp)
+///           through the partitions, after the vocabulary is built
 /// (the mode as train_options::invalid_utf8: 0 fail, 1 skip, 2 replace).
 /// Errors: unreadable corpus, binary data, invalid UTF-8, a partition's
 /// error -> runtime_error.
 using count_worker_actor =
   caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t, uint8_t,
                                    std::vector<vocabulary_partition_actor>>::with<count_table>,
-                   caf::replies_to<load_atom, std::string, std::vector<vocabulary_partition_actor>>::with<count_table>>;
+                   caf::replies_to<load_atom, std::string, std::vector<vocabulary_partition_actor>>::with<count_table>,
+                   caf::replies_to<row_map_atom, std::string, std::string, uint64_t, uint64_t,
+                                   std::vector<vocabulary_partition_actor>>::with<uint64_t, uint64_t>>;
 
 /// A learner (the Network-efficient word2vec paper Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.
@@ -353,7 +360,10 @@ struct shard_spec {
   uint32_t lanes = 1;
   std::string checkpoint; // slice file to load; empty: initial vectors
   uint64_t vocab_crc = 0;
-  std::string init_model;    // --init: a saved model whose rows replace the initial vectors of its words
+  std::string init_model; // --init: a saved model whose rows replace the initial vectors of its words
+  // --init's row map (src/corpus/model_row_map.hpp): the model's rows placed
+  // by number; empty: matched by word, the vocabulary's words loaded.
+  std::string init_rows;
   bool hierarchical = false; // -hs 1: the store also holds the Huffman tree's inner nodes
   // How noise words are drawn (src/sgns/noise_sampler.hpp): --negatives
   // (0 bns, 1 sns, 2 tns), --sampler hierarchical, and the word partitions
@@ -369,8 +379,8 @@ struct shard_spec {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, shard_spec& x) {
   return f(caf::meta::type_name("shard_spec"), x.index, x.count, x.dim, x.vocabulary, x.seed, x.lanes, x.checkpoint,
-           x.vocab_crc, x.init_model, x.hierarchical, x.negatives_mode, x.hierarchical_sampler, x.word_partitions,
-           x.layout);
+           x.vocab_crc, x.init_model, x.init_rows, x.hierarchical, x.negatives_mode, x.hierarchical_sampler,
+           x.word_partitions, x.layout);
 }
 
 /// Watches a job's actors and tells its coordinator when one is lost:
