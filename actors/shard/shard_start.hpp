@@ -22,8 +22,9 @@ struct shard_inputs {
   bool network() const { return where == lane_thread::network; }
 };
 
-/// --init's rows (matched to ids by word: the vocabulary's words are
-/// loaded only while they are read); empty without --init.
+/// --init's rows: placed by the spec's row map (init_rows) where the
+/// coordinator had one made, else matched to ids by word (the vocabulary's
+/// words loaded only while they are read); empty without --init.
 shard_service::initial_rows initial_rows_of(const shard_spec& spec, const shard_inputs& in);
 
 /// A column slice of every row, with the noise sampler and Huffman tree
