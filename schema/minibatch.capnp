@@ -4,8 +4,6 @@
 # output set; every (input set, output word) pair is one *positive pair* and
 # gets `negatives` noise words drawn on the shard from `seed`:
 #   skip-gram: inputs = {centre word},      outputs = context words
-#     with -hs 1, one example per pair in word2vec.c's direction:
-#              inputs = {context word},     outputs = {centre word}
 #   CBOW:      inputs = context words,      outputs = {centre word}
 #              (the input vector is the mean of the context vectors)
 # Per positive pair the float layout of dot products and weights is

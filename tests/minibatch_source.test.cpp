@@ -1,7 +1,7 @@
 // A learner's minibatch source (src/sgns/minibatch_source.hpp) over real
 // word-id files, with no actor system: every word trained once per epoch,
 // minibatches that never mix parts, the same minibatches from the same seed,
-// restart points that skip nothing, and word2vec.c's pairs with -hs 1.
+// restart points that skip nothing, and -hs 1's pairs by path.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -71,7 +71,7 @@ TEST_CASE("a minibatch source trains every word once per epoch, one part per min
   temp_dir dir;
   const auto parts = std::vector<part_cursor>{write_part(dir, 0), write_part(dir, 1)};
   const auto opt = options();
-  minibatch_source source(opt, 0, counts_of(2 * words_per_part), nullptr);
+  minibatch_source source(opt, 0, counts_of(2 * words_per_part), nullptr, example_form::centre_predicts_contexts);
   REQUIRE(source.walker().add(parts));
   const auto batches = drain(source);
   uint64_t trained = 0;
@@ -91,7 +91,8 @@ TEST_CASE("a minibatch source gives the same minibatches from the same seed and 
   temp_dir dir;
   const auto part = write_part(dir, 0);
   auto run = [&](uint32_t learner) {
-    minibatch_source source(options(), learner, counts_of(words_per_part), nullptr);
+    minibatch_source source(options(), learner, counts_of(words_per_part), nullptr,
+                            example_form::centre_predicts_contexts);
     REQUIRE(source.walker().add({part}));
     return drain(source);
   };
@@ -109,7 +110,7 @@ TEST_CASE("a minibatch source's restart points and learning rate", "[minibatch_s
   temp_dir dir;
   const auto part = write_part(dir, 0);
   const auto opt = options();
-  minibatch_source source(opt, 0, counts_of(words_per_part), nullptr);
+  minibatch_source source(opt, 0, counts_of(words_per_part), nullptr, example_form::centre_predicts_contexts);
   REQUIRE(source.walker().add({part}));
   status read;
   auto first = source.next_in_flight(1, 0, false, 7, read);
@@ -152,27 +153,38 @@ TEST_CASE("a minibatch source's restart points and learning rate", "[minibatch_s
   CHECK_FALSE(source.has_work());
 }
 
-TEST_CASE("a minibatch source with -hs 1 forms word2vec.c's skip-gram pairs, the same windows a minibatch",
+TEST_CASE("-hs 1 skip-gram in word2vec.c's direction where updates land pair by pair, the same windows a minibatch",
           "[minibatch_source]") {
+  auto hs_opt = options();
+  hs_opt.hs = true;
+  CHECK(example_form_for(hs_opt, true) == example_form::contexts_predict_centre);
+  CHECK(example_form_for(hs_opt, false) == example_form::centre_predicts_contexts); // the protocol path
+  CHECK(example_form_for(options(), true) == example_form::centre_predicts_contexts);
+  auto window_kernel = hs_opt;
+  window_kernel.shared_negatives = true;
+  CHECK(example_form_for(window_kernel, true) == example_form::centre_predicts_contexts);
+  auto cbow = hs_opt;
+  cbow.cbow = true;
+  CHECK(example_form_for(cbow, true) == example_form::cbow);
+
   temp_dir dir;
   const auto part = write_part(dir, 0);
-  auto run = [&](bool hs) {
-    auto opt = options();
-    opt.hs = hs;
+  auto run = [&](bool pair_by_pair) {
     const auto counts = counts_of(words_per_part);
-    auto tree = hs ? std::make_shared<const huffman_tree>(huffman_tree::from_counts(counts.counts)) : nullptr;
-    minibatch_source source(opt, 0, counts, tree);
+    auto tree = std::make_shared<const huffman_tree>(huffman_tree::from_counts(counts.counts));
+    minibatch_source source(hs_opt, 0, counts, tree, example_form_for(hs_opt, pair_by_pair));
     REQUIRE(source.walker().add({part}));
     return drain(source);
   };
-  const auto neg = run(false), hs = run(true);
+  const auto centre_in = run(false), contexts_in = run(true);
   // The same draws: the same windows in the same minibatches, each window's
   // contexts the inputs of its pairs and its centre their output.
-  REQUIRE(neg.size() == hs.size());
-  for (size_t i = 0; i < hs.size(); ++i) {
-    const minibatch &a = neg[i].mb, &c = hs[i].mb;
-    CHECK(hs[i].trained == neg[i].trained);
+  REQUIRE(centre_in.size() == contexts_in.size());
+  for (size_t i = 0; i < contexts_in.size(); ++i) {
+    const minibatch &a = centre_in[i].mb, &c = contexts_in[i].mb;
+    CHECK(contexts_in[i].trained == centre_in[i].trained);
     CHECK(a.examples() <= options().minibatch);
+    CHECK(a.output_counts.size() == a.examples());
     CHECK(c.input_counts.empty());
     CHECK(c.output_counts.empty());
     CHECK(c.inputs == a.outputs);

@@ -126,9 +126,10 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   st.coordinator = std::move(coordinator);
   if (cfg.hs)
     st.tree = shared_huffman_tree(st.counts);
-  st.source = std::make_unique<minibatch_source>(cfg, cfg.id, *st.counts, st.tree);
   st.layout = layout_of_shards(cfg.partition, static_cast<uint32_t>(st.shards.size()));
   st.path = layout_entry_of(st.layout).make_path(st);
+  st.source = std::make_unique<minibatch_source>(cfg, cfg.id, *st.counts, st.tree,
+                                                 example_form_for(cfg, st.path->pair_by_pair()));
   st.losses = loss_watch{(cfg.negative > 0 ? cfg.negative + 1.0 : 0.0) + (st.tree ? st.tree->mean_length() : 0.0)};
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end, const std::string& ids_path,

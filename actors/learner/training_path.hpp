@@ -29,6 +29,11 @@ public:
   /// Whether it still has work of its own when the window is empty and no
   /// part is left (a synchronisation round).
   virtual bool busy() const { return false; }
+  /// Whether each pair's update lands before the next pair's dot products
+  /// (trained in this process, as word2vec.c trains), rather than a
+  /// minibatch's updates after all its dot products: it decides the
+  /// direction of -hs 1's skip-gram pairs (example_form_for).
+  virtual bool pair_by_pair() const { return false; }
   /// What `status` says while the learner runs and is not idle.
   virtual std::string activity() const { return "training"; }
 };

@@ -84,9 +84,8 @@ enum class example_form : uint8_t {
   /// Skip-gram as word2vec.c trains it, one example a pair: each context
   /// word's input row predicts the centre (inputs {context}, outputs
   /// {centre}). With -hs 1 the direction matters: a pair's targets are its
-  /// output word's Huffman path, and the centre's path met by each context
-  /// row in turn trains better vectors than each context's path met by the
-  /// centre's row (docs/quality.md, "Hierarchical softmax").
+  /// output word's Huffman path (example_form_for says where each is
+  /// used, src/sgns/minibatch_source.hpp).
   contexts_predict_centre,
   /// CBOW: the mean of the contexts' input rows predicts the centre.
   cbow,

@@ -4,28 +4,19 @@
 
 namespace gridvec {
 
-namespace {
-
-// Skip-gram with -hs 1 trains in word2vec.c's direction, where it trains
-// better vectors (example_form). With negative sampling alone the centre's
-// direction trains as well as word2vec.c (docs/quality.md), and its one
-// input row a window keeps the minibatches a third smaller on the wire. HogBatch's window kernel
-// (--shared-negatives 1) takes windows whole and turns them itself.
-example_form form_of(const train_options& opt) {
+example_form example_form_for(const train_options& opt, bool pair_by_pair) {
   if (opt.cbow)
     return example_form::cbow;
-  if (opt.hs && !opt.shared_negatives)
+  if (opt.hs && pair_by_pair && !opt.shared_negatives)
     return example_form::contexts_predict_centre;
   return example_form::centre_predicts_contexts;
 }
 
-} // namespace
-
 minibatch_source::minibatch_source(const train_options& opt, uint32_t learner_id, const vocabulary_counts& counts,
-                                   std::shared_ptr<const huffman_tree> tree)
+                                   std::shared_ptr<const huffman_tree> tree, example_form form)
   : minibatch_examples_(opt.minibatch), negatives_(opt.negative), iter_(opt.iter), cbow_(opt.cbow),
     start_alpha_(opt.start_alpha()), walker_(opt.iter, counts.size(), opt.work_queue()),
-    random_(mix64(opt.seed, 0x1EA27E5ull + learner_id)), builder_(opt.window, form_of(opt)),
+    random_(mix64(opt.seed, 0x1EA27E5ull + learner_id)), builder_(opt.window, form),
     sampler_(counts.counts, counts.train_words, opt.sample), tree_(std::move(tree)) {
   // Examples are interleaved on every path: the protocol's minibatches in
   // flight then do not all come from one stretch of repetitive text, and

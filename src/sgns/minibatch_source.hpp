@@ -49,12 +49,26 @@ struct trained_count {
 /// 64 x 1024 words.
 inline constexpr uint32_t passage_words_per_stride = 1024;
 
+/// How a learner's windows become pairs. Skip-gram with -hs 1 trains in
+/// word2vec.c's direction where each pair's update lands before the next
+/// pair's dot products (`pair_by_pair`: the fused and replicated paths),
+/// and there it trains better vectors. Where a minibatch's dot products
+/// are all taken before its updates (the protocol path, a cluster), the
+/// centre's path would then be met stale by each of its contexts, and the
+/// centre predicting its contexts trains better (docs/quality.md,
+/// "Hierarchical softmax"). With negative sampling alone the centre's
+/// direction trains as well as word2vec.c on every path, and its one input
+/// row a window keeps minibatches a third smaller on the wire. HogBatch's
+/// window kernel (--shared-negatives 1) takes windows whole and turns them
+/// itself.
+example_form example_form_for(const train_options& opt, bool pair_by_pair);
+
 class minibatch_source {
 public:
   /// Learner `learner_id`'s source: its random numbers are its own, drawn
-  /// from the job's seed.
+  /// from the job's seed; its windows become pairs as `form` says.
   minibatch_source(const train_options& opt, uint32_t learner_id, const vocabulary_counts& counts,
-                   std::shared_ptr<const huffman_tree> tree);
+                   std::shared_ptr<const huffman_tree> tree, example_form form);
 
   /// Its parts: add, reset, the cursors, whether any work is left.
   part_walker& walker() { return walker_; }

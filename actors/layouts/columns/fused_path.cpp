@@ -17,6 +17,10 @@ class fused_path final : public training_path {
 public:
   explicit fused_path(bool word_split) : split_(word_split) {}
 
+  // local_trainer applies each pair before the next; --partition words
+  // (which trains no -hs 1) keeps the centre's direction.
+  bool pair_by_pair() const override { return !split_; }
+
   // The stores behind the lanes, found again after a rollback (a restored
   // shard's store is a new one).
   status bind(learner_ptr self) override {

@@ -45,6 +45,7 @@ public:
     model->next_round();
   }
   bool busy() const override { return model && sync.at() != phase::finished; }
+  bool pair_by_pair() const override { return true; } // its own copy, through local_trainer
   std::string activity() const override {
     return model && sync.at() == phase::syncing ? "syncing round " + std::to_string(sync.round() + 1) : "training";
   }
