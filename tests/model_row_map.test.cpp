@@ -186,17 +186,23 @@ void check_same_rows(const job& j, const std::string& model, const std::string& 
 
 bool one_line(const std::string& error) { return !error.empty() && error.find('\n') == std::string::npos; }
 
-} // namespace init_rows_test
-
-TEST_CASE("the row map: a model's rows placed by it are the loaded vocabulary's, byte for byte",
-          "[model_row_map][actors]") {
-  using namespace init_rows_test;
+// What each case starts from: the saved model, the new corpus and an
+// actor system for the partitions.
+struct row_map_case {
   gridvec::test::temp_dir dir;
-  const auto model = write_model(dir);
-  const auto corpus = write_corpus(dir);
+  const std::string model = write_model(dir);
+  const std::string corpus = write_corpus(dir);
   caf::actor_system_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
+};
+
+} // namespace init_rows_test
+
+TEST_CASE_METHOD(init_rows_test::row_map_case,
+                 "the row map: a model's rows placed by it are the loaded vocabulary's, byte for byte",
+                 "[model_row_map][actors]") {
+  using namespace init_rows_test;
   for (uint32_t partitions : {1u, 3u}) {
     INFO(partitions << " partitions");
     auto j = build_job(sys, self, dir, corpus, model, partitions);
@@ -219,14 +225,10 @@ TEST_CASE("the row map: a model's rows placed by it are the loaded vocabulary's,
   }
 }
 
-TEST_CASE("the row map: a damaged, truncated or mismatched one is refused in one line", "[model_row_map][actors]") {
+TEST_CASE_METHOD(init_rows_test::row_map_case,
+                 "the row map: a damaged, truncated or mismatched one is refused in one line",
+                 "[model_row_map][actors]") {
   using namespace init_rows_test;
-  gridvec::test::temp_dir dir;
-  const auto model = write_model(dir);
-  const auto corpus = write_corpus(dir);
-  caf::actor_system_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
   auto j = build_job(sys, self, dir, corpus, model, 2);
   const auto good = dir.file("rows.map");
   map_rows(sys, self, j, model, good);
