@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "actors/partition_join.hpp"
+#include "src/corpus/partition_words.hpp"
 #include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/sharded_counter.hpp"
 #include "src/corpus/text_corpus.hpp"
@@ -330,6 +331,21 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
       if (given == 0)
         st.words->keep_ids_only();
       return page;
+    },
+    // Its words from the job's vocabulary file instead of a count: only
+    // before anything was counted.
+    [self, out_of_order](load_atom, const std::string& path, uint32_t partition, uint32_t partitions, uint64_t size,
+                         uint32_t crc) -> caf::result<uint64_t> {
+      auto& st = self->state;
+      if (!st.counter || st.counter->tokens() > 0)
+        return out_of_order("read its words back");
+      auto words = read_partition_words(path, partition, partitions, size, crc);
+      if (!words)
+        return make_job_error("vocabulary partition " + std::to_string(partition) + ": " + words.error());
+      st.counter.reset();
+      st.words.emplace(std::move(*words));
+      st.assigned = true;
+      return st.words->size();
     },
     // The join: a learner's chunk of distinct words -> their ids. Checked
     // (bounds, lengths adding up) before the answer is allocated.

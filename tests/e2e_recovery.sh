@@ -15,6 +15,7 @@
 #                      restore falls back to the previous checkpoint
 #   coordinator-resume SIGKILL the coordinator's node, start it again and
 #                      `gridvec submit --resume` the job from its checkpoints
+#                      (one part's id file deleted: it is made again)
 #   replicated-shard-kill
 #                      shard-kill in the replicated mode (--partition
 #                      replicated): the hosts reload their copies of the
@@ -110,7 +111,11 @@ case $scenario in
     # The other nodes drop the orphaned job's actors and stay up.
     wait_for_line "$work/shard-a.log" "the coordinator of its job is gone" 30
     cluster_start coord
+    # One part's id file lost with it: the part is joined again through
+    # partitions that read the words back from the vocabulary file.
+    rm "$work/ck/work/part-0.ids"
     submit --resume "$work/ck" || fail "the resumed job failed"
+    expect_line "preprocessing part 0 again: .*part-0.ids is gone"
     expect_line "resumed from checkpoint [0-9]+"
     ;;
   *)

@@ -16,8 +16,10 @@
 #include "actors/learner/learner_state.hpp"
 #include "actors/partition_join.hpp"
 #include "src/corpus/bounded_counter.hpp"
+#include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/vocabulary_counts.hpp"
 #include "src/corpus/word_join.hpp"
+#include "src/formats/checkpoint.hpp"
 #include "src/util/rng.hpp"
 #include "tests/dev_corpus.hpp"
 #include "tests/test_util.hpp"
@@ -136,6 +138,14 @@ TEST_CASE("the join: a learner preprocessing through 1 and 3 partitions writes t
       auto v = build(sys, self, dir, corpus, partitions, min_count);
       REQUIRE(v.loaded->size() > 100);
       CHECK(v.loaded->id_of("only-once-and-never-in-the-vocabulary") == vocabulary::npos);
+      // The reference: a scan against the whole vocabulary in memory.
+      auto by_vocabulary = [&](byte_range range, const std::string& ids) {
+        uint64_t words = 0;
+        auto s = write_ids_from_vocabulary(*v.loaded, corpus, range, ids, invalid_utf8::fail, words);
+        INFO((s ? std::string{} : s.error()));
+        REQUIRE(s);
+        return words;
+      };
       learner_config lc;
       auto learner = spawn_learner(sys, lc, v.loaded, {}, coordinator_actor{});
       auto ranges = split_corpus(corpus, 3);
@@ -143,7 +153,7 @@ TEST_CASE("the join: a learner preprocessing through 1 and 3 partitions writes t
       for (size_t r = 0; r < ranges->size(); ++r) {
         const auto loaded_ids = dir.file("loaded-" + std::to_string(r) + ".ids");
         const auto joined_ids = dir.file("joined-" + std::to_string(r) + ".ids");
-        const uint64_t by_file = preprocess_by_learner(self, learner, corpus, (*ranges)[r], loaded_ids, {});
+        const uint64_t by_file = by_vocabulary((*ranges)[r], loaded_ids);
         const uint64_t by_join = preprocess_by_learner(self, learner, corpus, (*ranges)[r], joined_ids, v.parts);
         CHECK(by_file > 0);
         CHECK(by_join == by_file);
@@ -166,23 +176,94 @@ TEST_CASE("the join: a learner preprocessing through 1 and 3 partitions writes t
       }
       // The whole corpus in one range, as one learner of one part.
       byte_range whole{0, ranges->back().end};
-      preprocess_by_learner(self, learner, corpus, whole, dir.file("whole-loaded.ids"), {});
+      by_vocabulary(whole, dir.file("whole-loaded.ids"));
       preprocess_by_learner(self, learner, corpus, whole, dir.file("whole-joined.ids"), v.parts);
       CHECK(read_file(dir.file("whole-joined.ids")) == read_file(dir.file("whole-loaded.ids")));
-      // A learner as a node makes it, from the counts file alone: it loads
-      // the words only to redo a part without partitions (--resume).
+      // A learner as a node makes it, from the counts file alone: it never
+      // loads the words, and without partitions it refuses in one line.
       auto counts = load_shared_counts(v.path);
       REQUIRE(counts);
       CHECK((*counts)->counts == v.loaded->counts());
       CHECK((*counts)->train_words == v.loaded->train_words());
       auto by_counts = spawn_learner(sys, lc, *counts, v.path, {}, coordinator_actor{});
-      preprocess_by_learner(self, by_counts, corpus, whole, dir.file("whole-redone.ids"), {});
+      std::string refused;
+      self
+        ->request(by_counts, wait, preprocess_atom::value, corpus, whole.begin, whole.end,
+                  dir.file("whole-refused.ids"), std::vector<vocabulary_partition_actor>{})
+        .receive([](uint64_t) {}, [&](caf::error& e) { refused = error_text(e); });
+      CHECK(refused == "turning a corpus part into ids needs the vocabulary partitions");
+      // A part redone once the counting partitions are gone (--resume):
+      // new partitions, as many as the nodes give now, read their words
+      // back from the vocabulary file; the same ids.
+      const uint32_t again = partitions == 1 ? 2 : 1;
+      std::vector<vocabulary_partition_actor> reread;
+      auto crc = file_crc32(v.path);
+      REQUIRE(crc);
+      for (uint32_t p = 0; p < again; ++p) {
+        reread.push_back(spawn_vocabulary_partition(sys, dir.path(), bounded_counter::min_budget));
+        self->request(reread.back(), wait, load_atom::value, v.path, p, again, uint64_t{v.loaded->size()}, *crc)
+          .receive([&](uint64_t held) { CHECK(held > 0); }, [&](caf::error& e) { FAIL(error_text(e)); });
+      }
+      preprocess_by_learner(self, by_counts, corpus, whole, dir.file("whole-redone.ids"), reread);
       CHECK(read_file(dir.file("whole-redone.ids")) == read_file(dir.file("whole-loaded.ids")));
       self->send_exit(by_counts, caf::exit_reason::user_shutdown);
       self->send_exit(learner, caf::exit_reason::user_shutdown);
       for (auto& p : v.parts)
         self->send_exit(p, caf::exit_reason::user_shutdown);
+      for (auto& p : reread)
+        self->send_exit(p, caf::exit_reason::user_shutdown);
     }
+}
+
+TEST_CASE("the join: a partition reads its words back from the job's vocabulary file only", "[word_join]") {
+  temp_dir dir;
+  const std::string corpus = write_id_corpus(dir);
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto v = build(sys, self, dir, corpus, 2, 2);
+  auto crc = file_crc32(v.path);
+  REQUIRE(crc);
+  const uint64_t size = v.loaded->size();
+  auto load_error = [&](const vocabulary_partition_actor& part, const std::string& path, uint32_t p, uint32_t of,
+                        uint64_t words, uint32_t sum) {
+    std::string out = "(answered without an error)";
+    self->request(part, wait, load_atom::value, path, p, of, words, sum)
+      .receive([](uint64_t) {}, [&](caf::error& e) { out = error_text(e); });
+    return out;
+  };
+  auto fresh = [&] { return spawn_vocabulary_partition(sys, dir.path(), bounded_counter::min_budget); };
+  std::vector<vocabulary_partition_actor> spawned;
+  auto part = [&] { return spawned.emplace_back(fresh()); };
+  // The partitions that counted: they hold their words already.
+  CHECK(load_error(v.parts[0], v.path, 0, 2, size, *crc) ==
+        "the vocabulary partition was asked to read its words back out of order");
+  CHECK(load_error(part(), v.path, 0, 2, size, *crc + 1) ==
+        "vocabulary partition 0: " + v.path + " is not the job's vocabulary (its checksum differs)");
+  CHECK(load_error(part(), v.path, 1, 2, size + 1, *crc) == "vocabulary partition 1: " + v.path + " holds " +
+                                                              std::to_string(size) + " words; the job has " +
+                                                              std::to_string(size + 1));
+  CHECK(load_error(part(), v.path, 2, 2, size, *crc) == "vocabulary partition 2: partition 2 of 2");
+  CHECK(load_error(part(), dir.file("no-such-vocabulary.txt"), 0, 1, size, *crc).find("no-such-vocabulary.txt") !=
+        std::string::npos);
+  // Two partitions between them hold every word once, at its id.
+  uint64_t held = 0;
+  std::vector<vocabulary_partition_actor> both{part(), part()};
+  for (uint32_t p = 0; p < 2; ++p)
+    self->request(both[p], wait, load_atom::value, v.path, p, 2u, size, *crc)
+      .receive([&](uint64_t n) { held += n; }, [&](caf::error& e) { FAIL(error_text(e)); });
+  CHECK(held == size);
+  for (uint32_t id : {0u, 1u, static_cast<uint32_t>(size / 2), static_cast<uint32_t>(size - 1)}) {
+    const std::string w{v.loaded->word(id)};
+    const auto owner = both[word_partition_of(w, 2)];
+    self->request(owner, wait, lookup_atom::value, w, std::vector<uint32_t>{static_cast<uint32_t>(w.size())})
+      .receive([&](const std::vector<uint32_t>& ids) { CHECK(ids == std::vector<uint32_t>{id}); },
+               [&](caf::error& e) { FAIL(error_text(e)); });
+  }
+  for (auto& p : v.parts)
+    self->send_exit(p, caf::exit_reason::user_shutdown);
+  for (auto& p : spawned)
+    self->send_exit(p, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("the join: a partition checks a lookup before it answers", "[word_join]") {

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include <gridvec/roles/supervisor.hpp>
@@ -17,6 +18,8 @@
 namespace gridvec {
 
 namespace {
+
+void spawn_vocab_partitions(coordinator_ptr self, std::function<void()> then);
 
 void start_fresh(coordinator_ptr self) {
   auto& st = self->state;
@@ -32,8 +35,14 @@ void start_fresh(coordinator_ptr self) {
   }
   st.count_ranges = std::move(*counted);
   st.ranges = std::move(*parts);
-  // One vocabulary partition on every node with the vocabulary role, in
-  // the config's order (which orders equal counts: docs/vocabulary.md).
+  spawn_vocab_partitions(self, [self] { count_words(self); });
+}
+
+// One vocabulary partition on every node with the vocabulary role, in the
+// config's order (which orders equal counts: docs/vocabulary.md), into
+// st.vocab_partitions; then `then`.
+void spawn_vocab_partitions(coordinator_ptr self, std::function<void()> then) {
+  auto& st = self->state;
   std::vector<size_t> vocab_nodes;
   for (size_t i = 0; i < st.nodes.size(); ++i)
     if (st.nodes[i].vocabulary && !st.nodes[i].standby)
@@ -43,13 +52,59 @@ void start_fresh(coordinator_ptr self) {
   for (size_t p = 0; p < vocab_nodes.size(); ++p)
     self->request(st.nodes[vocab_nodes[p]].handle, placement_timeout, new_vocab_atom::value)
       .then(
-        [self, p, pending](vocabulary_partition_actor v) {
+        [self, p, pending, then](vocabulary_partition_actor v) {
           track(self, v);
           self->state.vocab_partitions[p] = v;
           if (--*pending == 0)
-            count_words(self);
+            then();
         },
         fail_with(self));
+}
+
+// Parts whose id file is gone are turned into ids again, through
+// vocabulary partitions that read their words back from the job's
+// vocabulary file (those that counted them are gone with the first run);
+// then `then`.
+void preprocess_again(coordinator_ptr self, std::vector<uint32_t> missing, std::function<void()> then) {
+  if (missing.empty()) {
+    then();
+    return;
+  }
+  spawn_vocab_partitions(self, [self, missing, then] {
+    auto& st = self->state;
+    const auto partitions = static_cast<uint32_t>(st.vocab_partitions.size());
+    auto loaded = std::make_shared<size_t>(partitions);
+    for (uint32_t p = 0; p < partitions; ++p)
+      self
+        ->request(st.vocab_partitions[p], long_phase, load_atom::value, st.vocab.path, p, partitions,
+                  uint64_t{st.vocab.size}, st.vocab_crc)
+        .then(
+          [self, loaded, missing, then](uint64_t) {
+            if (--*loaded > 0)
+              return;
+            auto& st = self->state;
+            auto pending = std::make_shared<size_t>(missing.size());
+            for (uint32_t part : missing) {
+              auto& c = st.cursors[part];
+              say(self, "preprocessing part " + std::to_string(part) + " again: " + c.ids_path + " is gone");
+              self
+                ->request(st.learners[part % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
+                          st.ranges[part].begin, st.ranges[part].end, c.ids_path, st.vocab_partitions)
+                .then(
+                  [self, pending, then](uint64_t) {
+                    if (--*pending > 0)
+                      return;
+                    auto& st = self->state;
+                    for (auto& v : st.vocab_partitions)
+                      self->send_exit(v, caf::exit_reason::user_shutdown);
+                    st.vocab_partitions.clear();
+                    then();
+                  },
+                  fail_with(self));
+            }
+          },
+          fail_with(self));
+  });
 }
 
 // Resuming from a checkpoint: the vocabulary and the preprocessed parts
@@ -90,30 +145,16 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
               std::to_string(m.processed_words()) + " words of " + std::to_string(st.total_words()) + " done");
   place_all_shards(self, [self] {
     place_learners(self, [self] {
-      // Parts whose preprocessed file is gone are preprocessed again, from
-      // the vocabulary file (the partitions of the first run are gone).
       auto& st = self->state;
       std::vector<uint32_t> missing;
       for (uint32_t p = 0; p < st.cursors.size(); ++p)
         if (!std::filesystem::exists(st.cursors[p].ids_path))
           missing.push_back(p);
-      auto pending = std::make_shared<size_t>(missing.size() + 1);
-      auto next = [self, pending] {
-        if (--*pending == 0) {
-          self->state.phase = job_phase::recovering;
-          self->state.recovery_started = coordinator_clock::now();
-          restore_latest(self);
-        }
-      };
-      for (uint32_t p : missing) {
-        auto& c = st.cursors[p];
-        say(self, "preprocessing part " + std::to_string(p) + " again: " + c.ids_path + " is gone");
-        self
-          ->request(st.learners[p % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
-                    st.ranges[p].begin, st.ranges[p].end, c.ids_path, std::vector<vocabulary_partition_actor>{})
-          .then([next](uint64_t) { next(); }, fail_with(self));
-      }
-      next();
+      preprocess_again(self, std::move(missing), [self] {
+        self->state.phase = job_phase::recovering;
+        self->state.recovery_started = coordinator_clock::now();
+        restore_latest(self);
+      });
     });
   });
 }

@@ -16,16 +16,6 @@ namespace gridvec {
 
 namespace learner {
 
-expected<vocabulary_ptr> words_of(learner_state& st) {
-  if (!st.vocab) {
-    auto v = load_shared_vocabulary(st.vocab_path);
-    if (!v)
-      return failure{v.error()};
-    st.vocab = *v;
-  }
-  return st.vocab;
-}
-
 void report(learner_ptr self, bool force) {
   auto& st = self->state;
   const bool idle = st.idle();
@@ -134,20 +124,15 @@ learner_actor::behavior_type learner_behavior(learner_ptr self, learner_config c
   return {
     [self](preprocess_atom, const std::string& corpus, uint64_t begin, uint64_t end, const std::string& ids_path,
            const std::vector<vocabulary_partition_actor>& parts) -> caf::result<uint64_t> {
+      // Always through the partitions: a learner never loads every word.
       auto& st = self->state;
+      if (parts.empty())
+        return make_job_error("turning a corpus part into ids needs the vocabulary partitions");
       uint64_t words = 0;
       const auto mode = static_cast<invalid_utf8>(st.cfg.invalid_utf8);
-      if (!parts.empty()) {
-        if (auto s = join_through_partitions(self->system(), parts, corpus, {begin, end}, mode, ids_path, words,
-                                             st.counts->size());
-            !s)
-          return make_job_error(s.error());
-        return words;
-      }
-      auto vocab = words_of(st);
-      if (!vocab)
-        return make_job_error(vocab.error());
-      if (auto s = write_ids_from_vocabulary(**vocab, corpus, {begin, end}, ids_path, mode, words); !s)
+      if (auto s = join_through_partitions(self->system(), parts, corpus, {begin, end}, mode, ids_path, words,
+                                           st.counts->size());
+          !s)
         return make_job_error(s.error());
       return words;
     },

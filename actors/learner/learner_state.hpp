@@ -94,9 +94,6 @@ struct learner_state {
   static inline const char* name = "learner";
 };
 
-/// The vocabulary's words, loaded from vocab_path the first time.
-expected<vocabulary_ptr> words_of(learner_state& st);
-
 // learner_actor.cpp
 void report(learner_ptr self, bool force);
 void fail(learner_ptr self, const std::string& what);

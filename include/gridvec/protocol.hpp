@@ -211,6 +211,10 @@ std::vector<LayoutActor> lanes_as(const std::vector<shard_actor>& lanes) {
 ///           (0xFFFFFFFF) for words it does not keep; at most 2^18 words
 ///           and 16 MB of them (src/corpus/word_join.hpp): the join that
 ///           turns a learner's corpus part into ids
+///   load: (vocabulary file, its index, the partitions, the file's words,
+///         its CRC-32) -> the words it holds: instead of counting, its
+///         words and their ids read back from the file (a resumed job
+///         turning parts into ids again), ready for lookups
 /// Errors: a spill that cannot be written, a malformed table, layout or
 /// lookup, messages out of that order -> runtime_error.
 using vocabulary_partition_actor =
@@ -219,7 +223,8 @@ using vocabulary_partition_actor =
                    caf::replies_to<earlier_atom, uint64_t, uint64_t>::with<uint64_t>,
                    caf::replies_to<assign_ids_atom, std::vector<uint64_t>, uint32_t>::with<uint64_t>,
                    caf::replies_to<page_atom, uint64_t>::with<count_table>,
-                   caf::replies_to<lookup_atom, std::string, std::vector<uint32_t>>::with<std::vector<uint32_t>>>;
+                   caf::replies_to<lookup_atom, std::string, std::vector<uint32_t>>::with<std::vector<uint32_t>>,
+                   caf::replies_to<load_atom, std::string, uint32_t, uint32_t, uint64_t, uint32_t>::with<uint64_t>>;
 
 /// Counts where the data is, sending each word's counts to its partition
 /// a bounded table at a time:

@@ -110,6 +110,19 @@ public:
   /// shards).
   static expected<vocabulary_partition> collect(std::span<bounded_counter> counters, uint64_t min_count);
 
+  /// A partition that only looks words up: `ids` maps each of its words to
+  /// its id (as after keep_ids_only()); `tokens` is what its words' counts add
+  /// up to.
+  static vocabulary_partition of_ids(word_map<uint32_t> ids, uint64_t tokens) {
+    vocabulary_partition p;
+    p.distinct_ = ids.size();
+    p.ids_ = std::move(ids);
+    p.ids_only_ = true;
+    p.assigned_ = true;
+    p.tokens_ = tokens;
+    return p;
+  }
+
   vocabulary_partition() = default;
   vocabulary_partition(vocabulary_partition&&) noexcept = default;
   vocabulary_partition& operator=(vocabulary_partition&&) noexcept = default;

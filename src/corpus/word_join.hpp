@@ -59,9 +59,9 @@ status join_ids(const std::string& corpus, byte_range range, invalid_utf8 mode, 
                 const join_lookup& lookup, const std::string& ids_path, uint64_t& words, uint64_t vocab_size = 0,
                 join_limits limits = {});
 
-/// The same id file from the whole vocabulary in memory (a part turned into
-/// ids without the partitions: a resumed job whose partitions are gone):
-/// the reference the join matches byte for byte.
+/// The same id file from the whole vocabulary in memory: the reference the
+/// join is tested against, byte for byte (no node of a job holds every
+/// word to do this).
 status write_ids_from_vocabulary(const vocabulary& vocab, const std::string& corpus, byte_range range,
                                  const std::string& ids_path, invalid_utf8 mode, uint64_t& words);
 
