@@ -113,6 +113,33 @@ for name, s in (("checkpoint", ck), ("vectors file", vec)):
 PY
 echo "ok   --init from a checkpoint and from a vectors file: new words added, the rest kept"
 
+# --resume of an --init job: the first run's row map is used again; when it
+# and a part's id file are gone, both are made again through partitions
+# that read the words back from the vocabulary file (no node loads them).
+wait_line() { # FILE PATTERN PID: waits up to 60 s for the line
+  for _ in $(seq 1 600); do grep -q "$2" "$1" && return 0; kill -0 "$3" 2> /dev/null || break; sleep 0.1; done
+  grep -q "$2" "$1" || { cat "$1"; fail "no '$2'"; }
+}
+"$gridvec" train -train second.txt -output resumed.bin -binary 1 -threads 2 -iter 10 --init model \
+  --checkpoint-dir ck-init --checkpoint-every 100000w 2> run.log &
+pid=$!
+wait_line run.log "checkpoint 1 written" $pid
+kill -9 $pid; wait $pid 2> /dev/null || true
+[ -s ck-init/work/init-rows.map ] || fail "no row map in the checkpoint directory's work directory"
+"$gridvec" train --resume ck-init -output resumed.bin 2> resume1.log &
+pid=$!
+wait_line resume1.log "resumed from checkpoint" $pid
+kill -9 $pid; wait $pid 2> /dev/null || true
+grep -q "placed by the row map .*init-rows.map" resume1.log || { cat resume1.log; fail "the row map was not used again"; }
+grep -q "mapped to word ids" resume1.log && fail "the row map was made again although it was there"
+rm ck-init/work/init-rows.map ck-init/work/part-1.ids
+"$gridvec" train --resume ck-init -output resumed.bin 2> resume2.log || { cat resume2.log; fail "the resumed job failed"; }
+for want in "mapped to word ids" "placed by the row map" "preprocessing part 1 again: .*part-1.ids is gone"; do
+  grep -q "$want" resume2.log || { cat resume2.log; fail "resumed without the row map and a part: no '$want'"; }
+done
+[ -s resumed.bin ] || fail "the resumed job wrote no vectors"
+echo "ok   --resume of an --init job: the row map used again, and made again with a part's ids when gone"
+
 # Saving over a model replaces it whole; the bad cases replace nothing.
 "$gridvec" train -train second.txt -output c2.txt "${flags[@]}" -debug 0 --init model --save-model model2
 cp -r model2 model2.before

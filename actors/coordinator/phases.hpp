@@ -60,6 +60,12 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info);
 /// that the coordinator never holds a large vocabulary's strings.
 expected<std::vector<uint32_t>> query_ids(coordinator_state& st, const std::vector<std::string>& words);
 expected<std::vector<std::string>> query_words_of(coordinator_state& st, const std::vector<uint32_t>& ids);
+/// --init's row map file, in the job's work directory.
+std::string init_rows_path(const coordinator_state& st);
+/// --init: the model's rows mapped to job ids through the vocabulary
+/// partitions (src/corpus/model_row_map.hpp) into init_rows_path; then
+/// `then`. Nothing without --init or without partitions.
+void map_init_rows(coordinator_ptr self, std::function<void()> then);
 
 // placement_phase.cpp
 /// Asks every node what its OS lets it take (a node's configured `memory`

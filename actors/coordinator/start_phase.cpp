@@ -61,16 +61,13 @@ void spawn_vocab_partitions(coordinator_ptr self, std::function<void()> then) {
         fail_with(self));
 }
 
-// Parts whose id file is gone are turned into ids again, through
-// vocabulary partitions that read their words back from the job's
-// vocabulary file (those that counted them are gone with the first run);
+// The partitions that counted the words ended with the first run. A
+// resumed job that needs the words (a part's id file gone, or --init's row
+// map) starts a partition on every vocabulary node again, and each reads its
+// share of the words and their ids back from the job's vocabulary file;
 // then `then`.
-void preprocess_again(coordinator_ptr self, std::vector<uint32_t> missing, std::function<void()> then) {
-  if (missing.empty()) {
-    then();
-    return;
-  }
-  spawn_vocab_partitions(self, [self, missing, then] {
+void read_back_partitions(coordinator_ptr self, std::function<void()> then) {
+  spawn_vocab_partitions(self, [self, then] {
     auto& st = self->state;
     const auto partitions = static_cast<uint32_t>(st.vocab_partitions.size());
     auto loaded = std::make_shared<size_t>(partitions);
@@ -79,32 +76,43 @@ void preprocess_again(coordinator_ptr self, std::vector<uint32_t> missing, std::
         ->request(st.vocab_partitions[p], long_phase, load_atom::value, st.vocab.path, p, partitions,
                   uint64_t{st.vocab.size}, st.vocab_crc)
         .then(
-          [self, loaded, missing, then](uint64_t) {
-            if (--*loaded > 0)
-              return;
-            auto& st = self->state;
-            auto pending = std::make_shared<size_t>(missing.size());
-            for (uint32_t part : missing) {
-              auto& c = st.cursors[part];
-              say(self, "preprocessing part " + std::to_string(part) + " again: " + c.ids_path + " is gone");
-              self
-                ->request(st.learners[part % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
-                          st.ranges[part].begin, st.ranges[part].end, c.ids_path, st.vocab_partitions)
-                .then(
-                  [self, pending, then](uint64_t) {
-                    if (--*pending > 0)
-                      return;
-                    auto& st = self->state;
-                    for (auto& v : st.vocab_partitions)
-                      self->send_exit(v, caf::exit_reason::user_shutdown);
-                    st.vocab_partitions.clear();
-                    then();
-                  },
-                  fail_with(self));
-            }
+          [loaded, then](uint64_t) {
+            if (--*loaded == 0)
+              then();
           },
           fail_with(self));
   });
+}
+
+void end_partitions(coordinator_ptr self) {
+  auto& st = self->state;
+  for (auto& v : st.vocab_partitions)
+    self->send_exit(v, caf::exit_reason::user_shutdown);
+  st.vocab_partitions.clear();
+}
+
+// The parts `missing` (their id files are gone) turned into ids again
+// through the partitions; then `then`.
+void preprocess_again(coordinator_ptr self, const std::vector<uint32_t>& missing, std::function<void()> then) {
+  if (missing.empty()) {
+    then();
+    return;
+  }
+  auto& st = self->state;
+  auto pending = std::make_shared<size_t>(missing.size());
+  for (uint32_t part : missing) {
+    auto& c = st.cursors[part];
+    say(self, "preprocessing part " + std::to_string(part) + " again: " + c.ids_path + " is gone");
+    self
+      ->request(st.learners[part % st.learners.size()], long_phase, preprocess_atom::value, st.opt.train,
+                st.ranges[part].begin, st.ranges[part].end, c.ids_path, st.vocab_partitions)
+      .then(
+        [pending, then](uint64_t) {
+          if (--*pending == 0)
+            then();
+        },
+        fail_with(self));
+  }
 }
 
 // Resuming from a checkpoint: the vocabulary and the preprocessed parts
@@ -143,20 +151,38 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
   st.resuming = true;
   say(self, "resuming from checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + ": " +
               std::to_string(m.processed_words()) + " words of " + std::to_string(st.total_words()) + " done");
-  place_all_shards(self, [self] {
-    place_learners(self, [self] {
-      auto& st = self->state;
-      std::vector<uint32_t> missing;
-      for (uint32_t p = 0; p < st.cursors.size(); ++p)
-        if (!std::filesystem::exists(st.cursors[p].ids_path))
-          missing.push_back(p);
-      preprocess_again(self, std::move(missing), [self] {
-        self->state.phase = job_phase::recovering;
-        self->state.recovery_started = coordinator_clock::now();
-        restore_latest(self);
+  std::vector<uint32_t> missing;
+  for (uint32_t p = 0; p < st.cursors.size(); ++p)
+    if (!std::filesystem::exists(st.cursors[p].ids_path))
+      missing.push_back(p);
+  // --init's row map, from the first run's work directory where it is
+  // still there (its header names the vocabulary it was made for).
+  const bool init_mapped = std::filesystem::exists(init_rows_path(st));
+  if (!st.opt.init.empty() && init_mapped)
+    st.init_rows = init_rows_path(st);
+  auto place_and_restore = [self, missing] {
+    auto& st = self->state;
+    auto placed = [self, missing] {
+      place_all_shards(self, [self, missing] {
+        place_learners(self, [self, missing] {
+          preprocess_again(self, missing, [self] {
+            end_partitions(self);
+            self->state.phase = job_phase::recovering;
+            self->state.recovery_started = coordinator_clock::now();
+            restore_latest(self);
+          });
+        });
       });
-    });
-  });
+    };
+    if (!st.opt.init.empty() && st.init_rows.empty())
+      map_init_rows(self, placed);
+    else
+      placed();
+  };
+  if (!missing.empty() || (!st.opt.init.empty() && st.init_rows.empty()))
+    read_back_partitions(self, place_and_restore);
+  else
+    place_and_restore();
 }
 
 status make_work_dir(coordinator_state& st) {

@@ -148,11 +148,15 @@ void load_counts(coordinator_ptr self, const std::string& path, std::function<vo
       fail_with(self));
 }
 
+} // namespace
+
 // --init: the model's rows as job ids, looked up in the partitions while
 // they hold the words, by a count worker on the node that read the model's
 // words for the counts; the shards then place the rows by number and load
 // no words (src/corpus/model_row_map.hpp). Then `then`. Without partitions
 // (--explain ends before placing) the shards match the rows by word.
+std::string init_rows_path(const coordinator_state& st) { return st.work_dir + "/init-rows.map"; }
+
 void map_init_rows(coordinator_ptr self, std::function<void()> then) {
   auto& st = self->state;
   st.init_rows.clear();
@@ -160,7 +164,7 @@ void map_init_rows(coordinator_ptr self, std::function<void()> then) {
     then();
     return;
   }
-  const std::string path = st.work_dir + "/init-rows.map";
+  const std::string path = init_rows_path(st);
   auto& node = st.nodes[node_with(st, &job_node::vocabulary)];
   self->request(node.handle, placement_timeout, new_counter_atom::value)
     .then(
@@ -182,6 +186,8 @@ void map_init_rows(coordinator_ptr self, std::function<void()> then) {
       },
       fail_with(self));
 }
+
+namespace {
 
 void build_vocabulary(coordinator_ptr self) {
   auto& st = self->state;
