@@ -16,6 +16,7 @@
 
 #include <gridvec/roles/coordinator.hpp>
 #include <gridvec/roles/vocabulary.hpp>
+#include "src/corpus/vocabulary_counts.hpp"
 #include "src/corpus/work_queue.hpp"
 #include "src/formats/checkpoint.hpp"
 #include "src/corpus/text_corpus.hpp"
@@ -80,9 +81,13 @@ struct coordinator_state {
   uint64_t counted_lines = 0;
   vocabulary_info vocab;
   uint32_t vocab_crc = 0;
-  vocabulary_counts_ptr counts; // the vocabulary's counts in id order (the plan, the partition model, --resume)
-  vocabulary_ptr words;         // its words, if small: loaded by the first query (query_ids, phases.hpp)
-  std::string init_rows;        // --init's row map (src/corpus/model_row_map.hpp); empty: shards match by word
+  // The counts file's header once the vocabulary is known (its size and
+  // train words, for --resume); not the counts, 8 bytes a word that only
+  // the shards and learners need (the partition model loads them for a
+  // moment where it sizes the sampling tables).
+  std::optional<vocabulary_counts_header> counts;
+  vocabulary_ptr words;  // its words, if small: loaded by the first query (query_ids, phases.hpp)
+  std::string init_rows; // --init's row map (src/corpus/model_row_map.hpp); empty: shards match by word
   std::vector<shard_info> shards;
   std::vector<size_t> shard_node; // node index of each shard
   std::vector<learner_actor> learners;

@@ -130,10 +130,10 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
     return;
   // The manifest's sizes are checked as a client's would be: its
   // vocabulary size against the vocabulary file it names.
-  if (st.counts->size() != m.vocab_size) {
+  if (st.counts->size != m.vocab_size) {
     fail(self, make_job_error("checkpoint " + std::to_string(m.sequence) + " in " + st.store->root() + " records " +
                               std::to_string(m.vocab_size) + " words; its vocabulary file holds " +
-                              std::to_string(st.counts->size())));
+                              std::to_string(st.counts->size)));
     return;
   }
   if (st.vocab_crc != m.vocab_crc) {

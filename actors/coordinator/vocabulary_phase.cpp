@@ -72,12 +72,20 @@ bool choose_layout(coordinator_ptr self) {
   if (!st.opt.partition_auto && !st.opt.explain)
     return true;
   // The sampling tables' sizes change the choice only through a memory
-  // budget; measuring them builds them, O(V), so only for one or --explain.
-  // Both arms lvalues: `counts ? counts->counts : std::vector<uint64_t>{}`
-  // would copy the counts, 8 bytes a word, doubling what this node holds.
-  static const std::vector<uint64_t> no_counts;
-  auto in = partition_inputs_of(st.opt, st.counts ? st.counts->counts : no_counts,
-                                st.opt.explain || st.shard_memory_budget > 0);
+  // budget; measuring them builds them from the counts, O(V), so only for
+  // one or --explain, and the counts are let go after.
+  const bool tables = st.opt.explain || st.shard_memory_budget > 0;
+  vocabulary_counts_ptr counts;
+  if (tables && st.counts) {
+    auto loaded = load_shared_counts(st.vocab.path);
+    if (!loaded) {
+      fail(self, make_job_error(loaded.error()));
+      return false;
+    }
+    counts = *loaded;
+  }
+  auto in =
+    counts ? partition_inputs_of(st.opt, counts->counts) : partition_inputs_of(st.opt, st.counts ? st.counts->size : 0);
   if (in.link_bytes_per_second <= 0)
     in.link_bytes_per_second = st.measured_link_speed;
   in.memory_budget = st.shard_memory_budget;
@@ -294,12 +302,12 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
   }
   st.vocab_crc = *crc;
   st.words.reset();
-  // Shards and learners load the counts beside the file, not its words,
-  // and so does the coordinator (its queries load the words when asked).
-  // The builder wrote them; a checkpoint directory of an older gridvec
-  // has none, and they are written here from the words, once.
-  auto counts = load_shared_counts(info.path);
-  if (!counts || (*counts)->vocab_crc != *crc) {
+  // Shards and learners load the counts beside the file, not its words;
+  // the coordinator reads its header (its queries load the words when
+  // asked). The builder wrote them; a checkpoint directory of an older
+  // gridvec has none, and they are written here from the words, once.
+  auto counts = read_vocabulary_counts_header(vocabulary_counts_path(info.path));
+  if (!counts || counts->vocab_crc != *crc) {
     auto words = load_shared_vocabulary(info.path);
     if (!words) {
       fail(self, make_job_error(words.error()));
@@ -309,7 +317,7 @@ void use_vocabulary(coordinator_ptr self, const vocabulary_info& info) {
       fail(self, make_job_error(s.error()));
       return;
     }
-    counts = load_shared_counts(info.path);
+    counts = read_vocabulary_counts_header(vocabulary_counts_path(info.path));
     if (!counts) {
       fail(self, make_job_error(counts.error()));
       return;

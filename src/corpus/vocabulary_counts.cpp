@@ -28,29 +28,49 @@ status write_vocabulary_counts(const vocabulary_counts& counts, const std::strin
   return file->commit();
 }
 
-expected<vocabulary_counts> read_vocabulary_counts(const std::string& path) {
-  auto f = access::fopen_read(path, "the vocabulary's counts");
-  if (!f)
-    return failure{f.error()};
+namespace {
+
+// Opens a counts file and reads its header, checked against the file's
+// length (before anything is allocated for its counts); the file is left
+// at the first count.
+expected<vocabulary_counts_header> open_counts(const std::string& path, access::file_ptr& f) {
+  auto opened = access::fopen_read(path, "the vocabulary's counts");
+  if (!opened)
+    return failure{opened.error()};
+  f = std::move(*opened);
   struct stat st {};
-  if (::fstat(::fileno(f->get()), &st) != 0)
+  if (::fstat(::fileno(f.get()), &st) != 0)
     return failure{"cannot read " + path};
   char seen[sizeof(magic)];
   uint64_t head[3] = {0, 0, 0};
-  if (std::fread(seen, 1, sizeof(seen), f->get()) != sizeof(seen) || std::memcmp(seen, magic, sizeof(magic)) != 0 ||
-      std::fread(head, sizeof(uint64_t), 3, f->get()) != 3)
+  if (std::fread(seen, 1, sizeof(seen), f.get()) != sizeof(seen) || std::memcmp(seen, magic, sizeof(magic)) != 0 ||
+      std::fread(head, sizeof(uint64_t), 3, f.get()) != 3)
     return failure{path + " is not a gridvec counts file"};
   const uint64_t size = head[0];
-  // The size is checked against the file's length before anything is
-  // allocated for it.
   if (size > vocabulary::max_words || static_cast<uint64_t>(st.st_size) != header_bytes + size * sizeof(uint64_t))
     return failure{path + ": a header of " + std::to_string(size) + " words in a file of " +
                    std::to_string(st.st_size) + " bytes (truncated or damaged)"};
+  return vocabulary_counts_header{size, head[1], head[2]};
+}
+
+} // namespace
+
+expected<vocabulary_counts_header> read_vocabulary_counts_header(const std::string& path) {
+  access::file_ptr f;
+  return open_counts(path, f);
+}
+
+expected<vocabulary_counts> read_vocabulary_counts(const std::string& path) {
+  access::file_ptr f;
+  auto head = open_counts(path, f);
+  if (!head)
+    return failure{head.error()};
+  const uint64_t size = head->size;
   vocabulary_counts out;
-  out.train_words = head[1];
-  out.vocab_crc = head[2];
+  out.train_words = head->train_words;
+  out.vocab_crc = head->vocab_crc;
   out.counts.resize(size);
-  if (std::fread(out.counts.data(), sizeof(uint64_t), size, f->get()) != size)
+  if (std::fread(out.counts.data(), sizeof(uint64_t), size, f.get()) != size)
     return failure{"cannot read " + path};
   uint64_t sum = 0;
   for (uint64_t c : out.counts) {

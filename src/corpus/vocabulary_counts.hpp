@@ -19,6 +19,18 @@ inline std::string vocabulary_counts_path(const std::string& vocab_path) { retur
 /// Writes `counts` to `path`, atomically (under the path policy).
 status write_vocabulary_counts(const vocabulary_counts& counts, const std::string& path);
 
+/// A counts file's header: what a process that needs no counts (the
+/// coordinator) knows of the vocabulary from it.
+struct vocabulary_counts_header {
+  uint64_t size = 0;
+  uint64_t train_words = 0;
+  uint64_t vocab_crc = 0;
+};
+
+/// Reads a counts file's header (under the path policy), checked against
+/// the file's length; not its counts.
+expected<vocabulary_counts_header> read_vocabulary_counts_header(const std::string& path);
+
 /// Reads a counts file (under the path policy), checked as a peer's input:
 /// its header, its length against the header's size, every count > 0,
 /// their sum against the header's train words.

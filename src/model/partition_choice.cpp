@@ -165,9 +165,9 @@ partition_layout resolve_partition(const partition_choice& c, bool words_runnabl
   return c.chosen;
 }
 
-partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts, bool tables) {
+partition_inputs partition_inputs_of(const train_options& o, uint64_t vocab_size) {
   partition_inputs in;
-  in.vocab = counts.size();
+  in.vocab = vocab_size;
   in.dim = o.size;
   in.shards = std::max(1u, o.shards);
   in.negative = o.negative;
@@ -176,7 +176,12 @@ partition_inputs partition_inputs_of(const train_options& o, const std::vector<u
   in.grouping = o.visits_per_skipgram ? visit_grouping::skipgram : visit_grouping::example;
   in.link_bytes_per_second = o.link_speed;
   in.words_refused = word_split_refusal(o);
-  if (!tables || counts.empty() || o.negative == 0)
+  return in;
+}
+
+partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts) {
+  partition_inputs in = partition_inputs_of(o, counts.size());
+  if (counts.empty() || o.negative == 0)
     return in; // no noise words, no tables
   const uint32_t partitions = std::min<uint64_t>(o.word_partitions_of(in.shards), counts.size());
   // Split by word, a shard draws through the partitions' tables and holds

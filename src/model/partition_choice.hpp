@@ -128,10 +128,12 @@ bool word_split_runnable(const train_options& o, bool one_process);
 partition_layout resolve_partition(const partition_choice& c, bool words_runnable, std::string& why);
 
 /// The model's inputs for a job of `o` (shards resolved) over a vocabulary
-/// of `counts` (most frequent first). With `tables`, builds the sampling
-/// tables each layout would hold to measure them (O(V) time and memory:
-/// only where they are shown or a memory budget can use them).
-partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts, bool tables = true);
+/// of `counts` (most frequent first), with the sampling tables each layout
+/// would hold built to measure them (O(V) time and memory: only where they
+/// are shown or a memory budget can use them).
+partition_inputs partition_inputs_of(const train_options& o, const std::vector<uint64_t>& counts);
+/// The same over a vocabulary of `vocab_size` words, without the tables.
+partition_inputs partition_inputs_of(const train_options& o, uint64_t vocab_size);
 
 /// The table --explain prints: both layouts' figures and the choice.
 std::string explain_partition(const partition_inputs& in, const partition_choice& c);
