@@ -214,22 +214,39 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
       return totals;
     },
     // -read-vocab, or a model's words (--init): the file's words and
-    // counts, in its order among equal counts.
+    // counts, in its order among equal counts, sent on as they are read
+    // (this node never holds them all), and how many it lists: the
+    // vocabulary's builder refuses the file if the partitions found fewer
+    // distinct words (one listed twice).
     [self](load_atom, const std::string& word2vec_vocab,
-           const std::vector<vocabulary_partition_actor>& parts) -> caf::result<count_table> {
+           const std::vector<vocabulary_partition_actor>& parts) -> caf::result<count_table, uint64_t> {
       if (auto s = check_partitions(parts); !s)
         return make_job_error(s.error());
-      auto table = read_word2vec_vocab(word2vec_vocab);
-      if (!table)
-        return make_job_error(table.error());
+      auto stream = word2vec_vocab_stream::open(word2vec_vocab);
+      if (!stream)
+        return make_job_error(stream.error());
       partition_sender out{self->system(), parts};
-      table->for_each([&](std::string_view w, uint64_t count, uint64_t first) { out.add(w, count, first); });
+      count_table totals;
+      uint64_t entries = 0;
+      std::string word;
+      uint64_t count = 0;
+      for (;;) {
+        auto more = stream->next(word, count);
+        if (!more) {
+          (void)out.finish();
+          return make_job_error(more.error());
+        }
+        if (!*more)
+          break;
+        out.add(word, count, entries++);
+        totals.total += count;
+      }
       if (auto sent = out.finish(); !sent)
         return make_job_error(sent.error());
-      count_table totals;
-      totals.total = table->total;
-      totals.lines = table->lines;
-      return totals;
+      if (entries == 0)
+        return make_job_error(word2vec_vocab + " lists no words (-read-vocab)");
+      totals.lines = stream->lines();
+      return {std::move(totals), entries};
     },
     // --init, once the vocabulary is built: the model's rows as job ids,
     // looked up in the partitions (a shard then needs no words). On this
@@ -388,6 +405,11 @@ expected<vocabulary_info> build_vocabulary(caf::actor_system& sys, const vocabul
     distinct += counted.distinct;
     spills += counted.spills;
   }
+  // The partitions merge a word listed twice into one: fewer distinct
+  // words than the file listed is how that shows.
+  if (what.listed_words > 0 && distinct != what.listed_words)
+    return failure{"the vocabulary lists a word more than once (" + std::to_string(what.listed_words) + " entries, " +
+                   std::to_string(distinct) + " distinct words)"};
   std::string asked_failure;
   auto earlier = [&](uint32_t p, uint64_t count, uint64_t limit) -> uint64_t {
     uint64_t n = 0;

@@ -101,6 +101,16 @@ if "$gridvec" train -train "$work/corpus.txt" -output "$work/none.txt" -read-voc
 grep -q "bad.vocab:2: expected 'WORD COUNT'" "$work/err" || { cat "$work/err"; fail "-read-vocab's error"; }
 [ ! -e "$work/none.txt" ] || fail "a failed job left an output"
 echo "ok   -read-vocab errors: $(grep -v '^\[' "$work/err")"
+# A word listed twice: the file is read a line at a time and the partitions
+# merge the two, so the builder finds fewer distinct words than entries.
+printf '</s> 3\nthe 9\nof 7\nthe 5\n' > "$work/twice.vocab"
+if "$gridvec" train -train "$work/corpus.txt" -output "$work/none.txt" -read-vocab "$work/twice.vocab" \
+     -save-vocab "$work/none.vocab" 2> "$work/err"; then fail "a -read-vocab file listing a word twice was accepted"; fi
+grep -q "the vocabulary lists a word more than once (3 entries, 2 distinct words)" "$work/err" ||
+  { cat "$work/err"; fail "-read-vocab's error for a word listed twice"; }
+[ "$(grep -vc '^\[' "$work/err")" = 1 ] || { cat "$work/err"; fail "not one error line"; }
+[ ! -e "$work/none.txt" ] && [ ! -e "$work/none.vocab" ] || fail "a failed job left an output"
+echo "ok   -read-vocab, a word listed twice: $(grep -v '^\[' "$work/err")"
 
 # -classes: "word class" lines for every word, as word2vec.c writes them;
 # number words end up together. One thread: this checks the K-means and the

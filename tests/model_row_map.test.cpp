@@ -114,7 +114,7 @@ job build_job(caf::actor_system& sys, caf::scoped_actor& self, const gridvec::te
       },
       [&](caf::error& e) { FAIL(error_text(e)); });
   self->request(worker, wait, load_atom::value, model_files::vocab(model), out.parts)
-    .receive([&](const count_table& t) { lines += t.lines; }, [&](caf::error& e) { FAIL(error_text(e)); });
+    .receive([&](const count_table& t, uint64_t) { lines += t.lines; }, [&](caf::error& e) { FAIL(error_text(e)); });
   self->send_exit(worker, caf::exit_reason::user_shutdown);
   vocabulary_build what;
   what.partitions = out.parts;
@@ -287,6 +287,17 @@ TEST_CASE_METHOD(init_rows_test::row_map_case,
     REQUIRE_FALSE(n);
     CHECK(one_line(n.error()));
     CHECK_THAT(n.error(), Contains("made from other words"));
+  }
+  // A model whose vocab.txt lists a word twice (its counts merged into one
+  // word, so only two rows of one id show it): no row map.
+  {
+    const std::string listed = gridvec::test::read_file(model_files::vocab(model));
+    const auto twice = dir.write("twice-vocab.txt", listed + "model-only-7 5\n");
+    auto made = row_map_through_partitions(sys, j.parts, twice, dir.file("twice.map"), vocab, j.vocab_crc);
+    REQUIRE_FALSE(made);
+    CHECK(one_line(made.error()));
+    CHECK_THAT(made.error(), Contains("lists a word twice (row " + std::to_string(model_words().size() + 1)));
+    CHECK_FALSE(std::filesystem::exists(dir.file("twice.map")));
   }
   for (auto& p : j.parts)
     self->send_exit(p, caf::exit_reason::user_shutdown);

@@ -79,6 +79,7 @@ struct coordinator_state {
   std::vector<vocabulary_partition_actor> vocab_partitions; // one per vocabulary node, until the vocabulary is built
   uint64_t counted_tokens = 0;                              // what the count workers counted of the corpus
   uint64_t counted_lines = 0;
+  uint64_t listed_words = 0; // the words a vocabulary file listed (-read-vocab, --init)
   vocabulary_info vocab;
   uint32_t vocab_crc = 0;
   // The counts file's header once the vocabulary is known (its size and

@@ -146,9 +146,15 @@ void load_counts(coordinator_ptr self, const std::string& path, std::function<vo
         track(self, worker);
         self->request(worker, long_phase, load_atom::value, path, self->state.vocab_partitions)
           .then(
-            [self, worker, then](const count_table& totals) {
+            [self, worker, then](const count_table& totals, uint64_t listed) {
               self->send_exit(worker, caf::exit_reason::user_shutdown);
               self->state.counted_lines += totals.lines;
+              // -read-vocab's words alone make the counts: each must be
+              // distinct (the builder checks). A model's (--init) add to a
+              // corpus's; its row map finds a word listed twice.
+              auto& st = self->state;
+              if (st.opt.init.empty())
+                st.listed_words = listed;
               then();
             },
             fail_with(self));
@@ -208,6 +214,7 @@ void build_vocabulary(coordinator_ptr self) {
   what.word2vec_path = st.opt.explain ? std::string{} : st.opt.save_vocab; // --explain writes nothing
   what.corpus_tokens = st.counted_tokens;
   what.lines = st.counted_lines;
+  what.listed_words = st.listed_words;
   auto builder = spawn_vocabulary_builder(self->system());
   track(self, builder);
   self->request(builder, long_phase, build_atom::value, std::move(what))
@@ -378,6 +385,7 @@ void count_words(coordinator_ptr self) {
   st.phase = job_phase::counting;
   st.counted_tokens = 0;
   st.counted_lines = 0;
+  st.listed_words = 0;
   if (!st.opt.read_vocab.empty()) {
     say(self, "reading the vocabulary from " + st.opt.read_vocab);
     load_counts(self, st.opt.read_vocab, [self] { after_counting(self); });

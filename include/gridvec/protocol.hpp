@@ -231,7 +231,8 @@ using vocabulary_partition_actor =
 ///   count: (path, begin, end, invalid UTF-8 mode, the partitions) -> the
 ///          range's token and line totals (a table without words)
 ///   load: (word2vec.c vocabulary file, the partitions) -> the same for
-///         the file's words and counts (-read-vocab, a model's words)
+///         the file's words and counts (-read-vocab, a model's words), read
+///         and sent on a line at a time, and the words it lists
 ///   rowmap: (--init model's vocab.txt, row map file, the vocabulary's
 ///           size and file crc32, the partitions) -> (rows, rows found):
 ///           writes the model's row map (src/corpus/model_row_map.hpp)
@@ -239,12 +240,12 @@ using vocabulary_partition_actor =
 /// (the mode as train_options::invalid_utf8: 0 fail, 1 skip, 2 replace).
 /// Errors: unreadable corpus, binary data, invalid UTF-8, a partition's
 /// error -> runtime_error.
-using count_worker_actor =
-  caf::typed_actor<caf::replies_to<count_atom, std::string, uint64_t, uint64_t, uint8_t,
-                                   std::vector<vocabulary_partition_actor>>::with<count_table>,
-                   caf::replies_to<load_atom, std::string, std::vector<vocabulary_partition_actor>>::with<count_table>,
-                   caf::replies_to<row_map_atom, std::string, std::string, uint64_t, uint64_t,
-                                   std::vector<vocabulary_partition_actor>>::with<uint64_t, uint64_t>>;
+using count_worker_actor = caf::typed_actor<
+  caf::replies_to<count_atom, std::string, uint64_t, uint64_t, uint8_t,
+                  std::vector<vocabulary_partition_actor>>::with<count_table>,
+  caf::replies_to<load_atom, std::string, std::vector<vocabulary_partition_actor>>::with<count_table, uint64_t>,
+  caf::replies_to<row_map_atom, std::string, std::string, uint64_t, uint64_t,
+                  std::vector<vocabulary_partition_actor>>::with<uint64_t, uint64_t>>;
 
 /// A learner (the Network-efficient word2vec paper Figure 7). It works through the parts it is given
 /// and reports progress (with its parts' cursors) to its coordinator.

@@ -33,7 +33,7 @@ void write_row_map_header(std::FILE* f, const model_row_map_header& h, bool& ok)
 class row_chunk {
 public:
   row_chunk(uint32_t partitions, const join_lookup& lookup, std::FILE* out, uint64_t vocab_size, join_limits limits)
-    : lookup_(lookup), out_(out), vocab_size_(vocab_size), limits_(limits), asks_(partitions) {}
+    : lookup_(lookup), out_(out), vocab_size_(vocab_size), limits_(limits), asks_(partitions), taken_(vocab_size) {}
 
   status add(std::string_view word) {
     if (rows_ + 1 > limits_.distinct_words || bytes_ + word.size() > limits_.word_bytes)
@@ -71,9 +71,17 @@ public:
       if (id != vocabulary::npos && id >= vocab_size_)
         return failure{"word partition " + std::to_string(part_of_[r]) + " answered id " + std::to_string(id) +
                        ", outside a vocabulary of " + std::to_string(vocab_size_) + " words"};
+      // Two rows of one word: the model's vocabulary lists it twice (the
+      // counts merged them, so only the ids show it).
+      if (id != vocabulary::npos && taken_[id])
+        return failure{"the model's vocabulary lists a word twice (row " + std::to_string(row_base_ + r + 1) +
+                       " is the word of an earlier row)"};
+      if (id != vocabulary::npos)
+        taken_[id] = true;
       out_ids_[r] = id;
       found_ += id != vocabulary::npos ? 1 : 0;
     }
+    row_base_ += rows_;
     if (std::fwrite(out_ids_.data(), sizeof(uint32_t), rows_, out_) != rows_)
       return failure{"cannot write the row map"};
     ids_crc_ = crc32(out_ids_.data(), rows_ * sizeof(uint32_t), ids_crc_);
@@ -100,6 +108,8 @@ private:
   std::vector<uint32_t> part_of_;  // by row of the chunk: the partition asked
   std::vector<uint32_t> place_of_; // by row of the chunk: its place in that partition's batch
   std::vector<uint32_t> out_ids_;
+  std::vector<bool> taken_; // by job id: a row had it (a bit a word)
+  uint64_t row_base_ = 0;   // rows of the chunks before
   uint64_t rows_ = 0;
   uint64_t bytes_ = 0;
   uint64_t found_ = 0;

@@ -75,45 +75,69 @@ status save_word2vec_vocab(std::span<const std::string> words, std::span<const u
     lines, path);
 }
 
-expected<count_table> read_word2vec_vocab(const std::string& path) {
+expected<word2vec_vocab_stream> word2vec_vocab_stream::open(const std::string& path) {
   auto opened = access::istream_read(path, "the vocabulary (-read-vocab)");
   if (!opened)
     return failure{opened.error()};
-  std::istream& in = **opened;
-  count_table t;
-  std::unordered_set<std::string> seen;
-  std::string line;
-  for (uint64_t number = 1; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-    if (line.empty())
+  word2vec_vocab_stream out;
+  out.path_ = path;
+  out.in_ = std::move(*opened);
+  return out;
+}
+
+expected<bool> word2vec_vocab_stream::next(std::string& word, uint64_t& count) {
+  while (std::getline(*in_, line_)) {
+    ++number_;
+    if (!line_.empty() && line_.back() == '\r')
+      line_.pop_back();
+    if (line_.empty())
       continue;
-    const auto where = [&] { return path + ":" + std::to_string(number) + ": "; };
-    const auto space = line.find(' ');
-    uint64_t count = 0;
-    bool well_formed = space != std::string::npos && space > 0 && space + 1 < line.size();
+    const auto where = [&] { return path_ + ":" + std::to_string(number_) + ": "; };
+    const auto space = line_.find(' ');
+    count = 0;
+    bool well_formed = space != std::string::npos && space > 0 && space + 1 < line_.size();
     if (well_formed) {
-      auto [end, ec] = std::from_chars(line.data() + space + 1, line.data() + line.size(), count);
-      well_formed = ec == std::errc{} && end == line.data() + line.size();
+      auto [end, ec] = std::from_chars(line_.data() + space + 1, line_.data() + line_.size(), count);
+      well_formed = ec == std::errc{} && end == line_.data() + line_.size();
     }
     if (!well_formed)
       return failure{where() + "expected 'WORD COUNT' (a word2vec vocabulary, as -save-vocab writes)"};
-    std::string word = line.substr(0, space);
-    if (word.size() > max_token_bytes)
+    if (space > max_token_bytes)
       return failure{where() + "a word longer than " + std::to_string(max_token_bytes) + " bytes"};
+    word.assign(line_, 0, space);
     if (word == line_end_word) {
-      t.lines += count;
+      lines_ += count;
       continue;
     }
     if (count == 0)
-      continue; // word2vec.c drops it too (below any -min-count)
+      continue;
+    return true;
+  }
+  if (in_->bad())
+    return failure{"cannot read the vocabulary " + path_ + " (-read-vocab)"};
+  return false;
+}
+
+expected<count_table> read_word2vec_vocab(const std::string& path) {
+  auto stream = word2vec_vocab_stream::open(path);
+  if (!stream)
+    return failure{stream.error()};
+  count_table t;
+  std::unordered_set<std::string> seen;
+  std::string word;
+  uint64_t count = 0;
+  for (;;) {
+    auto more = stream->next(word, count);
+    if (!more)
+      return failure{more.error()};
+    if (!*more)
+      break;
     if (!seen.insert(word).second)
-      return failure{where() + "'" + word + "' is listed twice"};
+      return failure{path + ":" + std::to_string(stream->line_number()) + ": '" + word + "' is listed twice"};
     t.add(word, count, t.size());
     t.total += count;
   }
-  if (in.bad())
-    return failure{"cannot read the vocabulary " + path + " (-read-vocab)"};
+  t.lines = stream->lines();
   if (t.size() == 0)
     return failure{path + " lists no words (-read-vocab)"};
   return t;

@@ -5,6 +5,8 @@
 // with the number of line ends of the corpus (word2vec.c reads each line
 // end as a word of that name).
 #include <cstdint>
+#include <istream>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -24,9 +26,34 @@ status save_word2vec_vocab(vocabulary_reader& words, uint64_t lines, const std::
 status save_word2vec_vocab(std::span<const std::string> words, std::span<const uint64_t> counts, uint64_t lines,
                            const std::string& path);
 
+/// Such a file read one entry at a time, holding one line: what a node
+/// sends on to the vocabulary partitions without holding every word.
+/// "</s>" lines add to lines(); words of count 0 are left out (word2vec.c
+/// drops them too, below any -min-count).
+class word2vec_vocab_stream {
+public:
+  /// Opens `path` through the process's path policy.
+  static expected<word2vec_vocab_stream> open(const std::string& path);
+
+  /// The next word and its count; false at the end of the file. A
+  /// malformed line fails with its number.
+  expected<bool> next(std::string& word, uint64_t& count);
+  /// "</s>"'s counts read so far.
+  uint64_t lines() const { return lines_; }
+  /// The file's line the last word came from (1 the first).
+  uint64_t line_number() const { return number_; }
+
+private:
+  std::string path_;
+  std::unique_ptr<std::istream> in_;
+  std::string line_;
+  uint64_t number_ = 0; // lines read
+  uint64_t lines_ = 0;
+};
+
 /// Reads such a file as counts: words keep the file's order among equal
 /// counts, and "</s>" gives `lines`. A malformed line fails with its
-/// number.
+/// number; so does a word listed twice.
 expected<count_table> read_word2vec_vocab(const std::string& path);
 
 } // namespace gridvec

@@ -39,12 +39,13 @@ struct vocabulary_build {
   std::string word2vec_path;  // -save-vocab; empty: none
   uint64_t corpus_tokens = 0; // the counted corpus's tokens; 0: none counted (-read-vocab)
   uint64_t lines = 0;         // line ends ("</s>")
+  uint64_t listed_words = 0;  // the words a vocabulary file listed (-read-vocab, --init): each must be distinct
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, vocabulary_build& x) {
   return f(caf::meta::type_name("vocabulary_build"), x.partitions, x.min_count, x.max_size, x.path, x.word2vec_path,
-           x.corpus_tokens, x.lines);
+           x.corpus_tokens, x.lines, x.listed_words);
 }
 
 /// Decides the vocabulary over the partitions and writes its files:
