@@ -75,6 +75,10 @@ public:
     tokens_ += count;
   }
 
+  /// word_map's prefetch hints, for a word of hash `h` to be added soon.
+  void prefetch_slot(uint64_t h) const { words_.prefetch_slot(h); }
+  void prefetch_record(uint64_t h) const { words_.prefetch_record(h); }
+
   /// Whether counting goes on (no run failed to be written).
   bool ok() const { return failure_.empty(); }
   /// Occurrences added (the sum of every count).

@@ -177,6 +177,22 @@ public:
     }
   }
 
+  /// Hints for a lookup of hash `h` some words ahead, so that a loop over
+  /// many words waits for several cache misses at once instead of one
+  /// after the other: first its home slot, then (a few words later, once
+  /// the slot is in the cache) the record the slot names.
+  void prefetch_slot(uint64_t h) const {
+    if (!slots_.empty())
+      __builtin_prefetch(&slots_[home(h)]);
+  }
+  void prefetch_record(uint64_t h) const {
+    if (slots_.empty())
+      return;
+    const uint64_t s = slots_[home(h)];
+    if (s != 0 && (s >> pos_bits) == (h >> pos_bits))
+      __builtin_prefetch(at(s & pos_mask));
+  }
+
   /// Adds `w` with `value` unless present; returns its record and whether it was added.
   std::pair<ref, bool> insert(std::string_view w, const T& value) { return insert(w, word_hash(w), value); }
   std::pair<ref, bool> insert(std::string_view w, uint64_t h, const T& value) {
