@@ -1,5 +1,8 @@
 #include "src/corpus/partition_words.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/vocabulary_reader.hpp"
 #include "src/formats/checkpoint.hpp" // file_crc32
@@ -22,8 +25,12 @@ expected<vocabulary_partition> read_partition_words(const std::string& path, uin
     return failure{file_crc.error()};
   if (*file_crc != crc)
     return failure{path + " is not the job's vocabulary (its checksum differs)"};
+  // Room for this partition's share, bounded by what the file can hold (a
+  // line is at least 4 bytes: "1 w\n") before anything is allocated.
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
   word_map<uint32_t> ids;
-  ids.reserve(static_cast<size_t>(size / partitions + 1));
+  ids.reserve(static_cast<size_t>(std::min(size / partitions + 1, ec ? 0 : bytes / 4)));
   std::string word;
   uint64_t count = 0;
   uint64_t tokens = 0;
