@@ -340,4 +340,14 @@ TEST_CASE("checkpoint: the store keeps the two newest complete checkpoints", "[c
   CHECK(latest->sequence == 2);
   REQUIRE(skipped.size() == 1);
   CHECK(contains(skipped[0], "shard-1.bin"));
+
+  // An attempt given up (a shard lost while it saved) is discarded; one
+  // that stayed (the process died) goes at the next commit.
+  REQUIRE(store.prepare(5));
+  store.discard(5);
+  CHECK_FALSE(fs::exists(store.partial_dir(5)));
+  CHECK(fs::exists(store.partial_dir(4)));
+  write_one(6);
+  CHECK_FALSE(fs::exists(store.partial_dir(4)));
+  CHECK(store.complete() == std::vector<uint64_t>{6, 3});
 }

@@ -123,6 +123,10 @@ case $scenario in
 esac
 
 [ -s "$work/vectors.txt" ] || fail "no vectors were written"
+# A checkpoint is whole or gone: no attempt's partial directory is left
+# (a shard lost while it saved makes its attempt discarded).
+partials=$(find "$work/ck" -maxdepth 1 -name '*.partial')
+[ -z "$partials" ] || fail "partial checkpoints were left: $partials"
 # Analogy on this small corpus varies by +-0.005 from run to run (word2vec.c:
 # 0.015-0.020); random vectors score 0.
 quality_floor "$work/vectors.txt" 0.008 0.18

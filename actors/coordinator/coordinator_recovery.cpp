@@ -114,10 +114,12 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
             return;
           auto m = make_manifest(st, sequence, *digests);
           if (auto w = write_manifest(st.store->partial_dir(sequence) + "/MANIFEST", m); !w) {
+            st.store->discard(sequence);
             abort_checkpoint(self, w.error(), before, true);
             return;
           }
           if (auto c = st.store->commit(sequence, st.opt.checkpoint_keep); !c) {
+            st.store->discard(sequence);
             abort_checkpoint(self, c.error(), before, true);
             return;
           }
@@ -139,6 +141,9 @@ void write_shard_slices(coordinator_ptr self, uint64_t attempt, job_phase before
           if (*failed || self->state.checkpoint_attempt != attempt)
             return;
           *failed = true;
+          // Nothing of this attempt stays (the other shards' files are
+          // complete, but a checkpoint is all of them or none).
+          self->state.store->discard(sequence);
           // The shard answered with its own error (it could not write its
           // file); a lost shard is a system error, and the supervisor's.
           const bool storage = err.category() != caf::atom("system");

@@ -410,7 +410,20 @@ status checkpoint_store::commit(uint64_t sequence, size_t keep) const {
   auto all = complete();
   for (size_t i = keep; i < all.size(); ++i)
     fs::remove_all(final_dir(all[i]), ec); // an old checkpoint that stays is harmless
+  // Attempts before this one that never completed (none is in flight now).
+  for (const auto& entry : fs::directory_iterator(root_, ec)) {
+    const auto name = entry.path().filename().string();
+    uint64_t seq = 0;
+    if (name.size() == 19 && name.rfind("ckpt-", 0) == 0 && name.ends_with(".partial") &&
+        parse_field(std::string_view{name}.substr(5, 6), seq) && seq < sequence)
+      fs::remove_all(entry.path(), ec);
+  }
   return {};
+}
+
+void checkpoint_store::discard(uint64_t sequence) const {
+  std::error_code ec;
+  fs::remove_all(partial_dir(sequence), ec); // one that stays is removed by the next commit
 }
 
 std::vector<uint64_t> checkpoint_store::complete() const {

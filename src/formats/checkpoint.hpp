@@ -127,8 +127,12 @@ public:
   /// `sequence` (emptied if a crashed attempt left one).
   status prepare(uint64_t sequence) const;
   /// Renames the partial directory to its final name and keeps only the
-  /// `keep` newest complete checkpoints.
+  /// `keep` newest complete checkpoints; removes what earlier attempts
+  /// that did not complete left.
   status commit(uint64_t sequence, size_t keep = 2) const;
+  /// Removes the partial directory of an attempt that will not complete
+  /// (a shard lost or failing while it saved).
+  void discard(uint64_t sequence) const;
   /// Sequences of complete checkpoints, newest first.
   std::vector<uint64_t> complete() const;
   /// The newest complete checkpoint whose MANIFEST reads back intact and
