@@ -44,10 +44,10 @@ enum class mode { running, pausing, paused, stalled };
 
 struct learner_state {
   learner_config cfg;
-  // The vocabulary's counts (8 bytes a word); its words only where they
-  // are needed, loaded from vocab_path then: a part turned into ids without
-  // the vocabulary partitions (words_of). --partition replicated reads its
-  // keys from the file one word at a time.
+  // The vocabulary's counts (8 bytes a word), never its words on a node:
+  // parts become ids through the vocabulary partitions, and --partition
+  // replicated reads its keys from vocab_path one word at a time. `vocab`
+  // is set only where the caller has the words already (one process).
   vocabulary_counts_ptr counts;
   std::string vocab_path;
   vocabulary_ptr vocab;

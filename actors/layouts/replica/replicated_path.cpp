@@ -283,8 +283,6 @@ status replicated_path::bind(learner_ptr self) {
     auto keys = word_keys(st);
     if (!keys)
       return failure{keys.error()};
-    if (!st.vocab_path.empty())
-      st.vocab.reset(); // loaded to turn a part into ids: the replica needs only the keys
     auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.counts->counts));
     model = std::make_unique<replica>(st.cfg.size, std::move(*keys), st.cfg.seed, std::move(noise), st.tree);
     trainer = std::make_unique<local_trainer>(std::vector{model->store()}, st.cfg.shared_negatives);
