@@ -222,7 +222,7 @@ count_worker_actor::behavior_type count_worker(count_worker_actor::pointer self)
            const std::vector<vocabulary_partition_actor>& parts) -> caf::result<count_table, uint64_t> {
       if (auto s = check_partitions(parts); !s)
         return make_job_error(s.error());
-      auto stream = word2vec_vocab_stream::open(word2vec_vocab);
+      auto stream = word2vec_vocab_stream::open_guarded(word2vec_vocab);
       if (!stream)
         return make_job_error(stream.error());
       partition_sender out{self->system(), parts};

@@ -153,8 +153,9 @@ TEST_CASE("a minibatch source's restart points and learning rate", "[minibatch_s
   CHECK_FALSE(source.has_work());
 }
 
-TEST_CASE("-hs 1 skip-gram in word2vec.c's direction where updates land pair by pair, the same windows a minibatch",
-          "[minibatch_source]") {
+TEST_CASE(
+  "skip-gram with -hs 1 in word2vec.c's direction where updates land pair by pair, the same windows a minibatch",
+  "[minibatch_source]") {
   auto hs_opt = options();
   hs_opt.hs = true;
   CHECK(example_form_for(hs_opt, true) == example_form::contexts_predict_centre);

@@ -75,7 +75,7 @@ status save_word2vec_vocab(std::span<const std::string> words, std::span<const u
     lines, path);
 }
 
-expected<word2vec_vocab_stream> word2vec_vocab_stream::open(const std::string& path) {
+expected<word2vec_vocab_stream> word2vec_vocab_stream::open_guarded(const std::string& path) {
   auto opened = access::istream_read(path, "the vocabulary (-read-vocab)");
   if (!opened)
     return failure{opened.error()};
@@ -119,7 +119,7 @@ expected<bool> word2vec_vocab_stream::next(std::string& word, uint64_t& count) {
 }
 
 expected<count_table> read_word2vec_vocab(const std::string& path) {
-  auto stream = word2vec_vocab_stream::open(path);
+  auto stream = word2vec_vocab_stream::open_guarded(path);
   if (!stream)
     return failure{stream.error()};
   count_table t;

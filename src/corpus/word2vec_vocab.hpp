@@ -33,7 +33,7 @@ status save_word2vec_vocab(std::span<const std::string> words, std::span<const u
 class word2vec_vocab_stream {
 public:
   /// Opens `path` through the process's path policy.
-  static expected<word2vec_vocab_stream> open(const std::string& path);
+  static expected<word2vec_vocab_stream> open_guarded(const std::string& path);
 
   /// The next word and its count; false at the end of the file. A
   /// malformed line fails with its number.
