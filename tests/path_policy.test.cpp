@@ -175,7 +175,9 @@ constexpr size_t path_messages = count_path_messages<typename Actor::signatures>
 // one makes the count below differ from the table: add it to the table.
 constexpr size_t path_messages_of_nodes = path_messages<node_actor> + path_messages<shard_actor> +
                                           path_messages<count_worker_actor> + path_messages<vocabulary_builder_actor> +
-                                          path_messages<learner_actor> + path_messages<exporter_actor>;
+                                          path_messages<learner_actor> + path_messages<exporter_actor> +
+                                          // (a partition's lookup carries words in its string, not a path)
+                                          path_messages<vocabulary_partition_actor> - 1;
 
 template <class T>
 std::string error_of(caf::scoped_actor& self, const caf::actor& to, caf::message msg) {
@@ -254,7 +256,6 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
               caf::actor_cast<coordinator_actor>(sink))
     .receive([&](learner_actor& a) { learner = a; }, [&](caf::error& e) { FAIL(error_text(e)); });
 
-  const std::vector<vocabulary_partition_actor> no_partitions;
   // The table: each message that opens a file, with the path in question.
   struct entry {
     const char* message;
@@ -319,20 +320,7 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
      }},
     {"builder build (file)", [&](const std::string& p) { return build(p, ""); }},
     {"builder build (-save-vocab)", [&](const std::string& p) { return build(dir.file("out/v2.txt"), p); }},
-    // Through the vocabulary file (no partitions: a resumed job) and
-    // through a partition (the join): the same two files opened.
-    {"learner preprocess (corpus)",
-     [&](const std::string& p) {
-       return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(learner),
-                                 caf::make_message(preprocess_atom::value, p, uint64_t{0}, uint64_t{12},
-                                                   dir.file("out/part-0.ids"), no_partitions));
-     }},
-    {"learner preprocess (ids file)",
-     [&](const std::string& p) {
-       return error_of<uint64_t>(
-         self, caf::actor_cast<caf::actor>(learner),
-         caf::make_message(preprocess_atom::value, corpus, uint64_t{0}, uint64_t{12}, p, no_partitions));
-     }},
+    // Through a partition (the join; a learner never loads the words).
     {"learner preprocess (corpus, joined)",
      [&](const std::string& p) {
        return error_of<uint64_t>(self, caf::actor_cast<caf::actor>(learner),
@@ -344,6 +332,16 @@ TEST_CASE("every file-opening message of a node refuses paths outside its lists"
        return error_of<uint64_t>(
          self, caf::actor_cast<caf::actor>(learner),
          caf::make_message(preprocess_atom::value, corpus, uint64_t{0}, uint64_t{12}, p, counted_partition()));
+     }},
+    // A partition reading its words back from a vocabulary file (--resume).
+    {"vocabulary partition load (read back)",
+     [&](const std::string& p) {
+       vocabulary_partition_actor part;
+       self->request(node, std::chrono::seconds(10), new_vocab_atom::value)
+         .receive([&](vocabulary_partition_actor& v) { part = v; }, [&](caf::error& e) { FAIL(error_text(e)); });
+       return error_of<uint64_t>(
+         self, caf::actor_cast<caf::actor>(part),
+         caf::make_message(load_atom::value, p, uint32_t{0}, uint32_t{1}, uint64_t{3}, uint32_t{0}));
      }},
     {"exporter export",
      [&](const std::string& p) {
