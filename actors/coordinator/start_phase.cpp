@@ -157,11 +157,10 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
       missing.push_back(p);
   // --init's row map, from the first run's work directory where it is
   // still there (its header names the vocabulary it was made for).
-  const bool init_mapped = std::filesystem::exists(init_rows_path(st));
-  if (!st.opt.init.empty() && init_mapped)
+  if (!st.opt.init.empty() && std::filesystem::exists(init_rows_path(st)))
     st.init_rows = init_rows_path(st);
-  auto place_and_restore = [self, missing] {
-    auto& st = self->state;
+  const bool remap_init = !st.opt.init.empty() && st.init_rows.empty();
+  auto place_and_restore = [self, missing, remap_init] {
     auto placed = [self, missing] {
       place_all_shards(self, [self, missing] {
         place_learners(self, [self, missing] {
@@ -174,12 +173,12 @@ void start_from_checkpoint(coordinator_ptr self, const checkpoint_manifest& m) {
         });
       });
     };
-    if (!st.opt.init.empty() && st.init_rows.empty())
+    if (remap_init)
       map_init_rows(self, placed);
     else
       placed();
   };
-  if (!missing.empty() || (!st.opt.init.empty() && st.init_rows.empty()))
+  if (!missing.empty() || remap_init)
     read_back_partitions(self, place_and_restore);
   else
     place_and_restore();
