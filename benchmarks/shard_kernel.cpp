@@ -2,17 +2,23 @@
 // without the network: a learner's stream of minibatches arrives as a shard
 // sees it, the dotprod of minibatch k followed by the adjust of minibatch
 // k - 20 (the minibatches in flight of two learners), on one thread, on the
-// first of two column slices of d = 100. Sentence words follow Zipf(1) over
-// V; noise words its ^0.75 power.
+// first column slice of the model.
 //
 // COUNTS picks the shape of the vocabulary's counts:
 //   zipf:     count(i) = 1 + 10^7 / (i + 1), few distinct counts: the noise
 //             table has a few thousand runs and stays in the caches;
 //   distinct: count(i) = 10^8 - i, every count differs: one run per word,
-//             a table too large for the caches (the draw look-ahead's case).
+//             a table too large for the caches (the draw look-ahead's case);
+//   ids:      count(i) = 7, 6 or 5 (a third of the words each), so sentence
+//             words are drawn almost uniformly, as in a corpus of query or
+//             ad ids (scripts/bench-vocab-scale): every row about as likely,
+//             and at a large V nearly every row is a cache miss.
+// D and S: the model's dimension and the number of column slices (default
+// 100 and 2); the first slice is timed.
 //
-// Usage: gridvec_shard_kernel [V] [WORDS] [zipf|distinct]
+// Usage: gridvec_shard_kernel [V] [WORDS] [zipf|distinct|ids] [D] [S]
 //   e.g. build/gridvec_shard_kernel 1000000 2000000 distinct
+//        build/gridvec_shard_kernel 1000000 2000000 ids 8 4
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,18 +37,25 @@ using namespace gridvec;
 int main(int argc, char** argv) {
   const auto vocab = static_cast<uint32_t>(argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 15000);
   const uint64_t words = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 3000000;
-  const bool distinct = argc > 3 && std::strcmp(argv[3], "distinct") == 0;
-  if (vocab == 0 || words == 0 || (argc > 3 && !distinct && std::strcmp(argv[3], "zipf") != 0)) {
-    std::fprintf(stderr, "usage: %s [V] [WORDS] [zipf|distinct]\n", argv[0]);
+  const char* shape = argc > 3 ? argv[3] : "zipf";
+  const bool distinct = std::strcmp(shape, "distinct") == 0;
+  const bool ids = std::strcmp(shape, "ids") == 0;
+  const auto dim = static_cast<uint32_t>(argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 100);
+  const auto slices = static_cast<uint32_t>(argc > 5 ? std::strtoul(argv[5], nullptr, 10) : 2);
+  if (vocab == 0 || words == 0 || (!distinct && !ids && std::strcmp(shape, "zipf") != 0) || dim == 0 || slices == 0 ||
+      slices > dim) {
+    std::fprintf(stderr, "usage: %s [V] [WORDS] [zipf|distinct|ids] [D] [S]\n", argv[0]);
     return 2;
   }
   constexpr size_t in_flight = 20;
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
-    counts[i] = distinct ? 100000000ull - i : 1 + 10000000ull / (i + 1);
+    counts[i] = distinct ? 100000000ull - i : ids ? 7 - 3ull * i / vocab : 1 + 10000000ull / (i + 1);
   auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(counts));
-  auto zipf = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
-  shard_store store(0, 2, 100, vocab, 1, noise);
+  // Sentence words are drawn by the counts (Zipf(1) for zipf), noise words by
+  // their 0.75th power.
+  auto sentence_words = std::make_shared<const alias_sampler>(alias_sampler::from_counts(counts, 1.0));
+  shard_store store(0, slices, dim, vocab, 1, noise);
 
   rng r(7);
   example_builder builder(5, false);
@@ -59,7 +72,7 @@ int main(int argc, char** argv) {
     mb.negatives = 5;
     while (mb.examples() < 64) {
       for (auto& w : sentence)
-        w = zipf->draw(r);
+        w = sentence_words->draw(r);
       for (size_t pos = 0; pos < sentence.size(); ++pos)
         builder.add(sentence, pos, r, mb);
     }
@@ -86,8 +99,9 @@ int main(int argc, char** argv) {
       flight.pop_front();
     }
   }
-  std::printf("V=%u counts=%s (%u noise-table runs): %.0f words/s of kernel time; dotprod %.2f s, adjust %.2f s\n",
-              vocab, distinct ? "distinct" : "zipf", noise->whole()->runs(),
-              static_cast<double>(words) / (dotprod_s + adjust_s), dotprod_s, adjust_s);
+  std::printf(
+    "V=%u d=%u/%u counts=%s (%u noise-table runs): %.0f words/s of kernel time; dotprod %.2f s, adjust %.2f s\n", vocab,
+    store.slice().width, dim, shape, noise->whole()->runs(), static_cast<double>(words) / (dotprod_s + adjust_s),
+    dotprod_s, adjust_s);
   return 0;
 }

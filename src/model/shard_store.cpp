@@ -219,12 +219,7 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
   s.errors.assign(examples * width, 0.0f);
   if (mb.mean_inputs)
     s.inputs.resize(examples * width);
-  // The last dot product of every row in this call. Entries of rows this
-  // call does not touch are stale and never read: nothing to clear.
-  if (s.last.size() < output_rows())
-    s.last.resize(output_rows());
-  for (size_t k = 0; k < targets.size(); ++k)
-    s.last[targets[k]] = static_cast<uint32_t>(k);
+  s.last.mark(targets);
   s.deferred.clear();
 
   // Pass 1. For CBOW the mean input row of each example is kept for the
@@ -255,7 +250,7 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     }
     for (size_t i = 0; i < pair_targets; ++i) {
       float* v = output_row(t[i]);
-      if (s.last[t[i]] == k + i) {
+      if (s.last.is_last(k + i)) {
         sgns::pair_step(g[i], h_out, v, err, width); // e += g v, then v += g h
       } else {
         sgns::pair_error(g[i], v, err, width);

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "src/model/last_visits.hpp"
 #include "src/sgns/noise_sampler.hpp"
 #include "src/sgns/huffman_tree.hpp"
 #include <gridvec/core/expected.hpp>
@@ -46,10 +47,9 @@ struct adjust_scratch {
   std::vector<float> hidden;
   std::vector<float> fresh;    // refreshed weights (src/sgns/weight_refresh.hpp)
   std::vector<uint8_t> labels; // per dot product, for the refresh
-  // The index of the last dot product of every output row in the call
-  // (4 bytes per output row, allocated by the first adjust), and the
+  // Which dot products are their row's last in the call, and the
   // output-side updates deferred until after the rows' last reads.
-  std::vector<uint32_t> last;
+  last_visits last;
   struct deferred_update {
     uint32_t target;    // index of the dot product
     const float* input; // the example's input row (or mean)

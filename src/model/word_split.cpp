@@ -186,17 +186,19 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
                            const float* inputs, float* gradients, uint64_t seed, float alpha) {
   const uint32_t d = rows.dim();
   std::fill(gradients, gradients + batch.input_words.size() * d, 0.0f);
+  // Every visit's targets are drawn first (the same draws in the same
+  // order), so that the rows of the visits two ahead are fetched while one
+  // is trained: with a large vocabulary nearly every output row is a cache
+  // miss, and fetched one at a time they queue.
   rng r(seed);
   std::vector<uint32_t> targets;
   std::vector<uint8_t> labels;
-  std::vector<float> dots, weights;
+  std::vector<size_t> starts;
+  starts.reserve(batch.visits() + 1);
   weight_result total;
   for (size_t v = 0; v < batch.visits(); ++v) {
-    const float* h = inputs + size_t{batch.visit_input[v]} * d;
-    float* e = gradients + size_t{batch.visit_input[v]} * d;
+    starts.push_back(targets.size());
     const uint32_t positive = batch.visit_positive[v];
-    targets.clear();
-    labels.clear();
     if (positive != visit_batch::no_positive) {
       targets.push_back(positive);
       labels.push_back(target_label::positive);
@@ -206,15 +208,29 @@ weight_result serve_visits(partition_rows& rows, const hierarchical_sampler& own
       targets.push_back(own.draw_own_word_except(r, positive));
       labels.push_back(target_label::noise);
     }
-    dots.resize(targets.size());
-    weights.resize(targets.size());
-    for (size_t t = 0; t < targets.size(); ++t)
-      dots[t] = dot(h, rows.output(targets[t]), d);
-    const auto w = target_weights(dots.data(), labels.data(), targets.size(), alpha, weights.data());
+  }
+  starts.push_back(targets.size());
+  constexpr size_t visits_ahead = 2;
+  size_t fetched = 0;
+  auto fetch_until = [&](size_t visit) {
+    for (const size_t end = starts[std::min(visit, batch.visits())]; fetched < end; ++fetched)
+      prefetch_row(rows.output(targets[fetched]), d);
+  };
+  std::vector<float> dots, weights;
+  for (size_t v = 0; v < batch.visits(); ++v) {
+    fetch_until(v + 1 + visits_ahead);
+    const float* h = inputs + size_t{batch.visit_input[v]} * d;
+    float* e = gradients + size_t{batch.visit_input[v]} * d;
+    const size_t first = starts[v], n = starts[v + 1] - first;
+    dots.resize(n);
+    weights.resize(n);
+    for (size_t t = 0; t < n; ++t)
+      dots[t] = dot(h, rows.output(targets[first + t]), d);
+    const auto w = target_weights(dots.data(), labels.data() + first, n, alpha, weights.data());
     total.loss += w.loss;
     total.diverged |= w.diverged;
-    for (size_t t = 0; t < targets.size(); ++t)
-      sgns::pair_step(weights[t], h, rows.output(targets[t]), e, d);
+    for (size_t t = 0; t < n; ++t)
+      sgns::pair_step(weights[t], h, rows.output(targets[first + t]), e, d);
   }
   return total;
 }
