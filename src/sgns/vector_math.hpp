@@ -211,7 +211,68 @@ inline void update_row(float g, const float* h, float* v, float* e, size_t n) { 
 
 #endif
 
-#if !defined(__AVX512F__)
+#if !defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
+
+inline void dots(const float* a, const float* const* rows, size_t count, float* out, size_t n) {
+  // Four rows at a time: each 8 floats of `a` are loaded once for four
+  // products, and four independent accumulators hide the FMA latency.
+  size_t j = 0;
+  const size_t body = n & ~size_t{7};
+  for (; j + 4 <= count; j += 4) {
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+    const float *r0 = rows[j], *r1 = rows[j + 1], *r2 = rows[j + 2], *r3 = rows[j + 3];
+    for (size_t i = 0; i < body; i += 8) {
+      const __m256 x = _mm256_loadu_ps(a + i);
+      s0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(r0 + i), s0);
+      s1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(r1 + i), s1);
+      s2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(r2 + i), s2);
+      s3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(r3 + i), s3);
+    }
+    // The four horizontal sums at once: pairwise adds across the four,
+    // then the two 128-bit halves.
+    const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(s0, s1), _mm256_hadd_ps(s2, s3));
+    _mm_storeu_ps(out + j, _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1)));
+    for (size_t i = body; i < n; ++i) {
+      out[j] += a[i] * r0[i];
+      out[j + 1] += a[i] * r1[i];
+      out[j + 2] += a[i] * r2[i];
+      out[j + 3] += a[i] * r3[i];
+    }
+  }
+  for (; j < count; ++j)
+    out[j] = dot(a, rows[j], n);
+}
+
+inline void axpy_many(const float* coeffs, size_t stride, const float* const* xs, size_t count, float* y, size_t n) {
+  // Each 16 floats of y are loaded and stored once for all the rows, and
+  // each row's weight broadcast once for them.
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 acc0 = _mm256_loadu_ps(y + i), acc1 = _mm256_loadu_ps(y + i + 8);
+    for (size_t j = 0; j < count; ++j) {
+      const __m256 c = _mm256_broadcast_ss(coeffs + j * stride);
+      acc0 = _mm256_fmadd_ps(c, _mm256_loadu_ps(xs[j] + i), acc0);
+      acc1 = _mm256_fmadd_ps(c, _mm256_loadu_ps(xs[j] + i + 8), acc1);
+    }
+    _mm256_storeu_ps(y + i, acc0);
+    _mm256_storeu_ps(y + i + 8, acc1);
+  }
+  if (i + 8 <= n) {
+    __m256 acc = _mm256_loadu_ps(y + i);
+    for (size_t j = 0; j < count; ++j)
+      acc = _mm256_fmadd_ps(_mm256_broadcast_ss(coeffs + j * stride), _mm256_loadu_ps(xs[j] + i), acc);
+    _mm256_storeu_ps(y + i, acc);
+    i += 8;
+  }
+  for (; i < n; ++i) {
+    float acc = y[i];
+    for (size_t j = 0; j < count; ++j)
+      acc += coeffs[j * stride] * xs[j][i];
+    y[i] = acc;
+  }
+}
+
+#elif !defined(__AVX512F__)
 inline void dots(const float* a, const float* const* rows, size_t count, float* out, size_t n) {
   for (size_t j = 0; j < count; ++j)
     out[j] = dot(a, rows[j], n);
