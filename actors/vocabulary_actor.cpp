@@ -17,7 +17,7 @@
 #include "src/corpus/partitioned_count.hpp"
 #include "src/corpus/sharded_counter.hpp"
 #include "src/corpus/text_corpus.hpp"
-#include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_partition.hpp"
 #include "src/corpus/vocabulary_counts.hpp"
 #include "src/corpus/vocabulary_writer.hpp"
 #include "src/corpus/word2vec_vocab.hpp"

@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 
 #include "src/corpus/partitioned_count.hpp"
-#include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_partition.hpp"
 
 using namespace gridvec;
 

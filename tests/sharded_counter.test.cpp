@@ -7,7 +7,7 @@
 
 #include "src/corpus/sharded_counter.hpp"
 #include "src/corpus/text_corpus.hpp"
-#include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_partition.hpp"
 #include "tests/dev_corpus.hpp"
 #include "tests/test_util.hpp"
 
@@ -111,6 +111,33 @@ TEST_CASE("sharded_counter: 2 and 3 shards, spilling or not, collect what one co
   CHECK(words_of(*got) == expected_words);
   // Every shard's runs and directory are gone once collected.
   CHECK(std::filesystem::is_empty(work));
+
+  // Numbered as the only partition, every word has the one counter's id,
+  // before and after keep_ids_only(). With spilling, -max-vocab cuts
+  // through the words, and the kept ones are copied into new maps.
+  const uint64_t max_size = spilling ? 7000 : 0;
+  auto layout = vocabulary_layout::decide(
+    {expected->histogram()}, expected->tokens(), min_count, max_size,
+    [&](uint32_t, uint64_t count, uint64_t limit) { return expected->earlier(count, limit); });
+  REQUIRE(layout);
+  expected->assign(*layout, 0);
+  got->assign(*layout, 0);
+  CHECK(got->size() == expected->size());
+  CHECK(got->size() == (max_size > 0 ? max_size : expected_words.size()));
+  auto same_ids = [&] {
+    size_t numbered = 0, differ = 0;
+    for (const auto& [w, count, first] : expected_words) {
+      const uint32_t id = expected->id_of(w);
+      numbered += id != vocabulary::npos;
+      differ += got->id_of(w) != id;
+    }
+    CHECK(numbered == got->size());
+    CHECK(differ == 0);
+  };
+  same_ids();
+  got->keep_ids_only();
+  same_ids();
+  CHECK(got->id_of("no-such-word") == vocabulary::npos);
 }
 
 TEST_CASE("sharded_counter: a budget too small for every shard gives fewer shards", "[sharded_counter]") {

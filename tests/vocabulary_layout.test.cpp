@@ -9,7 +9,7 @@
 
 #include <gridvec/core/vocabulary.hpp>
 #include "src/corpus/partitioned_count.hpp"
-#include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_partition.hpp"
 #include "src/corpus/vocabulary_writer.hpp"
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/util/rng.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include <gridvec/core/expected.hpp>
-#include "src/corpus/vocabulary_layout.hpp"
+#include "src/corpus/vocabulary_partition.hpp"
 
 namespace gridvec {
 

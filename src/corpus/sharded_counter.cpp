@@ -1,21 +1,13 @@
 #include "src/corpus/sharded_counter.hpp"
 
 #include <algorithm>
-#include <exception>
-#include <system_error>
 #include <thread>
+
+#include "src/util/on_threads.hpp"
 
 namespace gridvec {
 
 namespace {
-
-// Which shard a word of hash `h` counts in: a mix of its own, unrelated
-// to the partition of the word (word_partition_of_hash) and to its slot
-// in a shard's index (the hash's low bits).
-uint32_t shard_of(uint64_t h, uint32_t shards) {
-  const uint64_t x = h * 0xD6E8FEB86659FD93ull;
-  return static_cast<uint32_t>(((x >> 32) * shards) >> 32);
-}
 
 // How many words ahead of the one being added its slot and its record are
 // fetched.
@@ -65,49 +57,24 @@ void sharded_counter::add(const count_table& table) {
     if (table.counts[i] == 0)
       continue;
     hashes_[i] = word_hash(w);
-    members_[shard_of(hashes_[i], shards)].push_back(static_cast<uint32_t>(i));
+    members_[word_shard_of_hash(hashes_[i], shards)].push_back(static_cast<uint32_t>(i));
   }
-  std::vector<std::exception_ptr> failed(shards);
-  auto count_shard = [&](uint32_t s) {
-    try {
-      // Each word is a cache miss or two in a large map (its slot, then its
-      // record): asked for ahead, 16 and 8 words before they are added, the
-      // misses overlap.
-      const auto& members = members_[s];
-      auto& counter = shards_[s];
-      for (size_t k = 0; k < members.size(); ++k) {
-        if (k + slot_ahead < members.size())
-          counter.prefetch_slot(hashes_[members[k + slot_ahead]]);
-        if (k + record_ahead < members.size())
-          counter.prefetch_record(hashes_[members[k + record_ahead]]);
-        const uint32_t i = members[k];
-        counter.add_hashed(std::string_view{table.words}.substr(starts_[i], table.lengths[i]), hashes_[i],
-                           table.counts[i], table.firsts[i]);
-      }
-    } catch (...) {
-      failed[s] = std::current_exception();
+  // Each word is a cache miss or two in a large map (its slot, then its
+  // record): asked for ahead, 16 and 8 words before they are added, the
+  // misses overlap.
+  on_threads(shards, [&](size_t s) {
+    const auto& members = members_[s];
+    auto& counter = shards_[s];
+    for (size_t k = 0; k < members.size(); ++k) {
+      if (k + slot_ahead < members.size())
+        counter.prefetch_slot(hashes_[members[k + slot_ahead]]);
+      if (k + record_ahead < members.size())
+        counter.prefetch_record(hashes_[members[k + record_ahead]]);
+      const uint32_t i = members[k];
+      counter.add_hashed(std::string_view{table.words}.substr(starts_[i], table.lengths[i]), hashes_[i],
+                         table.counts[i], table.firsts[i]);
     }
-  };
-  // Shards a thread could not be started for are counted here, after the
-  // first.
-  std::vector<std::thread> helpers;
-  uint32_t here_from = shards;
-  for (uint32_t s = 1; s < shards; ++s) {
-    try {
-      helpers.emplace_back(count_shard, s);
-    } catch (const std::system_error&) {
-      here_from = s;
-      break;
-    }
-  }
-  count_shard(0);
-  for (uint32_t s = here_from; s < shards; ++s)
-    count_shard(s);
-  for (auto& t : helpers)
-    t.join();
-  for (auto& e : failed)
-    if (e)
-      std::rethrow_exception(e);
+  });
 }
 
 uint64_t sharded_counter::tokens() const {

@@ -19,6 +19,15 @@
 
 namespace gridvec {
 
+/// Which of `shards` shards counts (and then holds) a word of hash `h`: a
+/// mix of its own, unrelated to the word's partition between nodes
+/// (word_partition_of_hash) and to its slot in a map's index (the hash's
+/// low bits).
+inline uint32_t word_shard_of_hash(uint64_t h, uint32_t shards) {
+  const uint64_t x = h * 0xD6E8FEB86659FD93ull;
+  return static_cast<uint32_t>(((x >> 32) * shards) >> 32);
+}
+
 class sharded_counter {
 public:
   /// Most shards a partition counts in.
