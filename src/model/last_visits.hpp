@@ -3,13 +3,13 @@
 // shard_store::adjust updates a row in the same visit as its last read,
 // and defers the update of a row that is read again later in the call.
 //
-// It used to keep the last index of every output row in an array of V
-// entries: one random store and one random load per dot product into an
-// array as large as the vocabulary (400 MB at V = 10^8), which at a large V
-// missed the caches as often as the rows themselves and took half of
-// adjust's time at d = 8. A call has a few thousand dot products, so a set
-// of the rows seen, sized for the call and walked from the call's end,
-// stays in L1 or L2 whatever the vocabulary.
+// Not an array of V entries holding each row's last index: that is a
+// random store and a random load per dot product into 4 bytes x V (400 MB
+// a lane at V = 10^8), which at a large V misses the caches as often as
+// the rows themselves (half of adjust's time at d = 8). A call has a few
+// thousand dot products, so a set of the rows seen, sized for the call
+// and walked from the call's end, stays in L1 or L2 whatever the
+// vocabulary.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
