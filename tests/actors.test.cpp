@@ -495,6 +495,7 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
     o.partition = replicated ? model_partition::replicated : model_partition::columns;
     o.average_combiner = average;
     o.parts_per_learner = 1; // the replicated mode's one part per learner, in the fused path too
+    o.shared_negatives = 0;  // the same kernel on both paths (auto picks the window kernel for the fused one only)
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
     auto summary = run_train_job(sys, o);

@@ -162,7 +162,7 @@ TEST_CASE(
   CHECK(example_form_for(hs_opt, false) == example_form::centre_predicts_contexts); // the protocol path
   CHECK(example_form_for(options(), true) == example_form::centre_predicts_contexts);
   auto window_kernel = hs_opt;
-  window_kernel.shared_negatives = true;
+  window_kernel.shared_negatives = 1;
   CHECK(example_form_for(window_kernel, true) == example_form::centre_predicts_contexts);
   auto cbow = hs_opt;
   cbow.cbow = true;

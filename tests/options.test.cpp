@@ -125,7 +125,8 @@ TEST_CASE("options: gridvec's own options and the other spellings", "[options]")
   CHECK(o->interleave == 8u);
   CHECK(o->checkpoint_failures_warn);
   CHECK_FALSE(o->refresh_weights);
-  CHECK(o->shared_negatives);
+  CHECK(o->shared_negatives == 1);
+  CHECK(o->window_kernel());
   CHECK(o->train == "c.txt");
   CHECK(o->output == "out.txt");
   CHECK(o->shards == 4u);
@@ -178,7 +179,8 @@ TEST_CASE("options: defaults when absent", "[options]") {
   CHECK(o->parts_for(2) == 16u);
   CHECK(o->coalesce == 4u);
   CHECK(o->fused);
-  CHECK_FALSE(o->shared_negatives);
+  CHECK(o->shared_negatives == train_options::shared_negatives_auto);
+  CHECK(o->window_kernel());
   CHECK(o->interleave == 64u);
   CHECK(o->refresh_weights);
   CHECK_FALSE(o->checkpoint_failures_warn);
@@ -460,4 +462,38 @@ TEST_CASE("options: values from elsewhere than the parser are checked by the sam
   CHECK(contains(check_option_values(o).error(), "-minibatch"));
   o.minibatch = 32;
   CHECK(check_option_values(o));
+}
+
+TEST_CASE("options: --shared-negatives auto trains skip-gram with negative sampling through the window kernel",
+          "[options]") {
+  auto kernel = [](args_t extra) {
+    auto o = parse_train_options(with_required(std::move(extra)));
+    REQUIRE(o);
+    return o->window_kernel();
+  };
+  CHECK(kernel({}));
+  CHECK(kernel({"--shared-negatives", "auto", "--shards", "4"}));
+  CHECK_FALSE(kernel({"--shared-negatives", "0"}));
+  CHECK(kernel({"--shared-negatives", "1", "-cbow", "1"})); // asked for: CBOW trains as without it
+  // Where it does not apply, or was not measured, auto keeps the exact kernel.
+  CHECK_FALSE(kernel({"-cbow", "1"}));
+  CHECK_FALSE(kernel({"-hs", "1", "-negative", "0"}));
+  CHECK_FALSE(kernel({"-hs", "1"}));
+  CHECK_FALSE(kernel({"-negative", "0", "-hs", "1"}));
+  CHECK_FALSE(kernel({"--negatives", "tns"}));
+  CHECK_FALSE(kernel({"--sampler", "hierarchical"}));
+  CHECK_FALSE(kernel({"--partition", "replicated"}));
+  // auto is no request: the word split and --negatives are not refused.
+  CHECK(parse_train_options(with_required({"--partition", "words", "--shards", "2"})));
+  CHECK(parse_train_options(with_required({"--negatives", "sns"})));
+  CHECK_FALSE(parse_train_options(with_required({"--partition", "words", "--shards", "2", "--shared-negatives", "1"})));
+  // It survives a checkpoint's manifest, and a bad value is one line.
+  auto o = parse_train_options(with_required({"--shared-negatives", "0"}));
+  REQUIRE(o);
+  auto again = parse_train_options(to_args(*o));
+  REQUIRE(again);
+  CHECK(again->shared_negatives == 0);
+  auto bad = parse_train_options(with_required({"--shared-negatives", "2"}));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error() == "option --shared-negatives expects 0, 1 or auto, got '2'");
 }

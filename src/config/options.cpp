@@ -78,6 +78,21 @@ accessor flag(bool train_options::*field, const char* name) {
           [=](const train_options& o) { return std::string{o.*field ? "1" : "0"}; }};
 }
 
+// --shared-negatives 0, 1 or auto (train_options::window_kernel()).
+accessor shared_negatives_choice() {
+  return {[](train_options& o, const std::string& text) -> status {
+            if (text == "0" || text == "1" || text == "auto") {
+              o.shared_negatives = text == "auto" ? train_options::shared_negatives_auto : text == "1" ? 1 : 0;
+              return {};
+            }
+            return failure{"option --shared-negatives expects 0, 1 or auto, got '" + text + "'"};
+          },
+          [](const train_options& o) {
+            return o.shared_negatives == train_options::shared_negatives_auto ? std::string{"auto"}
+                                                                              : std::to_string(o.shared_negatives);
+          }};
+}
+
 // -train may be given several times: the values are kept one per line
 // (src/corpus/corpus_inputs.hpp), and written back as one value that
 // parses to the same.
@@ -336,10 +351,10 @@ const std::vector<option_spec>& specs() {
     {"fused", "0|1", "",
      "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster",
      flag(&train_options::fused, "fused")},
-    {"shared-negatives", "0|1", "",
+    {"shared-negatives", "0|1|auto", "",
      "fused path, skip-gram: train each window as small matrix products with one draw of noise words (HogBatch, as "
-     "pWord2Vec; docs/performance.md)",
-     flag(&train_options::shared_negatives, "shared-negatives")},
+     "pWord2Vec; docs/quality.md); auto: where it trains skip-gram with -negative alone",
+     shared_negatives_choice()},
     {"interleave", "N", "", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)",
      number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},
     {"refresh-weights", "0|1", "",
@@ -446,7 +461,7 @@ status validate(train_options& o) {
         : "--sampler hierarchical";
     if (o.replicated())
       return failure{what + " applies to shards that draw noise words: not to --partition replicated"};
-    if (o.shared_negatives)
+    if (o.shared_negatives_asked())
       return failure{what + " does not combine with --shared-negatives (one draw for a whole example)"};
     if (o.negative == 0)
       return failure{what + " draws noise words: it needs -negative N > 0"};
@@ -457,7 +472,7 @@ status validate(train_options& o) {
     if (o.cbow || o.hs || o.negative == 0)
       return failure{"--partition words trains skip-gram with negative sampling: not with -cbow 1, -hs 1 or "
                      "-negative 0"};
-    if ((!o.fused && o.shards <= 1) || o.shared_negatives)
+    if ((!o.fused && o.shards <= 1) || o.shared_negatives_asked())
       return failure{std::string{"--partition words does not combine with "} +
                      (!o.fused ? "--fused 0" : "--shared-negatives")};
     if (o.shards > 1 && o.word_partitions > 0 && o.word_partitions != o.shards)

@@ -141,7 +141,7 @@ std::string word_split_refusal(const train_options& o) {
     return "-hs 1 (the word split trains negative sampling only)";
   if (o.negative == 0)
     return "-negative 0";
-  if (o.shared_negatives)
+  if (o.shared_negatives_asked())
     return "--shared-negatives (one draw for a whole example)";
   if (!o.fused && o.shards <= 1)
     return "--fused 0";

@@ -7,7 +7,7 @@ namespace gridvec {
 example_form example_form_for(const train_options& opt, bool pair_by_pair) {
   if (opt.cbow)
     return example_form::cbow;
-  if (opt.hs && pair_by_pair && !opt.shared_negatives)
+  if (opt.hs && pair_by_pair && !opt.window_kernel())
     return example_form::contexts_predict_centre;
   return example_form::centre_predicts_contexts;
 }

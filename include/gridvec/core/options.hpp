@@ -47,9 +47,13 @@ struct train_options {
   uint32_t in_flight = 0;  // minibatches in flight per learner; 0: in_flight_window()
   uint32_t coalesce = 4;   // minibatches per message to each shard
   uint64_t seed = 1;
-  bool fused = true;             // learners train on shards of their own process directly
-  bool shared_negatives = false; // fused path: one draw of noise words per example
-  uint32_t interleave = 64;      // stride of example order; 1: corpus order
+  bool fused = true; // learners train on shards of their own process directly
+  // --shared-negatives: how the fused path trains skip-gram. 0: the exact
+  // kernel, pair by pair; 1: HogBatch, each window as small matrix products
+  // with one draw of noise words (src/sgns/local_trainer_windows.cpp);
+  // shared_negatives_auto (the default): window_kernel() decides.
+  uint8_t shared_negatives = 2;
+  uint32_t interleave = 64; // stride of example order; 1: corpus order
   // The corpus is cut into this many parts per learner, handed out as a
   // work queue (src/corpus/work_queue.hpp); the replicated mode keeps one
   // fixed part per learner. 0: parts_per_learner_count()'s default.
@@ -94,6 +98,21 @@ struct train_options {
   bool stop_cluster = false; // gridvec submit: stop every node once the job is done
   std::string resume;        // continue from the checkpoint directory instead of starting
 
+  static constexpr uint8_t shared_negatives_auto = 2;
+  /// Whether the fused path trains skip-gram windows with the window kernel
+  /// (HogBatch). By default wherever it trains skip-gram with word2vec's
+  /// negative sampling alone: there it matched word2vec.c's quality on two
+  /// held-out corpora and was 1.3-1.9x the exact kernel's speed
+  /// (docs/quality.md, "HogBatch"). Not with -cbow 1 (one pair an example
+  /// already), -hs 1 (not measured through it), --negatives, --sampler
+  /// hierarchical or --partition replicated.
+  bool window_kernel() const {
+    if (shared_negatives != shared_negatives_auto)
+      return shared_negatives == 1;
+    return !cbow && !hs && negative > 0 && negatives_mode == 0 && !hierarchical_sampler && !replicated();
+  }
+  /// --shared-negatives 1, asked for by name.
+  bool shared_negatives_asked() const { return shared_negatives == 1; }
   /// Whether the shards draw every noise word through the word partitions'
   /// tables: asked for, or needed by the word split.
   bool partitioned_sampler() const { return hierarchical_sampler || word_split(); }
