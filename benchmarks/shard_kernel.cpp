@@ -16,7 +16,11 @@
 // D and S: the model's dimension and the number of column slices (default
 // 100 and 2); the first slice is timed.
 //
-// Usage: gridvec_shard_kernel [V] [WORDS] [zipf|distinct|ids] [D] [S]
+// pairs|windows: minibatches of pairs (the exact kernel) or of skip-gram
+// windows with shared negatives (HogBatch, the default); IN_FLIGHT: the
+// minibatches between a dotprod and its adjust (default 20).
+//
+// Usage: gridvec_shard_kernel [V] [WORDS] [zipf|distinct|ids] [D] [S] [pairs|windows] [IN_FLIGHT]
 //   e.g. build/gridvec_shard_kernel 1000000 2000000 distinct
 //        build/gridvec_shard_kernel 1000000 2000000 ids 8 4
 #include <chrono>
@@ -42,12 +46,14 @@ int main(int argc, char** argv) {
   const bool ids = std::strcmp(shape, "ids") == 0;
   const auto dim = static_cast<uint32_t>(argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 100);
   const auto slices = static_cast<uint32_t>(argc > 5 ? std::strtoul(argv[5], nullptr, 10) : 2);
+  const bool windows = argc > 6 && std::strcmp(argv[6], "windows") == 0; // else pairs
   if (vocab == 0 || words == 0 || (!distinct && !ids && std::strcmp(shape, "zipf") != 0) || dim == 0 || slices == 0 ||
       slices > dim) {
-    std::fprintf(stderr, "usage: %s [V] [WORDS] [zipf|distinct|ids] [D] [S]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [V] [WORDS] [zipf|distinct|ids] [D] [S] [pairs|windows] [IN_FLIGHT]\n", argv[0]);
     return 2;
   }
-  constexpr size_t in_flight = 20;
+  // Minibatches between a dotprod and its adjust: two learners' default.
+  const size_t in_flight = argc > 7 ? std::strtoul(argv[7], nullptr, 10) : 20;
   std::vector<uint64_t> counts(vocab);
   for (uint32_t i = 0; i < vocab; ++i)
     counts[i] = distinct ? 100000000ull - i : ids ? 7 - 3ull * i / vocab : 1 + 10000000ull / (i + 1);
@@ -64,12 +70,14 @@ int main(int argc, char** argv) {
   drawn_targets drawn;
   adjust_scratch scratch(store.slice().width);
   std::vector<float> hidden, dots;
+  std::vector<uint8_t> labels;
   using clock = std::chrono::steady_clock;
   double dotprod_s = 0, adjust_s = 0;
   for (uint64_t done = 0; done < words;) {
     minibatch mb;
     mb.seed = r.next();
     mb.negatives = 5;
+    mb.shared_negatives = windows;
     while (mb.examples() < 64) {
       for (auto& w : sentence)
         w = sentence_words->draw(r);
@@ -87,8 +95,9 @@ int main(int argc, char** argv) {
     mb.alpha = 0.025f;
     mb.staleness = static_cast<uint32_t>(in_flight);
     std::vector<float> weights(dots.size());
+    mb.labels(labels);
     for (size_t i = 0; i < weights.size(); ++i)
-      weights[i] = i % (mb.negatives + 1) == 0 ? 0.001f : -0.001f;
+      weights[i] = labels[i] == target_label::positive ? 0.001f : -0.001f;
     flight.emplace_back(std::move(mb), std::move(weights));
     if (flight.size() > in_flight) {
       auto& [old, w] = flight.front();

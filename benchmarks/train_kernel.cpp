@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
 
   std::atomic<uint64_t> pairs{0};
   auto work = [&](unsigned id) {
-    local_trainer trainer({store}, shared);
+    local_trainer trainer({store});
     rng r(1000 + id);
     example_builder builder(5, false);
     minibatch mb;
@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
       mb.clear();
       mb.seed = r.next();
       mb.negatives = 5;
+      mb.shared_negatives = shared;
       while (mb.examples() < 32) {
         for (auto& w : sentence)
           w = r.below(3) == 0 ? r.below(vocab) : zipf->draw(r);

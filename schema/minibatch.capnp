@@ -27,6 +27,14 @@ struct Minibatch {
   outputs @5 :List(UInt32);  # output word ids, examples concatenated
   outputCounts @6 :List(UInt32); # outputs per example; empty = one each
   hierarchical @7 :Bool;     # -hs 1: the Huffman path's nodes are targets too
+  sharedNegatives @8 :Bool;  # skip-gram windows trained whole (HogBatch):
+                             # example i's outputs (context words) are the
+                             # inputs of its dot products and its input (the
+                             # centre) the positive target; its n noise words
+                             # are drawn once for the window, and its floats
+                             # are targets x contexts, target by target, the
+                             # targets [Huffman nodes of the centre, centre,
+                             # negative_1, ..., negative_n]
 }
 
 # learner -> every shard

@@ -352,8 +352,9 @@ const std::vector<option_spec>& specs() {
      "train on the shards of this process directly, as word2vec.c; 0: dotprod/adjust messages, as a cluster",
      flag(&train_options::fused, "fused")},
     {"shared-negatives", "0|1|auto", "",
-     "fused path, skip-gram: train each window as small matrix products with one draw of noise words (HogBatch, as "
-     "pWord2Vec; docs/quality.md); auto: where it trains skip-gram with -negative alone",
+     "skip-gram: train each window as small matrix products with one draw of noise words (HogBatch, as "
+     "pWord2Vec; docs/quality.md), fused or through the shards; auto: where a job trains skip-gram with -negative "
+     "alone",
      shared_negatives_choice()},
     {"interleave", "N", "", "consecutive examples lie N words apart (1: corpus order, as word2vec.c)",
      number<uint32_t>(&train_options::interleave, 1, 4096, "interleave")},

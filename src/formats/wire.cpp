@@ -23,6 +23,7 @@ void fill_batch(wire::Minibatch::Builder b, const minibatch& mb) {
   b.setNegatives(mb.negatives);
   b.setMeanInputs(mb.mean_inputs);
   b.setHierarchical(mb.hierarchical);
+  b.setSharedNegatives(mb.shared_negatives);
   set_list(b.initInputs(static_cast<unsigned>(mb.inputs.size())), mb.inputs);
   set_list(b.initInputCounts(static_cast<unsigned>(mb.input_counts.size())), mb.input_counts);
   set_list(b.initOutputs(static_cast<unsigned>(mb.outputs.size())), mb.outputs);
@@ -34,6 +35,7 @@ void read_batch(wire::Minibatch::Reader b, minibatch& mb) {
   mb.negatives = b.getNegatives();
   mb.mean_inputs = b.getMeanInputs();
   mb.hierarchical = b.getHierarchical();
+  mb.shared_negatives = b.getSharedNegatives();
   mb.tree = nullptr; // the receiver attaches its own (shard_store::validate)
   get_list(b.getInputs(), mb.inputs);
   get_list(b.getInputCounts(), mb.input_counts);

@@ -79,6 +79,9 @@ status shard_store::validate(minibatch& mb) const {
     return s;
   if (auto s = check_counts(mb.output_counts, mb.outputs.size(), "outputs"); !s)
     return s;
+  if (mb.shared_negatives && (mb.mean_inputs || !mb.input_counts.empty() || holds_rows()))
+    return failure{holds_rows() ? "minibatch asks for shared negatives, which the word split does not train"
+                                : "minibatch asks for shared negatives on examples that are not skip-gram windows"};
   if (!mb.input_counts.empty() && !mb.output_counts.empty() && mb.input_counts.size() != mb.output_counts.size())
     return failure{"minibatch input and output counts disagree on the number of examples"};
   size_t examples = mb.examples();
@@ -88,6 +91,10 @@ status shard_store::validate(minibatch& mb) const {
   if (mb.output_counts.empty() && mb.outputs.size() != examples)
     return failure{"minibatch has " + std::to_string(mb.outputs.size()) + " outputs for " + std::to_string(examples) +
                    " examples"};
+  // Its dot products are allocated from this count: bounded before that.
+  if (const size_t dots = mb.dot_count(); dots > max_dot_products)
+    return failure{"minibatch has " + std::to_string(dots) + " dot products (at most " +
+                   std::to_string(max_dot_products) + ")"};
   return {};
 }
 
@@ -107,7 +114,10 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   rng r(mb.seed);
   rng ahead(mb.seed);
   const bool sampled = mb.sampled_targets() > 0;
-  const size_t draws = sampled ? mb.outputs.size() * size_t{mb.negatives} : 0;
+  // Targets are drawn for every pair's output word, or with shared
+  // negatives once for every window, for its centre.
+  const std::vector<uint32_t>& positives = mb.shared_negatives ? mb.inputs : mb.outputs;
+  const size_t draws = sampled ? positives.size() * size_t{mb.negatives} : 0;
   size_t prefetched = 0, drawn = 0;
   auto prefetch_until = [&](size_t n) {
     for (n = std::min(n, draws); prefetched < n; ++prefetched)
@@ -116,8 +126,8 @@ void shard_store::draw_targets(const minibatch& mb, std::vector<uint32_t>& targe
   // A table that stays in the caches gains nothing from it: it would only
   // draw twice.
   const bool look_ahead = whole && whole->runs() > cached_table_entries;
-  targets.reserve(targets.size() + mb.dot_count());
-  for (uint32_t output : mb.outputs) {
+  targets.reserve(targets.size() + mb.target_count());
+  for (uint32_t output : positives) {
     if (mb.hierarchical)
       append_path(output, targets);
     if (!sampled)
@@ -168,6 +178,10 @@ void shard_store::dotprod(const minibatch& mb, float* dots, std::vector<float>& 
   const size_t first = targets.size();
   draw_targets(mb, targets);
   const uint32_t* t = targets.data() + first;
+  if (mb.shared_negatives) {
+    dotprod_windows(mb, dots, t);
+    return;
+  }
   const size_t count = targets.size() - first;
   // Prefetch distance in targets: two pairs' worth (their number varies
   // along Huffman paths).
@@ -207,6 +221,10 @@ void shard_store::adjust(const minibatch& mb, const float* weights, adjust_scrat
     drawn = &s.targets;
   }
   const std::vector<uint32_t>& targets = *drawn;
+  if (mb.shared_negatives) {
+    adjust_windows(mb, weights, s, targets.data(), partials);
+    return;
+  }
   // Weights computed before the other minibatches in flight landed are
   // recomputed for the rows as they are now (src/sgns/weight_refresh.hpp),
   // in pass 1, which reads those rows anyway.

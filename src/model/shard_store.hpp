@@ -55,6 +55,9 @@ struct adjust_scratch {
     const float* input; // the example's input row (or mean)
   };
   std::vector<deferred_update> deferred;
+  // Shared negatives: a window's rows and its contexts' deltas.
+  std::vector<float*> in_rows, out_rows;
+  std::vector<float> delta;
 };
 
 class shard_store {
@@ -161,7 +164,18 @@ public:
   /// the positive and its noise words.
   void draw_targets(const minibatch& mb, std::vector<uint32_t>& targets) const;
 
+  /// The most dot products a minibatch may ask of a shard: 64M floats
+  /// (256 MB), four times what a reply in a cluster's largest message
+  /// (64 MB by default) carries, and about 15,000 default minibatches'.
+  static constexpr size_t max_dot_products = size_t{1} << 26;
+
 private:
+  // Minibatches of skip-gram windows with shared negatives
+  // (shard_store_windows.cpp): `targets` are the minibatch's, as drawn.
+  void dotprod_windows(const minibatch& mb, float* dots, const uint32_t* targets) const;
+  void adjust_windows(const minibatch& mb, const float* weights, adjust_scratch& s, const uint32_t* targets,
+                      const float* partials);
+
   template <class OnPair>
   void for_each_pair(const minibatch& mb, std::vector<float>& hidden, OnPair&& on_pair) const;
 

@@ -23,7 +23,7 @@ public:
     bool valid = false;
     std::vector<uint32_t> outputs; // of the minibatch: its positive words
     std::vector<uint32_t> targets;
-    std::vector<float> partials; // this shard's dot products, one per target
+    std::vector<float> partials; // this shard's dot products, in the reply's layout
   };
 
   /// Starts the entry of `mb` (its dotprod), in place of the oldest one.
@@ -49,10 +49,10 @@ public:
   /// the ones its weights come from). An entry matches only if seed,
   /// number of targets and every output word agree.
   const entry* find(const minibatch& mb) const {
-    const size_t dots = mb.dot_count();
+    const size_t targets = mb.target_count();
     for (size_t i = 0; i < ring_.size(); ++i) {
       const entry& e = ring_[(last_ + ring_.size() - i) % ring_.size()];
-      if (e.valid && e.seed == mb.seed && e.targets.size() == dots && e.outputs == mb.outputs)
+      if (e.valid && e.seed == mb.seed && e.targets.size() == targets && e.outputs == mb.outputs)
         return &e;
     }
     return nullptr;

@@ -13,8 +13,7 @@ namespace {
 constexpr size_t prefetch_distance = 4;
 } // namespace
 
-local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores, bool shared_negatives)
-  : stores_(std::move(stores)), shared_negatives_(shared_negatives) {
+local_trainer::local_trainer(std::vector<std::shared_ptr<shard_store>> stores) : stores_(std::move(stores)) {
   std::sort(stores_.begin(), stores_.end(),
             [](const auto& a, const auto& b) { return a->slice().first < b->slice().first; });
   for (const auto& s : stores_)
@@ -34,7 +33,7 @@ void local_trainer::prefetch_targets(size_t first, size_t count) {
 weight_result local_trainer::train(const minibatch& mb, float alpha) {
   // Two copies of the loop: without -hs 1 every pair has the same targets,
   // and the compiler keeps that loop as tight as before -hs 1 existed.
-  if (window_mode(mb))
+  if (mb.shared_negatives)
     return train_windows(mb, alpha);
   return mb.hierarchical ? train_as<true>(mb, alpha) : train_as<false>(mb, alpha);
 }

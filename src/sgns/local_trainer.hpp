@@ -15,7 +15,9 @@
 // own schedule, so the vectors are at least as good (scripts/bench measures
 // it), and each v row is read once per dot product instead of three times.
 //
-// With shared negatives (an option, off by default) skip-gram trains as
+// A minibatch of skip-gram windows with shared negatives (HogBatch,
+// src/sgns/minibatch.hpp; the default for skip-gram with negative sampling,
+// train_options::window_kernel()) trains as
 // Intel's pWord2Vec (HogBatch) does: per example, in word2vec.c's
 // orientation -- the context words are the inputs, the centre word the
 // positive output -- n noise words are drawn once for the whole window,
@@ -31,7 +33,7 @@
 // contrasted with the same noise words, but each input row still meets n
 // noise words per pair, as in word2vec.c; the noise rows get the window's
 // summed update. With -hs 1 the centre word's Huffman nodes are targets
-// too; CBOW (one pair per example) trains as without the option.
+// too. CBOW minibatches (one pair an example already) never carry the flag.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -46,7 +48,7 @@ class local_trainer {
 public:
   /// `stores` hold the column slices of one model (together all columns),
   /// in any order; they are shared with the shard lanes that serve them.
-  explicit local_trainer(std::vector<std::shared_ptr<shard_store>> stores, bool shared_negatives = false);
+  explicit local_trainer(std::vector<std::shared_ptr<shard_store>> stores);
 
   /// Trains on `mb` with learning rate `alpha`; returns the SGNS loss of
   /// its pairs, measured before each pair's update.
@@ -59,14 +61,13 @@ public:
   /// The input rows the last minibatch updated: its inputs, or with shared
   /// negatives on skip-gram (word2vec.c's orientation) its context words.
   const std::vector<uint32_t>& last_inputs(const minibatch& mb) const {
-    return window_mode(mb) ? mb.outputs : mb.inputs;
+    return mb.shared_negatives ? mb.outputs : mb.inputs;
   }
 
 private:
   template <bool Hierarchical>
   weight_result train_as(const minibatch& mb, float alpha);
   void prefetch_targets(size_t first, size_t count);
-  bool window_mode(const minibatch& mb) const { return shared_negatives_ && !mb.mean_inputs; }
   weight_result train_windows(const minibatch& mb, float alpha); // local_trainer_windows.cpp
   // Appends one window's targets (the Huffman nodes of `centre`, itself,
   // its noise words) to win_targets_, win_labels_ and win_counts_.
@@ -77,7 +78,6 @@ private:
 
   std::vector<std::shared_ptr<shard_store>> stores_;
   uint32_t dim_ = 0;
-  bool shared_negatives_ = false;
   // Scratch, reused: nothing is allocated per minibatch in steady state.
   std::vector<uint32_t> targets_;
   std::vector<uint8_t> labels_;

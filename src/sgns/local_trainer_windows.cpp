@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "src/sgns/local_trainer.hpp"
+#include "src/sgns/sgns_update.hpp"
 #include "src/sgns/vector_math.hpp"
 
 namespace gridvec {
@@ -97,16 +98,12 @@ weight_result local_trainer::train_windows(const minibatch& mb, float alpha) {
     // F = Out In^T, summed over the slices: row i (a target) holds its dot
     // products with every context.
     win_dots_.assign(n * m, 0.0f);
-    win_scratch_.resize(m);
+    win_scratch_.resize(n * m);
     for (const auto& s : stores_) {
-      const uint32_t width = s->slice().width;
       slice_rows(*s, contexts, m, targets, n);
-      for (size_t i = 0; i < n; ++i) {
-        float* f = win_dots_.data() + i * m;
-        gridvec::dots(out_rows_[i], in_rows_.data(), m, win_scratch_.data(), width);
-        for (uint32_t j = 0; j < m; ++j)
-          f[j] += win_scratch_[j];
-      }
+      sgns::window_dots(out_rows_.data(), n, in_rows_.data(), m, win_scratch_.data(), s->slice().width);
+      for (size_t k = 0; k < n * m; ++k)
+        win_dots_[k] += win_scratch_[k];
     }
     // G = alpha (label - sigmoid(F)), times the target's count: one call
     // for the window, each target's label repeated along its row.
@@ -140,13 +137,8 @@ weight_result local_trainer::train_windows(const minibatch& mb, float alpha) {
       const uint32_t width = s->slice().width;
       if (stores_.size() > 1)
         slice_rows(*s, contexts, m, targets, n);
-      win_delta_.assign(size_t{m} * width, 0.0f);
-      for (uint32_t j = 0; j < m; ++j)
-        axpy_many(win_weights_.data() + j, m, out_rows_.data(), n, win_delta_.data() + size_t{j} * width, width);
-      for (size_t i = 0; i < n; ++i)
-        axpy_many(win_weights_.data() + i * m, 1, in_rows_.data(), m, out_rows_[i], width);
-      for (uint32_t j = 0; j < m; ++j)
-        axpy(1.0f, win_delta_.data() + size_t{j} * width, in_rows_[j], width);
+      win_delta_.resize(size_t{m} * width);
+      sgns::window_update(win_weights_.data(), out_rows_.data(), n, in_rows_.data(), m, win_delta_.data(), width);
     }
   }
   return total;

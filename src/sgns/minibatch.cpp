@@ -4,19 +4,52 @@
 
 namespace gridvec {
 
+namespace {
+
+// Contexts of window e (its outputs).
+size_t contexts_of(const minibatch& mb, size_t e) { return mb.output_counts.empty() ? 1 : mb.output_counts[e]; }
+
+} // namespace
+
+size_t minibatch::dot_count() const {
+  if (!shared_negatives)
+    return targets_of_outputs(0, outputs.size());
+  size_t n = 0;
+  for (size_t e = 0; e < inputs.size(); ++e)
+    n += targets_of(inputs[e]) * contexts_of(*this, e);
+  return n;
+}
+
+size_t minibatch::target_count() const {
+  if (!shared_negatives)
+    return dot_count();
+  size_t n = 0;
+  for (uint32_t centre : inputs)
+    n += targets_of(centre);
+  return n;
+}
+
 void minibatch::labels(std::vector<uint8_t>& out) const {
   out.clear();
   out.reserve(dot_count());
   const size_t sampled = sampled_targets();
-  for (uint32_t w : outputs) {
+  // The labels of the targets of output word w, each `repeat` times.
+  auto append = [&](uint32_t w, size_t repeat) {
     if (hierarchical) {
       const uint8_t* code = tree->codes(w);
       for (uint32_t d = 0; d < tree->length(w); ++d)
-        out.push_back(code[d] ? target_label::node_code1 : target_label::node_code0);
+        out.insert(out.end(), repeat, code[d] ? target_label::node_code1 : target_label::node_code0);
     }
     for (size_t t = 0; t < sampled; ++t)
-      out.push_back(t == 0 ? target_label::positive : target_label::noise);
+      out.insert(out.end(), repeat, t == 0 ? target_label::positive : target_label::noise);
+  };
+  if (!shared_negatives) {
+    for (uint32_t w : outputs)
+      append(w, 1);
+    return;
   }
+  for (size_t e = 0; e < inputs.size(); ++e)
+    append(inputs[e], contexts_of(*this, e));
 }
 
 void minibatch::clear() {

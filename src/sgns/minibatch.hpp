@@ -49,6 +49,14 @@ struct minibatch {
   // minibatch, the shard store that admits it).
   bool hierarchical = false;
   const huffman_tree* tree = nullptr;
+  // Skip-gram windows trained whole (HogBatch, --shared-negatives): each
+  // example is a window in word2vec.c's orientation -- its outputs (the
+  // context words) are the inputs of the dot products, its input (the
+  // centre) is the positive target -- and one draw of noise words serves
+  // the whole window. Its targets are the centre's (Huffman path, itself,
+  // its noise words) and its dot products every target with every context,
+  // target by target: targets x contexts floats, in example order.
+  bool shared_negatives = false;
 
   size_t examples() const {
     return !input_counts.empty() ? input_counts.size()
@@ -69,8 +77,13 @@ struct minibatch {
         n += tree->length(outputs[o]);
     return n;
   }
-  size_t dot_count() const { return targets_of_outputs(0, outputs.size()); }
-  /// The label of every target, in dot-product order.
+  /// Dot products of the minibatch: of every pair, or with shared
+  /// negatives of every window's targets with its contexts.
+  size_t dot_count() const;
+  /// Targets drawn for the minibatch (rows its dot products read on the
+  /// output side): dot_count(), or with shared negatives one set a window.
+  size_t target_count() const;
+  /// The label of every dot product, in dot-product order.
   void labels(std::vector<uint8_t>& out) const;
   void clear();
 };

@@ -15,6 +15,7 @@ example_form example_form_for(const train_options& opt, bool pair_by_pair) {
 minibatch_source::minibatch_source(const train_options& opt, uint32_t learner_id, const vocabulary_counts& counts,
                                    std::shared_ptr<const huffman_tree> tree, example_form form)
   : minibatch_examples_(opt.minibatch), negatives_(opt.negative), iter_(opt.iter), cbow_(opt.cbow),
+    shared_negatives_(opt.window_kernel() && form == example_form::centre_predicts_contexts),
     start_alpha_(opt.start_alpha()), walker_(opt.iter, counts.size(), opt.work_queue()),
     random_(mix64(opt.seed, 0x1EA27E5ull + learner_id)), builder_(opt.window, form),
     sampler_(counts.counts, counts.train_words, opt.sample), tree_(std::move(tree)) {
@@ -63,6 +64,7 @@ void minibatch_source::fill(batch_state& b, bool pausing, status& read) {
   mb.seed = random_.next();
   mb.negatives = negatives_;
   mb.mean_inputs = cbow_;
+  mb.shared_negatives = shared_negatives_;
   mb.hierarchical = tree_ != nullptr;
   mb.tree = tree_.get();
   // A minibatch holds minibatch_examples_ windows, whatever the examples

@@ -59,8 +59,9 @@ inline constexpr uint32_t passage_words_per_stride = 1024;
 /// "Hierarchical softmax"). With negative sampling alone the centre's
 /// direction trains as well as word2vec.c on every path, and its one input
 /// row a window keeps minibatches a third smaller on the wire. HogBatch's
-/// window kernel (--shared-negatives 1) takes windows whole and turns them
-/// itself.
+/// window kernel (train_options::window_kernel()) takes these windows whole
+/// and turns them itself, on every path: their minibatches say so
+/// (minibatch::shared_negatives).
 example_form example_form_for(const train_options& opt, bool pair_by_pair);
 
 class minibatch_source {
@@ -130,6 +131,7 @@ private:
 
   uint32_t minibatch_examples_, negatives_, iter_;
   bool cbow_;
+  bool shared_negatives_; // skip-gram windows trained whole (train_options::window_kernel())
   float start_alpha_;
   part_walker walker_;
   rng random_;

@@ -46,6 +46,31 @@ inline void pair_error(float g, const float* v, float* e, uint32_t width) { axpy
 /// ...then the output row, from h as the call found it.
 inline void pair_output(float g, const float* h, float* v, uint32_t width) { axpy(g, h, v, width); }
 
+/// A window trained whole (HogBatch, src/sgns/minibatch.hpp): the dot
+/// products of its n target rows with its m context (input) rows over one
+/// slice, F[i * m + j] = out_rows[i] . in_rows[j].
+inline void window_dots(const float* const* out_rows, size_t n, const float* const* in_rows, uint32_t m, float* f,
+                        uint32_t width) {
+  for (size_t i = 0; i < n; ++i)
+    dots(out_rows[i], in_rows, m, f + i * m, width);
+}
+
+/// ...and its update over one slice from the weights G (n x m, as F), every
+/// read from the rows as the window found them: the contexts' deltas first
+/// (delta_j = sum_i G_ij out_i), then out_i += sum_j G_ij in_j, then
+/// in_j += delta_j. `delta`: m x width floats of scratch. A row that is
+/// two of the targets (a noise word drawn twice) gets both updates.
+inline void window_update(const float* g, float* const* out_rows, size_t n, float* const* in_rows, uint32_t m,
+                          float* delta, uint32_t width) {
+  std::fill(delta, delta + size_t{m} * width, 0.0f);
+  for (uint32_t j = 0; j < m; ++j)
+    axpy_many(g + j, m, out_rows, n, delta + size_t{j} * width, width);
+  for (size_t i = 0; i < n; ++i)
+    axpy_many(g + i * m, 1, in_rows, m, out_rows[i], width);
+  for (uint32_t j = 0; j < m; ++j)
+    axpy(1.0f, delta + size_t{j} * width, in_rows[j], width);
+}
+
 /// The example's error to every one of its input rows.
 template <class InputRow>
 void apply_error(InputRow&& row, const uint32_t* inputs, uint32_t count, const float* e, uint32_t width) {

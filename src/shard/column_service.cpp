@@ -34,7 +34,7 @@ void apply_sgns_adjust(shard_store& store, const minibatch& mb, const float* wei
   b.drawn.fit(mb.staleness);
   const drawn_targets::entry* kept = b.drawn.find(mb);
   store.adjust(mb, weights, b.scratch, kept ? &kept->targets : nullptr,
-               kept && kept->partials.size() == kept->targets.size() ? kept->partials.data() : nullptr);
+               kept && kept->partials.size() == mb.dot_count() ? kept->partials.data() : nullptr);
 }
 
 wire_bytes run_sgns_adjust(shard_store& store, const minibatch& mb, const float* weights, sgns_buffers& b) {

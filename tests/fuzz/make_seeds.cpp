@@ -83,6 +83,13 @@ minibatch cbow() {
   return mb;
 }
 
+// Skip-gram windows with shared negatives (HogBatch): targets x contexts.
+minibatch windows() {
+  minibatch mb = skipgram();
+  mb.shared_negatives = true;
+  return mb;
+}
+
 minibatch one_each() {
   minibatch mb;
   mb.seed = 1;
@@ -93,9 +100,9 @@ minibatch one_each() {
 }
 
 void wire_seeds() {
-  const minibatch batches[] = {skipgram(), cbow(), one_each(), minibatch{}};
-  const char* names[] = {"skipgram", "cbow", "one-each", "empty"};
-  for (int i = 0; i < 4; ++i) {
+  const minibatch batches[] = {skipgram(), cbow(), one_each(), minibatch{}, windows()};
+  const char* names[] = {"skipgram", "cbow", "one-each", "empty", "windows"};
+  for (int i = 0; i < 5; ++i) {
     minibatch mb = batches[i];
     write("dotprod_request", names[i], encode_dotprod_request(mb));
     std::vector<float> weights(mb.dot_count());

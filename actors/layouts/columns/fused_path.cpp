@@ -39,7 +39,7 @@ public:
     }
     if (stores.empty())
       return failure{"the fused path needs every shard in this process, and a shard is not"};
-    trainer_ = std::make_unique<local_trainer>(std::move(stores), st.cfg.window_kernel());
+    trainer_ = std::make_unique<local_trainer>(std::move(stores));
     return {};
   }
 

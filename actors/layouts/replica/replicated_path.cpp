@@ -285,7 +285,7 @@ status replicated_path::bind(learner_ptr self) {
       return failure{keys.error()};
     auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.counts->counts));
     model = std::make_unique<replica>(st.cfg.size, std::move(*keys), st.cfg.seed, std::move(noise), st.tree);
-    trainer = std::make_unique<local_trainer>(std::vector{model->store()}, st.cfg.window_kernel());
+    trainer = std::make_unique<local_trainer>(std::vector{model->store()});
   }
   model->set_hosts(hosts(st)); // again when the hosts change (a rollback)
   // A round is a share of the words this host trains per epoch: its parts'

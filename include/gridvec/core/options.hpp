@@ -99,17 +99,21 @@ struct train_options {
   std::string resume;        // continue from the checkpoint directory instead of starting
 
   static constexpr uint8_t shared_negatives_auto = 2;
-  /// Whether the fused path trains skip-gram windows with the window kernel
-  /// (HogBatch). By default wherever it trains skip-gram with word2vec's
-  /// negative sampling alone: there it matched word2vec.c's quality on two
-  /// held-out corpora and was 1.3-1.9x the exact kernel's speed
-  /// (docs/quality.md, "HogBatch"). Not with -cbow 1 (one pair an example
-  /// already), -hs 1 (not measured through it), --negatives, --sampler
-  /// hierarchical or --partition replicated.
+  /// Whether skip-gram windows are trained whole, with one draw of noise
+  /// words a window (HogBatch): by the fused path's window kernel, and on
+  /// the protocol path and a cluster's shards by their window dotprod and
+  /// adjust (minibatch::shared_negatives). By default wherever a job trains
+  /// skip-gram with word2vec's negative sampling alone: there it matched
+  /// word2vec.c's quality on two held-out corpora on both paths, and was
+  /// faster (docs/quality.md, "HogBatch"). Not with -cbow 1 (one pair an
+  /// example already), -hs 1 (it trained worse through the windows), --negatives,
+  /// --sampler hierarchical, --partition replicated (not measured) or
+  /// --partition words (it trains pairs).
   bool window_kernel() const {
     if (shared_negatives != shared_negatives_auto)
       return shared_negatives == 1;
-    return !cbow && !hs && negative > 0 && negatives_mode == 0 && !hierarchical_sampler && !replicated();
+    return !cbow && !hs && negative > 0 && negatives_mode == 0 && !hierarchical_sampler && !replicated() &&
+           !word_split();
   }
   /// --shared-negatives 1, asked for by name.
   bool shared_negatives_asked() const { return shared_negatives == 1; }
