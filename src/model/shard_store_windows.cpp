@@ -46,18 +46,21 @@ void window_spans(const minibatch& mb, std::vector<window_span>& out) {
 // between compute.
 constexpr size_t windows_ahead = 2;
 
-} // namespace
-
-void shard_store::dotprod_windows(const minibatch& mb, float* dots, const uint32_t* targets) const {
-  const uint32_t width = slice_.width;
+// Calls on_window(e, span) for every window of `mb` in order, with `in`
+// and `out` pointing at its context (input) and target (output) rows;
+// the rows of the window two ahead are being fetched meanwhile. `Store`
+// is const for the dotprod, whose rows are only read.
+template <class Store, class Row, class OnWindow>
+void visit_windows(Store& store, const minibatch& mb, const uint32_t* targets, std::vector<Row>& in,
+                   std::vector<Row>& out, OnWindow&& on_window) {
+  const uint32_t width = store.slice().width;
   std::vector<window_span> spans;
   window_spans(mb, spans);
-  std::vector<const float*> in_rows, out_rows;
   auto prefetch = [&](const window_span& w) {
     for (size_t i = 0; i < w.targets; ++i)
-      prefetch_row(output_row(targets[w.target + i]), width);
+      prefetch_row(store.output_row(targets[w.target + i]), width);
     for (size_t j = 0; j < w.contexts; ++j)
-      prefetch_row(input_row(mb.outputs[w.context + j]), width);
+      prefetch_row(store.input_row(mb.outputs[w.context + j]), width);
   };
   for (size_t e = 0; e < std::min(spans.size(), windows_ahead); ++e)
     prefetch(spans[e]);
@@ -65,22 +68,29 @@ void shard_store::dotprod_windows(const minibatch& mb, float* dots, const uint32
     if (e + windows_ahead < spans.size())
       prefetch(spans[e + windows_ahead]);
     const window_span& w = spans[e];
-    in_rows.resize(w.contexts);
-    out_rows.resize(w.targets);
+    in.resize(w.contexts);
+    out.resize(w.targets);
     for (size_t j = 0; j < w.contexts; ++j)
-      in_rows[j] = input_row(mb.outputs[w.context + j]);
+      in[j] = store.input_row(mb.outputs[w.context + j]);
     for (size_t i = 0; i < w.targets; ++i)
-      out_rows[i] = output_row(targets[w.target + i]);
-    sgns::window_dots(out_rows.data(), w.targets, in_rows.data(), static_cast<uint32_t>(w.contexts), dots + w.dot,
-                      width);
+      out[i] = store.output_row(targets[w.target + i]);
+    on_window(e, w);
   }
+}
+
+} // namespace
+
+void shard_store::dotprod_windows(const minibatch& mb, float* dots, const uint32_t* targets) const {
+  std::vector<const float*> in_rows, out_rows;
+  visit_windows(*this, mb, targets, in_rows, out_rows, [&](size_t, const window_span& w) {
+    sgns::window_dots(out_rows.data(), w.targets, in_rows.data(), static_cast<uint32_t>(w.contexts), dots + w.dot,
+                      slice_.width);
+  });
 }
 
 void shard_store::adjust_windows(const minibatch& mb, const float* weights, adjust_scratch& s, const uint32_t* targets,
                                  const float* partials) {
   const uint32_t width = slice_.width;
-  std::vector<window_span> spans;
-  window_spans(mb, spans);
   const bool refresh = partials && mb.staleness > 1 && mb.alpha > 0;
   const float widen = static_cast<float>(dim_) / static_cast<float>(width);
   // The weights a window trains with: refreshed, or with a noise word equal
@@ -88,25 +98,8 @@ void shard_store::adjust_windows(const minibatch& mb, const float* weights, adju
   s.fresh.resize(mb.dot_count());
   if (refresh)
     mb.labels(s.labels);
-  auto prefetch = [&](const window_span& w) {
-    for (size_t i = 0; i < w.targets; ++i)
-      prefetch_row(output_row(targets[w.target + i]), width);
-    for (size_t j = 0; j < w.contexts; ++j)
-      prefetch_row(input_row(mb.outputs[w.context + j]), width);
-  };
-  for (size_t e = 0; e < std::min(spans.size(), windows_ahead); ++e)
-    prefetch(spans[e]);
-  for (size_t e = 0; e < spans.size(); ++e) {
-    if (e + windows_ahead < spans.size())
-      prefetch(spans[e + windows_ahead]);
-    const window_span& w = spans[e];
+  visit_windows(*this, mb, targets, s.in_rows, s.out_rows, [&](size_t e, const window_span& w) {
     const auto m = static_cast<uint32_t>(w.contexts);
-    s.in_rows.resize(m);
-    s.out_rows.resize(w.targets);
-    for (size_t j = 0; j < m; ++j)
-      s.in_rows[j] = input_row(mb.outputs[w.context + j]);
-    for (size_t i = 0; i < w.targets; ++i)
-      s.out_rows[i] = output_row(targets[w.target + i]);
     const float* g = weights + w.dot;
     float* own = s.fresh.data() + w.dot;
     if (refresh) {
@@ -129,7 +122,7 @@ void shard_store::adjust_windows(const minibatch& mb, const float* weights, adju
     }
     s.delta.resize(size_t{m} * width);
     sgns::window_update(g, s.out_rows.data(), w.targets, s.in_rows.data(), m, s.delta.data(), width);
-  }
+  });
 }
 
 } // namespace gridvec
