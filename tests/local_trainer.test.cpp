@@ -10,6 +10,7 @@
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/sgns.hpp"
 #include "src/model/shard_store.hpp"
+#include "tests/model_stores.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
@@ -19,38 +20,10 @@ using gridvec::test::zipf_noise;
 
 namespace {
 
-using stores_t = std::vector<std::shared_ptr<shard_store>>;
-
-stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const noise_sampler>& noise) {
-  stores_t out;
-  for (uint32_t s = 0; s < shards; ++s) {
-    out.push_back(std::make_shared<shard_store>(s, shards, dim, vocab, 3, noise));
-    // v starts at zero; give it values so that every dot product matters.
-    auto& st = *out.back();
-    for (uint32_t w = 0; w < vocab; ++w)
-      for (uint32_t j = 0; j < st.slice().width; ++j)
-        st.output_row(w)[j] = 0.3f * std::sin(0.7f * static_cast<float>(w * dim + st.slice().first + j));
-  }
-  return out;
-}
-
-struct model {
-  uint32_t dim;
-  std::vector<double> u, v;
-  double* urow(uint32_t w) { return u.data() + size_t{w} * dim; }
-  double* vrow(uint32_t w) { return v.data() + size_t{w} * dim; }
-};
-
-model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
-  model m{dim, std::vector<double>(size_t{vocab} * dim), std::vector<double>(size_t{vocab} * dim)};
-  for (const auto& st : stores)
-    for (uint32_t w = 0; w < vocab; ++w)
-      for (uint32_t j = 0; j < st->slice().width; ++j) {
-        m.urow(w)[st->slice().first + j] = st->input_row(w)[j];
-        m.vrow(w)[st->slice().first + j] = st->output_row(w)[j];
-      }
-  return m;
-}
+using test::gather;
+using test::make_stores;
+using test::stores_t;
+using model = test::dense_model;
 
 // Plain pair-by-pair SGNS in double, with the weights of compute_weights
 // and the noise words of the shards (draw_targets).

@@ -11,49 +11,17 @@
 #include "src/model/shard_store.hpp"
 #include "src/sgns/minibatch.hpp"
 #include "src/sgns/sgns.hpp"
+#include "tests/model_stores.hpp"
 #include "tests/test_util.hpp"
 
 using namespace gridvec;
 
 namespace shard_windows_test {
 
-using stores_t = std::vector<std::shared_ptr<shard_store>>;
-
-stores_t make_stores(uint32_t shards, uint32_t dim, uint32_t vocab, const std::shared_ptr<const noise_sampler>& noise) {
-  stores_t out;
-  for (uint32_t s = 0; s < shards; ++s) {
-    out.push_back(std::make_shared<shard_store>(s, shards, dim, vocab, 3, noise));
-    auto& st = *out.back(); // v starts at zero: values make every dot product matter
-    for (uint32_t w = 0; w < vocab; ++w)
-      for (uint32_t j = 0; j < st.slice().width; ++j)
-        st.output_row(w)[j] = 0.3f * std::sin(0.7f * static_cast<float>(w * dim + st.slice().first + j));
-  }
-  return out;
-}
-
-struct model {
-  uint32_t dim;
-  std::vector<double> u, v;
-  double* urow(uint32_t w) { return u.data() + size_t{w} * dim; }
-  double* vrow(uint32_t w) { return v.data() + size_t{w} * dim; }
-  double dot(uint32_t target, uint32_t context) {
-    double f = 0;
-    for (uint32_t k = 0; k < dim; ++k)
-      f += vrow(target)[k] * urow(context)[k];
-    return f;
-  }
-};
-
-model gather(const stores_t& stores, uint32_t dim, uint32_t vocab) {
-  model m{dim, std::vector<double>(size_t{vocab} * dim), std::vector<double>(size_t{vocab} * dim)};
-  for (const auto& st : stores)
-    for (uint32_t w = 0; w < vocab; ++w)
-      for (uint32_t j = 0; j < st->slice().width; ++j) {
-        m.urow(w)[st->slice().first + j] = st->input_row(w)[j];
-        m.vrow(w)[st->slice().first + j] = st->output_row(w)[j];
-      }
-  return m;
-}
+using test::gather;
+using test::make_stores;
+using test::stores_t;
+using model = test::dense_model;
 
 minibatch windows_batch(uint64_t seed, uint32_t vocab) {
   rng r(seed);
