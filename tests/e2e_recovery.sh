@@ -8,6 +8,9 @@
 #   two-shard-kill     SIGKILL both shard nodes at once (a second standby
 #                      node is added): both shards are restored, one on
 #                      each standby node, and the job finishes
+#   save-kill          SIGKILL a shard node while it writes its slice of a
+#                      checkpoint: the attempt is discarded whole, and the
+#                      shard is restored from the checkpoint before it
 #   learner-kill       SIGKILL a learner node: its part goes to the other
 #                      learner, nothing skipped, the job finishes
 #   corrupt-checkpoint damage the newest checkpoint, then hang a shard node
@@ -83,6 +86,42 @@ case $scenario in
     # Both in one recovery, in under a minute: the learners' halt must not
     # wait out its 60-s sync with the shard that died second.
     expect_line "recovered: shard [01], [01] restored on node spare(-2)?, spare(-2)? from checkpoint [0-9]+ in ([0-9]|[1-5][0-9])\.[0-9] s"
+    ;;
+  save-kill)
+    wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"
+    # Watches the checkpoint directory every millisecond and kills shard-b
+    # as soon as its slice's temporary file appears (its 7 MB take some
+    # milliseconds to write and sync). Prints the attempt's sequence.
+    caught=$(/usr/bin/python3 - "$work/ck" "${CLUSTER_PID[shard-b]}" <<'PY'
+import os, re, signal, sys, time
+root, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.monotonic() + 240
+while time.monotonic() < deadline:
+    for d in os.listdir(root):
+        m = re.fullmatch(r"ckpt-(\d{6})\.partial", d)
+        if not m:
+            continue
+        try:
+            names = os.listdir(os.path.join(root, d))
+        except FileNotFoundError:
+            continue
+        if any(n.startswith("shard-1.bin.tmp-") for n in names):
+            os.kill(pid, signal.SIGKILL)
+            print(int(m.group(1)))
+            sys.exit(0)
+    time.sleep(0.001)
+sys.exit("no shard-1 slice was seen being written in 240 s")
+PY
+    ) || fail "shard-b was not caught writing its slice"
+    echo "shard-b killed while it wrote its slice of checkpoint $caught"
+    wait "${CLUSTER_PID[shard-b]}" 2>/dev/null || true
+    unset "CLUSTER_PID[shard-b]"
+    wait $submit_pid || fail "the job failed after a shard was killed during a checkpoint"
+    if grep -qE "checkpoint $caught written" "$work/submit.log"; then fail "checkpoint $caught was written without shard 1"; fi
+    expect_line "shard 1 on node shard-b is lost; restoring it on node spare"
+    restored=$(grep -oE "recovered: shard 1 restored on node spare from checkpoint [0-9]+" "$work/submit.log" | grep -oE "[0-9]+$")
+    [ -n "$restored" ] && [ "$restored" -lt "$caught" ] ||
+      fail "shard 1 was restored from checkpoint '$restored', not one before the interrupted $caught"
     ;;
   learner-kill)
     wait_for_line "$work/submit.log" "checkpoint 1 written" 300 $submit_pid || fail "the job wrote no checkpoint 1"
