@@ -73,12 +73,19 @@ struct TableRequest {
     lookup @22 :Lookup;         # -> floats: examples x width, each example's rows combined
     load @23 :Void;             # -> done: the table as its last `save` left it (a rollback)
     takeOver @24 :TakeOver;     # -> done: a standby's spare shard becomes a lost one (no table named)
+    fence @27 :UInt64;          # -> done, with the table's fence then: it rises to this (it never falls)
   }
   # save and load: which of the table-dir's save slots (below
   # max_table_slots) to write or read; 0, the default, is the table's plain
   # save. Checkpoints alternate between two slots, so that a save cut short
   # leaves the one before it whole.
   slot @25 :UInt8;
+  # sparseAdd: the writer's token. An increment whose token is nonzero and
+  # below the table's fence is refused, so that a client that gives a
+  # writer up (a lost learner) and raises the fence knows that none of
+  # that writer's increments, even those still on their way, lands after
+  # it. 0, the default, is never refused.
+  writer @26 :UInt64;
 }
 
 # A page of the rows a shard holds, in its own order, from `cursor` (0 at
@@ -171,4 +178,5 @@ struct TableReply {
   keys @8 :List(UInt64);     # scan: the keys of the rows in `floats`
   next @9 :UInt64;           # scan: the cursor of the next page; 2^64-1 at the end
   errorCode @10 :UInt8;      # with `error`: what kind of failure (gridvec::error_code; 0 failed)
+  fence @11 :UInt64;         # fence: the table's fence after it (0 for the other requests)
 }

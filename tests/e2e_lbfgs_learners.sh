@@ -5,9 +5,10 @@
 # waits for its part of a pass) and then SIGKILLed; the driver notices the
 # loss (a CAF monitor, not a timeout: --timeout is 600 s here), hands
 # learn-2's share to learn-1, which reads it from the file, and does the
-# pass again (a gradient pass from a zeroed gradient row). The run
-# ends at the objective and iteration count of an uninterrupted run with the
-# same shares (one process, two learner threads), and the log says so.
+# pass again (a gradient pass with the table fenced and its gradient row
+# zeroed). The run ends at the objective and iteration count of an
+# uninterrupted run with the same shares (one process, two learner
+# threads), and the log says so.
 # Usage: e2e_lbfgs_learners.sh GRIDVEC_BINARY
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +34,11 @@ grep -qE "learner 1 on node learn-2 is lost \(.*\); share 1 goes to learner 0 on
 grep -qE "learner replaced: 1 share moved in [0-9.]+ s; the (line-search|gradient|accuracy) pass is done again" \
   "$work/lbfgs.log" || fail "no line on the pass done again: $(grep -E 'replaced|lost' "$work/lbfgs.log" | head -3)"
 grep -q "1 learner lost and replaced; 1 of 2 learners alive" "$work/lbfgs.log" || fail "no summary of the replacement"
+# A gradient pass done again fences the table first (docs/lbfgs.md).
+if grep -q "the gradient pass is done again" "$work/lbfgs.log"; then
+  grep -qE "model table fenced at [1-9][0-9]*: the lost learner's increments still on their way are refused" \
+    "$work/lbfgs.log" || fail "the gradient pass was done again without a fence"
+fi
 grep -q "share 1 is examples 1500 to 3000" "$work/learn-1.log" || fail "learn-1 did not take share 1"
 # Noticed by its monitor, within seconds (a timeout would take 600 s).
 /usr/bin/python3 - "$killed_at" "$work/lbfgs.log" <<'PY' || fail "the loss was not noticed promptly"

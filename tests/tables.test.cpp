@@ -6,6 +6,9 @@
 #include <cstring>
 #include <map>
 #include <unordered_map>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "src/formats/checkpoint.hpp" // crc32
 #include "src/table/key_index.hpp"
@@ -637,6 +640,88 @@ TEST_CASE("sparse fetch and increment by column, checked against the shard's col
   huge.name = "huge";
   huge.dim = max_vector_dim + 1;
   CHECK(test::contains(error_of(service, encode_table_create(huge)), "dim must be between 1 and 1073741824"));
+}
+
+TEST_CASE("a fence refuses the increments of writers below it, and only theirs", "[tables]") {
+  table_service service{0, 1, ""};
+  table_spec spec;
+  spec.name = "g";
+  spec.kind = table_kind::matrix;
+  spec.rows = 2;
+  spec.dim = 4;
+  spec.layout = table_layout::columns;
+  spec.dense = true;
+  REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
+  const std::vector<uint32_t> cols{0, 3};
+  const std::vector<float> ones{1.0f, 1.0f};
+  auto row0 = [&] {
+    const std::vector<uint64_t> rows{0};
+    return ask(service, encode_table_sparse_get("g", rows, std::vector<uint32_t>{0, 1, 2, 3})).floats;
+  };
+  // Unfenced, every writer's increment lands.
+  CHECK(ask(service, encode_table_sparse_add("g", 0, cols, ones, 3)).what == table_reply::kind::done);
+  const auto raised = ask(service, encode_table_fence("g", 5));
+  CHECK(raised.what == table_reply::kind::done);
+  CHECK(raised.fence == 5);
+  // Below the fence: refused, the row untouched.
+  CHECK(test::contains(error_of(service, encode_table_sparse_add("g", 0, cols, ones, 4)),
+                       "an increment of writer 4 refused: the table is fenced at 5"));
+  CHECK(row0() == std::vector<float>{1, 0, 0, 1});
+  // At or above it, and the untagged (0), land.
+  CHECK(ask(service, encode_table_sparse_add("g", 0, cols, ones, 5)).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_sparse_add("g", 0, cols, ones, 9)).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_sparse_add("g", 0, cols, ones)).what == table_reply::kind::done);
+  CHECK(row0() == std::vector<float>{4, 0, 0, 4});
+  // A fence never falls; a lower one (0 included) reads it.
+  CHECK(ask(service, encode_table_fence("g", 2)).fence == 5);
+  CHECK(ask(service, encode_table_fence("g", 0)).fence == 5);
+  CHECK(test::contains(error_of(service, encode_table_sparse_add("g", 0, cols, ones, 4)), "fenced at 5"));
+  // Per table, and only on tables that exist.
+  auto other = spec;
+  other.name = "h";
+  REQUIRE(ask(service, encode_table_create(other)).what == table_reply::kind::done);
+  CHECK(ask(service, encode_table_sparse_add("h", 0, cols, ones, 1)).what == table_reply::kind::done);
+  CHECK(test::contains(error_of(service, encode_table_fence("nope", 1)), "no table 'nope'"));
+}
+
+TEST_CASE("an increment racing a fence lands before it or not at all", "[tables]") {
+  // Writer 1 adds 1 to a column from two threads, as fast as it can, while
+  // the main thread raises the fence to 2 and then zeroes the column (as
+  // a driver resetting a lost learner's row does): nothing of writer 1
+  // may be in the column after the zero, however the threads interleave.
+  for (int round = 0; round < 20; ++round) {
+    table_service service{0, 1, ""};
+    table_spec spec;
+    spec.name = "g";
+    spec.kind = table_kind::matrix;
+    spec.rows = 1;
+    spec.dim = 1;
+    spec.layout = table_layout::columns;
+    spec.dense = true;
+    REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
+    const std::vector<uint32_t> col{0};
+    const std::vector<float> one{1.0f};
+    std::atomic<bool> fenced{false};
+    std::atomic<int> landed_after{0};
+    auto writer = [&] {
+      for (int i = 0; i < 2000; ++i) {
+        const bool before = fenced.load();
+        const auto reply = ask(service, encode_table_sparse_add("g", 0, col, one, 1));
+        if (before && reply.what == table_reply::kind::done)
+          ++landed_after;
+      }
+    };
+    std::thread a(writer), b(writer);
+    std::this_thread::sleep_for(std::chrono::microseconds(200 * (round % 5)));
+    REQUIRE(ask(service, encode_table_fence("g", 2)).what == table_reply::kind::done);
+    fenced = true;
+    const std::vector<uint64_t> rows{0};
+    REQUIRE(ask(service, encode_table_scal("g", 0.0f, rows)).what == table_reply::kind::done);
+    a.join();
+    b.join();
+    CHECK(landed_after == 0);
+    CHECK(ask(service, encode_table_sparse_get("g", rows, col)).floats == std::vector<float>{0.0f});
+  }
 }
 
 TEST_CASE("a lookup request is checked before its reply is made", "[tables]") {

@@ -144,7 +144,9 @@ lbfgs_learner_actor::behavior_type learner_behavior(learner_ptr self, cluster_co
         return answer(self, tag, {}, "lbfgs learner: no table yet");
       if (auto bad = check_steps(steps); !bad.empty())
         return answer(self, tag, {}, "lbfgs learner: " + bad);
-      table_model model{*st.model};
+      // The request's tag is its writer token: a pass done again after a
+      // lost learner fences the table above every earlier attempt's tags.
+      table_model model{*st.model, tag};
       // Its client's traffic since the last answer, then the values.
       std::vector<double> values(2, 0.0);
       std::string error;

@@ -289,6 +289,7 @@ expected<std::unique_ptr<node_learners>> node_learners::connect(caf::actor_syste
 }
 
 uint32_t node_learners::size() const { return static_cast<uint32_t>(s_->learners.size()); }
+void node_learners::tokens_above(uint64_t fence) { s_->next_tag = std::max(s_->next_tag, fence + 1); }
 uint32_t node_learners::alive() const { return s_->alive(); }
 double node_learners::requests() const { return s_->requests; }
 double node_learners::bytes() const { return s_->bytes; }
@@ -329,7 +330,7 @@ status node_learners::load(const std::string& path, uint32_t features, uint64_t 
 }
 
 expected<std::vector<std::vector<double>>> node_learners::pass(lbfgs_pass what, std::span<const double> steps,
-                                                               const std::function<status()>& before_redo) {
+                                                               const std::function<status(uint64_t)>& before_redo) {
   auto& s = *s_;
   const std::vector<double> step_list(steps.begin(), steps.end());
   for (;;) {
@@ -375,8 +376,10 @@ expected<std::vector<std::vector<double>>> node_learners::pass(lbfgs_pass what, 
       return failure{"every learner node is lost during a " + std::string(pass_name(what)) + " pass"};
     if (auto loaded = s.load_shares(moved); !loaded)
       return failure{loaded.error()};
+    // Every request of the attempts so far has a tag below next_tag; the
+    // redo's will not.
     if (before_redo)
-      if (auto reset = before_redo(); !reset)
+      if (auto reset = before_redo(s.next_tag); !reset)
         return failure{reset.error()};
     spdlog::info("learner replaced: {} share{} moved in {:.1f} s; the {} pass is done again", moved.size(),
                  moved.size() == 1 ? "" : "s",

@@ -609,7 +609,8 @@ expected<std::vector<float>> table::fetch_rows(std::span<const uint64_t> rows, s
   return out;
 }
 
-status table::increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values) {
+status table::increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values,
+                        uint64_t writer) {
   if (values.size() != indices.size())
     return failure{"table " + spec_.name + ": " + std::to_string(values.size()) + " values for " +
                    std::to_string(indices.size()) + " columns"};
@@ -624,9 +625,19 @@ status table::increment(uint64_t row, std::span<const uint32_t> indices, std::sp
     for (size_t j = 0; j < p.at.size(); ++j)
       part_values[j] = values[p.at[j]];
     targets.push_back(p.target);
-    requests.push_back(encode_table_sparse_add(spec_.name, row, p.indices, part_values));
+    requests.push_back(encode_table_sparse_add(spec_.name, row, p.indices, part_values, writer));
   }
   return as_status(core_->ask(targets, std::move(requests), table_reply::kind::done));
+}
+
+expected<uint64_t> table::fence(uint64_t fence) {
+  auto replies = core_->ask_all(encode_table_fence(spec_.name, fence), table_reply::kind::done);
+  if (!replies)
+    return failure{replies.error(), replies.code()};
+  uint64_t highest = 0;
+  for (const auto& r : *replies)
+    highest = std::max(highest, r.fence);
+  return highest;
 }
 
 expected<std::vector<float>> table::lookup(const std::vector<std::vector<uint64_t>>& examples,

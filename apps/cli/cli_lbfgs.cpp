@@ -261,10 +261,13 @@ private:
 // The data term over a cluster's learner nodes. A gradient pass done again
 // after a learner was lost starts from a zero gradient row: the lost
 // learner may have added part of its share's gradient before it died, and
-// the others all of theirs.
+// the others all of theirs. Its increments may still be on their way (in
+// a shard's socket) when the row is zeroed, so the table is fenced first:
+// every increment of the failed attempt carries a writer token below the
+// fence, and a shard refuses it from then on.
 class node_pass : public counting_pass {
 public:
-  node_pass(node_learners& l, vector_store& store) : l_(l), store_(store) {}
+  node_pass(node_learners& l, vector_store& store, table& vectors) : l_(l), store_(store), vectors_(vectors) {}
 
   expected<line_values> evaluate(std::span<const double> steps) override {
     auto values = l_.pass(lbfgs_pass::line, steps);
@@ -283,7 +286,12 @@ public:
   }
 
   expected<double> gradient() override {
-    auto values = l_.pass(lbfgs_pass::gradient, {}, [&] { return store_.zero(lbfgs_rows::g_new); });
+    auto values = l_.pass(lbfgs_pass::gradient, {}, [&](uint64_t fence) {
+      if (auto ok = vectors_.fence(fence); !ok)
+        return status{failure{ok.error(), ok.code()}};
+      spdlog::info("model table fenced at {}: the lost learner's increments still on their way are refused", fence);
+      return store_.zero(lbfgs_rows::g_new);
+    });
     if (!values)
       return failure{values.error()};
     double sum = 0;
@@ -305,6 +313,7 @@ public:
 private:
   node_learners& l_;
   vector_store& store_;
+  table& vectors_;
 };
 
 // Everything that talks to the table shards: the optimiser's client and
@@ -323,9 +332,15 @@ struct lbfgs_session {
     vectors.emplace(std::move(t));
     store = std::make_unique<table_store>(*vectors);
     if (nodes) {
+      // An earlier run on this table (a resumed one, or one before it)
+      // may have fenced it: this run's writer tokens start above that.
+      auto fenced = vectors->fence(0);
+      if (!fenced)
+        return failure{fenced.error(), fenced.code()};
+      nodes->tokens_above(*fenced);
       if (auto ok = nodes->use_table(shard_nodes, spec.name); !ok)
         return ok;
-      pass = std::make_unique<node_pass>(*nodes, *store);
+      pass = std::make_unique<node_pass>(*nodes, *store, *vectors);
     } else {
       pool = std::make_unique<learners>(sys, shards, spec, parts, timeout);
       pass = std::make_unique<learner_pass>(*pool);

@@ -537,6 +537,13 @@ wire_bytes table_service::handle(const wire_bytes& request) {
         if (!indices)
           return failure{indices.error()};
         ensure_rows(*keys);
+        // Checked under the lock it is applied under (ensure_rows may have
+        // let go of the table for a moment): a fence raised before this
+        // point refuses it, one raised after waits for it.
+        if (r.getWriter() != 0 && r.getWriter() < entry.fence)
+          return failure{"table " + name + ": an increment of writer " + std::to_string(r.getWriter()) +
+                         " refused: the table is fenced at " + std::to_string(entry.fence) +
+                         " (its writer was given up)"};
         slice.add_columns(row, *indices, reinterpret_cast<const float*>(sparse.getValues().begin()));
         reply = done_reply();
         return {};
@@ -595,6 +602,15 @@ wire_bytes table_service::handle(const wire_bytes& request) {
             }
           },
           [](wire::TableReply::Builder) {});
+        return {};
+      }
+      case R::FENCE: {
+        entry.fence = std::max(entry.fence, r.getFence());
+        capnp::MallocMessageBuilder builder(16);
+        auto done = builder.initRoot<wire::TableReply>();
+        done.setDone();
+        done.setFence(entry.fence);
+        reply = to_bytes(builder);
         return {};
       }
       case R::INFO: reply = tables_reply({info_of(slice)}); return {};

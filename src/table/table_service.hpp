@@ -16,7 +16,7 @@
 //     add, sparse get and increment, lookup, info), whose rows the slice
 //     locks one at a time (table_slice.hpp); exclusive for everything else
 //     (set_if_absent, remove, dot, axpy, scal, copy, reduce, scan, call,
-//     save), which thus sees no per-key request half done. A per-key request
+//     save, fence), which thus sees no per-key request half done. A per-key request
 //     whose rows do not all exist yet runs alone too (the key index and the
 //     pages grow).
 // So the per-key requests of many clients, the bulk of the traffic, run on
@@ -85,6 +85,10 @@ private:
   struct table_entry {
     std::shared_ptr<table_slice> slice;
     mutable std::shared_mutex mode;
+    // Increments whose writer token is nonzero and below it are refused.
+    // Raised with the table to itself, read by increments holding it
+    // shared: an increment either ran wholly before the raise or sees it.
+    uint64_t fence = 0;
   };
   bool spare() const { return shards_ == 0; }
   table_info info_of(const table_slice& slice) const;

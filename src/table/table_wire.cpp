@@ -140,14 +140,23 @@ wire_bytes encode_table_sparse_get(const std::string& table, std::span<const uin
 }
 
 wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::span<const uint32_t> indices,
-                                   std::span<const float> values) {
+                                   std::span<const float> values, uint64_t writer) {
   capnp::MallocMessageBuilder builder(words_for(indices.size() / 2, values.size()));
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
+  root.setWriter(writer);
   auto sparse = root.initSparseAdd();
   sparse.setRow(row);
   set_list(sparse.initIndices(static_cast<unsigned>(indices.size())), indices);
   copy_into(sparse.initValues(static_cast<unsigned>(values.size_bytes())), values.data(), values.size_bytes());
+  return to_bytes(builder);
+}
+
+wire_bytes encode_table_fence(const std::string& table, uint64_t fence) {
+  capnp::MallocMessageBuilder builder(32);
+  auto root = builder.initRoot<wire::TableRequest>();
+  root.setTable(table);
+  root.setFence(fence);
   return to_bytes(builder);
 }
 
@@ -225,6 +234,7 @@ expected<table_reply> decode_table_reply(const wire_bytes& bytes) {
     get_list(r.getSteps(), out.steps);
     get_list(r.getKeys(), out.keys);
     out.next = r.getNext();
+    out.fence = r.getFence();
     return {};
   });
   if (!read)

@@ -176,6 +176,8 @@ void table_seeds() {
   const std::vector<float> deltas{1.0f, -2.0f, 0.5f};
   write("table_request", "sparse-get", encode_table_sparse_get("vectors", vector_rows, columns));
   write("table_request", "sparse-add", encode_table_sparse_add("vectors", 3, columns, deltas));
+  write("table_request", "sparse-add-writer", encode_table_sparse_add("vectors", 3, columns, deltas, 7));
+  write("table_request", "fence", encode_table_fence("vectors", 8));
   write("table_request", "lookup",
         encode_table_lookup("rows", table_combiner::sqrtn, keys, std::vector<uint32_t>{0, 2, 4},
                             std::vector<uint32_t>{0, 1, 1, 2}, std::vector<uint32_t>{2, 2}));

@@ -80,9 +80,14 @@ wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t
 /// rows.size() x indices.size() floats.
 wire_bytes encode_table_sparse_get(const std::string& table, std::span<const uint64_t> rows,
                                    std::span<const uint32_t> indices);
-/// row[indices[j]] += values[j] (as many values as indices).
+/// row[indices[j]] += values[j] (as many values as indices), from the
+/// writer with token `writer` (0: never fenced; see encode_table_fence).
 wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::span<const uint32_t> indices,
-                                   std::span<const float> values);
+                                   std::span<const float> values, uint64_t writer = 0);
+/// Raises the table's fence to `fence`: from then on the shard refuses
+/// every increment whose writer token is nonzero and below it
+/// (schema/table.capnp, TableRequest.writer).
+wire_bytes encode_table_fence(const std::string& table, uint64_t fence);
 
 /// An embedding lookup (schema/table.capnp, Lookup).
 wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner, std::span<const uint64_t> keys,
@@ -102,6 +107,7 @@ struct table_reply {
   std::vector<uint32_t> steps;
   std::vector<uint64_t> keys; // scan
   uint64_t next = 0;          // scan
+  uint64_t fence = 0;         // fence: the table's fence after it
 };
 
 /// Decodes a reply; a malformed one is a failure line.

@@ -64,6 +64,10 @@ public:
   uint32_t size() const;
   uint32_t alive() const;
 
+  /// The requests' tags (the learners' writer tokens) from now on are
+  /// above `fence`: the model table's fence as this driver found it.
+  void tokens_above(uint64_t fence);
+
   /// Every live learner connects to the table shards on `shard_nodes` (in
   /// shard order; again, after a shard moved to a standby) and opens table
   /// `table`.
@@ -77,10 +81,13 @@ public:
   /// One pass over every share; its values per share, in share order. When
   /// a learner is lost during the pass, its shares go to a standby's new
   /// learner, or else to the live learners (which read them from the file),
-  /// `before_redo` runs (the driver resets what the pass writes), and the
-  /// whole pass is done again.
+  /// `before_redo(fence)` runs (the driver fences the table at `fence` and
+  /// resets what the pass writes), and the whole pass is done again. A
+  /// learner's increments in a pass carry the writer token of its request
+  /// (table::increment): those of every attempt before the redo are below
+  /// `fence`, the redo's are not.
   expected<std::vector<std::vector<double>>> pass(lbfgs_pass what, std::span<const double> steps,
-                                                  const std::function<status()>& before_redo = {});
+                                                  const std::function<status(uint64_t fence)>& before_redo = {});
 
   /// Requests the learners' table clients sent, and bytes both ways, as the
   /// learners reported them with their answers.

@@ -133,8 +133,20 @@ public:
   expected<std::vector<float>> fetch(uint64_t row, std::span<const uint32_t> indices);
   /// Columns `indices` of each of `rows`: rows.size() x indices.size() floats.
   expected<std::vector<float>> fetch_rows(std::span<const uint64_t> rows, std::span<const uint32_t> indices);
-  /// Sparse increment: row[indices[j]] += values[j] (repeats add up).
-  status increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values);
+  /// Sparse increment: row[indices[j]] += values[j] (repeats add up). A
+  /// nonzero `writer` token is refused by a shard where the table is
+  /// fenced above it (fence()).
+  status increment(uint64_t row, std::span<const uint32_t> indices, std::span<const float> values, uint64_t writer = 0);
+  /// Raises the table's fence to `fence` on every shard, and returns once
+  /// every shard has: from then on an increment whose writer token is
+  /// nonzero and below it is refused. A client that gives a writer up (a
+  /// lost learner) raises the fence above that writer's token before it
+  /// resets what the writer wrote, so that none of the writer's increments
+  /// still on their way lands after the reset. A fence never falls: the
+  /// result is the highest fence of the table's shards after the call
+  /// (fence(0) only reads it, for a writer that starts its tokens above an
+  /// earlier one's).
+  expected<uint64_t> fence(uint64_t fence);
 
   // --- an embedding layer's lookup ------------------------------------------
   /// Row e of the result (dim floats) combines the rows of examples[e]'s
