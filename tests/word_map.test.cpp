@@ -119,3 +119,26 @@ TEST_CASE("word_map: memory_bytes_after_insert says what one more word will cost
   }
   CHECK(m.size() == 200'001);
 }
+
+TEST_CASE("word_map: emptied keeping its index, it is empty and fills again without growing it", "[word_map]") {
+  word_map<uint32_t> m;
+  m.reserve(70000);
+  const size_t reserved = m.memory_bytes();
+  for (int round = 0; round < 3; ++round) {
+    for (uint32_t i = 0; i < 60000; ++i)
+      m.insert("r" + std::to_string(round) + "-" + std::to_string(i), i);
+    REQUIRE(m.size() == 60000);
+    CHECK(m.find("r" + std::to_string(round) + "-59999") != 0);
+    // The index was made once, for 70,000 words: only the arena grew (in
+    // chunks of 1 MiB).
+    CHECK((m.memory_bytes() - reserved) % (size_t{1} << 20) == 0);
+    m.clear_keeping_index();
+    CHECK(m.size() == 0);
+    CHECK(m.empty());
+    CHECK(m.find("r" + std::to_string(round) + "-0") == 0);
+    CHECK(m.memory_bytes() == reserved);
+    size_t records = 0;
+    m.for_each([&](word_map<uint32_t>::ref) { ++records; });
+    CHECK(records == 0);
+  }
+}

@@ -201,7 +201,9 @@ std::vector<LayoutActor> lanes_as(const std::vector<shard_actor>& lanes) {
 /// (`count-memory`, spilling sorted runs to `count-dir`), and the
 /// vocabulary is decided from the partitions' count histograms
 /// (src/corpus/vocabulary_layout.hpp):
-///   merge: counts of its words -> tokens it has counted so far
+///   merge: counts of its words -> the table given back, emptied: a sender
+///          in the same process fills it again, its memory kept, instead
+///          of taking fresh pages for every table
 ///   collect: (min count) -> its words of at least that count, by count
 ///   earlier: (count, first place) -> its words of that count first seen
 ///            before that place (where -max-vocab cuts through a count)
@@ -218,7 +220,7 @@ std::vector<LayoutActor> lanes_as(const std::vector<shard_actor>& lanes) {
 /// Errors: a spill that cannot be written, a malformed table, layout or
 /// lookup, messages out of that order -> runtime_error.
 using vocabulary_partition_actor =
-  caf::typed_actor<caf::replies_to<merge_atom, count_table>::with<uint64_t>,
+  caf::typed_actor<caf::replies_to<merge_atom, count_table>::with<count_table>,
                    caf::replies_to<collect_atom, uint64_t>::with<partition_counts>,
                    caf::replies_to<earlier_atom, uint64_t, uint64_t>::with<uint64_t>,
                    caf::replies_to<assign_ids_atom, std::vector<uint64_t>, uint32_t>::with<uint64_t>,

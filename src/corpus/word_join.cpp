@@ -1,5 +1,7 @@
 #include "src/corpus/word_join.hpp"
 
+#include <algorithm>
+
 #include <gridvec/core/vocabulary.hpp>
 #include <gridvec/core/word_map.hpp>
 
@@ -18,7 +20,12 @@ constexpr uint32_t line_end = 0xFFFFFFFFu;
 class chunk_join {
 public:
   chunk_join(uint32_t partitions, const join_lookup& lookup, id_writer& out, uint64_t vocab_size, join_limits limits)
-    : lookup_(lookup), out_(out), vocab_size_(vocab_size), limits_(limits), asks_(partitions) {}
+    : lookup_(lookup), out_(out), vocab_size_(vocab_size), limits_(limits), asks_(partitions) {
+    // A chunk's distinct words are bounded: the map's index is made for
+    // that many once, and kept from chunk to chunk (clear_keeping_index),
+    // where growing it anew for each chunk took fresh pages every time.
+    local_.reserve(static_cast<size_t>(std::min<uint64_t>(limits_.distinct_words, uint64_t{1} << 20)));
+  }
 
   void word(std::string_view w) {
     if (!failed_.empty())
@@ -91,7 +98,7 @@ public:
       else if (id_of[t] != vocabulary::npos)
         out_.add(id_of[t]);
     }
-    local_.clear();
+    local_.clear_keeping_index();
     tokens_.clear();
     part_of_.clear();
     place_of_.clear();

@@ -31,6 +31,15 @@ struct count_table {
 
   size_t size() const { return lengths.size(); }
   void add(std::string_view word, uint64_t count, uint64_t first);
+  /// Empties the table and keeps its memory, to be filled again.
+  void clear() {
+    words.clear();
+    lengths.clear();
+    counts.clear();
+    firsts.clear();
+    total = 0;
+    lines = 0;
+  }
   /// The arrays agree: as many counts and firsts as lengths, and the
   /// lengths add up to the words' bytes. (A table from a peer is checked.)
   bool well_formed() const;

@@ -79,6 +79,11 @@ public:
 
   size_t size() const { return size_; }
   size_t bytes() const { return bytes_for(size_); }
+  /// Every slot back to 0, in the memory it has.
+  void zero() {
+    if (size_ > 0)
+      std::memset(data_, 0, size_ * sizeof(uint64_t));
+  }
   bool empty() const { return size_ == 0; }
   uint64_t& operator[](size_t i) { return data_[i]; }
   const uint64_t& operator[](size_t i) const { return data_[i]; }
@@ -292,6 +297,16 @@ public:
   }
 
   void clear() { *this = word_map{}; }
+  /// Empties the map but keeps its index (zeroed) and its size: a map
+  /// filled and emptied again and again to about the same size grows its
+  /// index once, not every time, and takes no fresh pages for it. (The
+  /// arena's chunks are freed, as by clear().)
+  void clear_keeping_index() {
+    detail::slot_array slots = std::move(slots_);
+    *this = word_map{};
+    slots.zero();
+    slots_ = std::move(slots);
+  }
 
 private:
   static constexpr unsigned chunk_bits = 20;
