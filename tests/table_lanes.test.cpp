@@ -16,6 +16,7 @@
 #include <gridvec/tables.hpp>
 
 #include "src/table/table_service.hpp"
+#include "tests/table_test_util.hpp"
 
 using namespace gridvec;
 
@@ -57,14 +58,7 @@ TEST_CASE("table shards on several lanes: racing per-key requests add up as if i
     spec.optimizer = table_optimizer::sgd;
     spec.learning_rate = 1.0f; // a push of -1 adds 1
     REQUIRE(setup.open(spec));
-    table_spec vec;
-    vec.name = "vec";
-    vec.kind = table_kind::matrix;
-    vec.rows = 4;
-    vec.dim = 64;
-    vec.layout = table_layout::columns;
-    vec.dense = true;
-    REQUIRE(setup.open(vec));
+    REQUIRE(setup.open(test::dense_columns_spec("vec", 4, 64)));
   }
   const auto shared = key_range(1, 24); // every thread adds and pushes these
   const auto shared_put = key_range(9000, 8);

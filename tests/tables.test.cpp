@@ -601,13 +601,7 @@ TEST_CASE("sparse fetch and increment by column, checked against the shard's col
   // Shard 1 of 2 of a vector table of 100,000 columns (longer than any row
   // of an ordinary table): it holds columns 50,000..99,999.
   table_service service{1, 2, ""};
-  table_spec spec;
-  spec.name = "vec";
-  spec.kind = table_kind::matrix;
-  spec.rows = 3;
-  spec.dim = 100000;
-  spec.layout = table_layout::columns;
-  spec.dense = true;
+  const table_spec spec = test::dense_columns_spec("vec", 3, 100000);
   REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
   std::vector<uint32_t> cols{50000, 99999, 50000, 70000};
   std::vector<float> deltas{1.0f, 2.0f, 0.5f, -3.0f};
@@ -644,13 +638,7 @@ TEST_CASE("sparse fetch and increment by column, checked against the shard's col
 
 TEST_CASE("a fence refuses the increments of writers below it, and only theirs", "[tables]") {
   table_service service{0, 1, ""};
-  table_spec spec;
-  spec.name = "g";
-  spec.kind = table_kind::matrix;
-  spec.rows = 2;
-  spec.dim = 4;
-  spec.layout = table_layout::columns;
-  spec.dense = true;
+  const table_spec spec = test::dense_columns_spec("g", 2, 4);
   REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
   const std::vector<uint32_t> cols{0, 3};
   const std::vector<float> ones{1.0f, 1.0f};
@@ -691,13 +679,7 @@ TEST_CASE("an increment racing a fence lands before it or not at all", "[tables]
   // may be in the column after the zero, however the threads interleave.
   for (int round = 0; round < 20; ++round) {
     table_service service{0, 1, ""};
-    table_spec spec;
-    spec.name = "g";
-    spec.kind = table_kind::matrix;
-    spec.rows = 1;
-    spec.dim = 1;
-    spec.layout = table_layout::columns;
-    spec.dense = true;
+    const table_spec spec = test::dense_columns_spec("g", 1, 1);
     REQUIRE(ask(service, encode_table_create(spec)).what == table_reply::kind::done);
     const std::vector<uint32_t> col{0};
     const std::vector<float> one{1.0f};
