@@ -366,8 +366,7 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
       if (!st.assigned)
         return out_of_order("send its words");
       count_table page;
-      const size_t given = st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)),
-                                               [&](std::string_view w, uint64_t count) { page.add(w, count, 0); });
+      const size_t given = st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)), page);
       // Every word is in the file now: the join needs only the ids.
       if (given == 0)
         st.words->keep_ids_only();

@@ -161,7 +161,7 @@ void check_equal(const word_counts& counts, const vocabulary& single, partitione
   REQUIRE(whole->save(assembled));
   auto pages = [&](uint32_t p) -> expected<count_table> {
     count_table page;
-    got.parts[p].next_page(97, [&](std::string_view w, uint64_t n) { page.add(w, n, 0); });
+    got.parts[p].next_page(97, page);
     return page;
   };
   auto written = write_vocabulary_files(*sent, pages, got.lines, paged, paged_word2vec);
@@ -169,6 +169,19 @@ void check_equal(const word_counts& counts, const vocabulary& single, partitione
   REQUIRE(written);
   CHECK(read_file(paged) == read_file(assembled));
   CHECK(read_file(paged_word2vec) == read_file(b));
+  // Paged out to the end, each partition filled its lookup maps on the
+  // way: kept alone, they give every word its id.
+  size_t misplaced = 0;
+  for (auto& part : got.parts) {
+    part.keep_ids_only();
+    CHECK(part.histogram().empty());
+  }
+  for (uint32_t id = 0; id < whole->size(); ++id)
+    if (got.parts[word_partition_of(whole->word(id), partitions)].id_of(whole->word(id)) != id)
+      ++misplaced;
+  CHECK(misplaced == 0);
+  for (const auto& part : got.parts)
+    CHECK(part.id_of("no-such-word") == vocabulary::npos);
 }
 
 } // namespace

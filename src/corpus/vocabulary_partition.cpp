@@ -24,6 +24,11 @@ bool comes_before(const order_key& x, const order_key& y) {
   return x.count != y.count ? x.count > y.count : x.first < y.first;
 }
 
+// How many words ahead of the one being read a walk in the count order
+// asks for its record: the records are anywhere in the arenas, and the
+// misses overlap.
+constexpr size_t record_ahead = 16;
+
 } // namespace
 
 expected<vocabulary_partition> vocabulary_partition::collect(std::span<bounded_counter> counters, uint64_t min_count) {
@@ -88,21 +93,16 @@ expected<vocabulary_partition> vocabulary_partition::collect(std::span<bounded_c
     for (size_t s = 0; s < shards; ++s)
       if (at[s] < keys[s].size() && (best == shards || comes_before(keys[s][at[s]], keys[best][at[best]])))
         best = s;
-    part.order_.push_back(place(best, keys[best][at[best]++].ref));
+    const order_key& key = keys[best][at[best]++];
+    part.order_.push_back(place(best, key.ref));
+    if (part.runs_.empty() || part.runs_.back().count != key.count)
+      part.runs_.push_back({key.count, 0});
+    ++part.runs_.back().words;
   }
   return part;
 }
 
-count_histogram vocabulary_partition::histogram() const {
-  count_histogram h;
-  for (auto p : order_) {
-    const uint64_t c = map_at(p).value(ref_at(p)).count;
-    if (h.empty() || h.back().count != c)
-      h.push_back({c, 0});
-    ++h.back().words;
-  }
-  return h;
-}
+count_histogram vocabulary_partition::histogram() const { return runs_; }
 
 uint64_t vocabulary_partition::earlier(uint64_t count, uint64_t first_limit) const {
   // order_ is sorted by (count descending, first ascending).
@@ -121,49 +121,111 @@ void vocabulary_partition::assign(const vocabulary_layout& layout, uint32_t part
   // cut to the kept words is the id order. When every word is kept its id
   // is written in place; else the kept words are copied into new maps, so
   // that the others are forgotten.
-  std::vector<uint64_t> kept_order;
-  std::vector<seen_map> kept(words_.size());
   bool every_word = true;
+  for (const auto& run : runs_)
+    every_word = every_word && layout.kept(partition, run.count) >= run.words;
+  std::vector<uint64_t> kept_order;
+  count_histogram kept_runs;
+  std::vector<seen_map> kept(words_.size());
+  if (!every_word)
+    kept_order.reserve(order_.size());
   size_t at = 0;
-  auto count_at = [&](size_t i) { return map_at(order_[i]).value(ref_at(order_[i])).count; };
-  for (int pass = 0; pass < 2; ++pass) {
-    at = 0;
-    while (at < order_.size()) {
-      const uint64_t count = count_at(at);
-      size_t end = at;
-      while (end < order_.size() && count_at(end) == count)
-        ++end;
-      const uint64_t keep = std::min<uint64_t>(layout.kept(partition, count), end - at);
-      if (pass == 0) {
-        every_word = every_word && keep == end - at;
-      } else {
-        for (uint64_t rank = 0; rank < keep; ++rank) {
-          const uint64_t p = order_[at + rank];
-          const word_counts::seen numbered{count, layout.id(partition, count, rank)};
-          if (every_word) {
-            map_at(p).set(ref_at(p), numbered);
-          } else {
-            const size_t s = p >> shard_shift;
-            kept_order.push_back(place(s, kept[s].insert(words_[s].word(ref_at(p)), numbered).first));
-          }
-        }
+  for (const auto& run : runs_) {
+    const uint64_t keep = std::min<uint64_t>(layout.kept(partition, run.count), run.words);
+    for (uint64_t rank = 0; rank < keep; ++rank) {
+      if (at + rank + record_ahead < order_.size()) {
+        const uint64_t ahead = order_[at + rank + record_ahead];
+        map_at(ahead).prefetch(ref_at(ahead));
       }
-      at = end;
+      const uint64_t p = order_[at + rank];
+      const word_counts::seen numbered{run.count, layout.id(partition, run.count, rank)};
+      if (every_word) {
+        map_at(p).set(ref_at(p), numbered);
+      } else {
+        const size_t s = p >> shard_shift;
+        kept_order.push_back(place(s, kept[s].insert(words_[s].word(ref_at(p)), numbered).first));
+      }
     }
-    if (pass == 0 && !every_word)
-      kept_order.reserve(order_.size());
+    if (keep > 0)
+      kept_runs.push_back({run.count, keep});
+    at += run.words;
   }
   if (!every_word) {
     words_ = std::move(kept);
     order_ = std::move(kept_order);
+    runs_ = std::move(kept_runs);
   }
   page_at_ = 0;
   assigned_ = true;
 }
 
+size_t vocabulary_partition::next_page(size_t most, count_table& page) {
+  const size_t begin = page_at_, end = std::min(order_.size(), page_at_ + std::min(most, order_.size()));
+  if (begin == end) {
+    paged_every_word_ = begin > 0 && begin == order_.size() && !paged_ids_.empty();
+    order_.clear();
+    order_.shrink_to_fit();
+    runs_.clear();
+    page_at_ = 0;
+    return 0;
+  }
+  if (begin == 0) {
+    paged_ids_.assign(words_.size(), {});
+    for (size_t s = 0; s < words_.size(); ++s)
+      paged_ids_[s].reserve(words_[s].size());
+  }
+  const size_t n = end - begin;
+  page.words.reserve(page.words.size() + n * page_word_bytes_ + n / 8);
+  page.lengths.reserve(page.size() + n);
+  page.counts.reserve(page.size() + n);
+  page.firsts.reserve(page.size() + n);
+  const size_t bytes_before = page.words.size();
+  // Each record is fetched record_ahead words before it is read, and its
+  // slot in the lookup map slot_ahead words before (its record is in the
+  // cache by then).
+  constexpr size_t slot_ahead = 8;
+  std::array<uint64_t, slot_ahead> hashes{};
+  auto word_of = [&](size_t k) { return map_at(order_[k]).word(ref_at(order_[k])); };
+  auto fetch_slot = [&](size_t k) {
+    hashes[k % slot_ahead] = word_hash(word_of(k));
+    paged_ids_[order_[k] >> shard_shift].prefetch_slot(hashes[k % slot_ahead]);
+  };
+  for (size_t k = begin; k < std::min(end, begin + record_ahead); ++k)
+    map_at(order_[k]).prefetch(ref_at(order_[k]));
+  for (size_t k = begin; k < std::min(end, begin + slot_ahead); ++k)
+    fetch_slot(k);
+  for (size_t k = begin; k < end; ++k) {
+    const uint64_t h = hashes[k % slot_ahead];
+    if (k + record_ahead < end)
+      map_at(order_[k + record_ahead]).prefetch(ref_at(order_[k + record_ahead]));
+    if (k + slot_ahead < end)
+      fetch_slot(k + slot_ahead);
+    const uint64_t p = order_[k];
+    const seen_map& words = map_at(p);
+    const std::string_view w = words.word(ref_at(p));
+    const word_counts::seen e = words.value(ref_at(p));
+    page.add(w, e.count, 0);
+    paged_ids_[p >> shard_shift].insert(w, h, static_cast<uint32_t>(e.first));
+  }
+  page_word_bytes_ = (page.words.size() - bytes_before) / n + 1;
+  page_at_ = end;
+  return n;
+}
+
 void vocabulary_partition::keep_ids_only() {
   if (ids_only_)
     return;
+  if (paged_every_word_) {
+    words_.clear();
+    order_ = {};
+    runs_ = {};
+    page_at_ = 0;
+    ids_ = std::move(paged_ids_);
+    paged_ids_ = {};
+    ids_only_ = true;
+    return;
+  }
+  paged_ids_ = {};
   std::vector<word_map<uint32_t>> ids(words_.size());
   // Each shard's map on a thread of its own. Each insert is a cache miss
   // in the new index: the words are taken in arena order (a sequential
@@ -193,6 +255,7 @@ void vocabulary_partition::keep_ids_only() {
   });
   words_.clear();
   order_ = {};
+  runs_ = {};
   page_at_ = 0;
   ids_ = std::move(ids);
   ids_only_ = true;

@@ -96,7 +96,8 @@ public:
   }
   /// Once every word has been paged out: keeps each word and its id only
   /// (what the join's lookups need), 20 bytes a word less than with its
-  /// count and first place. Nothing is paged after it.
+  /// count and first place. Nothing is paged after it. (The maps paging
+  /// filled, if it went through every word; else made now.)
   void keep_ids_only();
   /// Calls f(word, count, first, id) for every word held: by decreasing
   /// count and first place, id npos, before assign(); after it, in no
@@ -114,26 +115,14 @@ public:
       for (auto p : order_)
         one(map_at(p), ref_at(p));
   }
-  /// After assign(): calls f(word, count) for the next `most` words in id
-  /// order (from the first, on the first call) and returns how many; 0
-  /// once every word has been given (the order is then forgotten). Pages
-  /// of a partition too large to send whole.
-  template <class F>
-  size_t next_page(size_t most, F&& f) {
-    size_t given = 0;
-    while (given < most && page_at_ < order_.size()) {
-      const auto p = order_[page_at_++];
-      const seen_map& words = map_at(p);
-      f(words.word(ref_at(p)), words.value(ref_at(p)).count);
-      ++given;
-    }
-    if (given == 0) {
-      order_.clear();
-      order_.shrink_to_fit();
-      page_at_ = 0;
-    }
-    return given;
-  }
+  /// After assign(): appends the next `most` words in id order (from the
+  /// first, on the first call) to `page`, each with its count (and 0 as
+  /// its first place), and returns how many; 0 once every word has been
+  /// given (the order is then forgotten). Pages of a partition too large
+  /// to send whole. Paged from the first word to the last, the words also
+  /// fill the lookup maps keep_ids_only() keeps, while their records are
+  /// in the cache.
+  size_t next_page(size_t most, count_table& page);
 
   /// Bytes held: the words, their counts, places and ids, and their order.
   size_t memory_bytes() const {
@@ -162,7 +151,13 @@ private:
   // By decreasing count, then first place; from assign() on, the kept
   // words in id order, until they have been paged out.
   std::vector<uint64_t> order_;
-  std::vector<word_map<uint32_t>> ids_; // after keep_ids_only(), instead of words_
+  // order_'s counts, as runs of equal count (few: see count_histogram), so
+  // that walking the order by count reads no word's record.
+  count_histogram runs_;
+  std::vector<word_map<uint32_t>> ids_;       // after keep_ids_only(), instead of words_
+  std::vector<word_map<uint32_t>> paged_ids_; // ids_ as paging fills them
+  bool paged_every_word_ = false;             // paged_ids_ holds every word
+  size_t page_word_bytes_ = 16;               // the last page's bytes a word, to reserve the next
   bool ids_only_ = false;
   uint64_t tokens_ = 0;
   uint64_t distinct_ = 0;

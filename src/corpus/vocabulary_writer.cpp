@@ -1,5 +1,7 @@
 #include "src/corpus/vocabulary_writer.hpp"
 
+#include <charconv>
+#include <future>
 #include <optional>
 #include <vector>
 
@@ -9,10 +11,12 @@ namespace gridvec {
 
 namespace {
 
-// One partition's words as they come, a page at a time.
+// One partition's words as they come, a page at a time. The next page is
+// asked for as soon as one arrives, so that the partition makes it while
+// this one is written (one request a partition in flight, as before).
 class page_reader {
 public:
-  page_reader(const vocabulary_page_source& source, uint32_t partition) : source_(source), partition_(partition) {}
+  page_reader(const vocabulary_page_source& source, uint32_t partition) : source_(&source), partition_(partition) {}
 
   // The next word and its count; nullopt at the end (or on failure:
   // failure() says which).
@@ -29,7 +33,7 @@ private:
   bool fetch() {
     if (done_)
       return false;
-    auto page = source_(partition_);
+    auto page = next_.valid() ? next_.get() : (*source_)(partition_);
     if (!page || !page->well_formed() || page->size() == 0) {
       if (!page)
         failure_ = page.error();
@@ -41,15 +45,47 @@ private:
     page_ = std::move(*page);
     at_ = 0;
     offset_ = 0;
+    next_ = std::async(std::launch::async, [source = source_, p = partition_] { return (*source)(p); });
     return true;
   }
 
-  const vocabulary_page_source& source_;
+  const vocabulary_page_source* source_;
   uint32_t partition_;
   count_table page_;
+  std::future<expected<count_table>> next_;
   size_t at_ = 0, offset_ = 0;
   bool done_ = false;
   std::string failure_;
+};
+
+// Lines gathered in memory and written a megabyte at a time (a formatted
+// write per word was most of the writer's time).
+class line_buffer {
+public:
+  explicit line_buffer(std::FILE* f) : f_(f) {}
+  ~line_buffer() { flush(); }
+  line_buffer(const line_buffer&) = delete;
+  line_buffer& operator=(const line_buffer&) = delete;
+
+  void number(uint64_t n) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+    text_.append(digits, end);
+  }
+  void text(std::string_view s) { text_.append(s); }
+  void end_line() {
+    text_.push_back('\n');
+    if (text_.size() >= (size_t{1} << 20))
+      flush();
+  }
+  void flush() {
+    std::fwrite(text_.data(), 1, text_.size(), f_);
+    text_.clear();
+  }
+
+private:
+  std::FILE* f_;
+  std::string text_;
 };
 
 } // namespace
@@ -77,20 +113,29 @@ status write_vocabulary_files(const vocabulary_layout& layout, const vocabulary_
     return failure{"partition " + std::to_string(p) + "'s words of count " + std::to_string(count) +
                    " disagree with the vocabulary's layout" + (why.empty() ? "" : ": " + why)};
   };
-  for (const uint64_t count : layout.counts())
-    for (uint32_t p = 0; p < layout.partitions(); ++p)
-      for (uint64_t k = 0, n = layout.kept(p, count); k < n; ++k) {
-        auto word = readers[p].next();
-        if (!word || word->second != count)
-          return disagree(p, count, readers[p].failure());
-        std::fprintf(f, "%llu ", static_cast<unsigned long long>(count));
-        std::fwrite(word->first.data(), 1, word->first.size(), f);
-        std::fputc('\n', f);
-        if (word2vec) {
-          std::fwrite(word->first.data(), 1, word->first.size(), word2vec->stream());
-          std::fprintf(word2vec->stream(), " %llu\n", static_cast<unsigned long long>(count));
+  {
+    line_buffer out{f};
+    std::optional<line_buffer> out_word2vec;
+    if (word2vec)
+      out_word2vec.emplace(word2vec->stream());
+    for (const uint64_t count : layout.counts())
+      for (uint32_t p = 0; p < layout.partitions(); ++p)
+        for (uint64_t k = 0, n = layout.kept(p, count); k < n; ++k) {
+          auto word = readers[p].next();
+          if (!word || word->second != count)
+            return disagree(p, count, readers[p].failure());
+          out.number(count);
+          out.text(" ");
+          out.text(word->first);
+          out.end_line();
+          if (out_word2vec) {
+            out_word2vec->text(word->first);
+            out_word2vec->text(" ");
+            out_word2vec->number(count);
+            out_word2vec->end_line();
+          }
         }
-      }
+  }
   for (uint32_t p = 0; p < layout.partitions(); ++p)
     if (readers[p].next())
       return failure{"partition " + std::to_string(p) + " holds more words than the vocabulary's layout gives it"};

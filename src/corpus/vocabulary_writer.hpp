@@ -1,10 +1,13 @@
 #pragma once
 // The vocabulary files of a vocabulary decided over partitions
 // (src/corpus/vocabulary_layout.hpp), written word by word in id order
-// while no process holds more than a page of each partition's words: the
-// layout says how many words of each count every partition gives, in
-// which order, so the writer takes them from the partitions' pages in
-// turn (count by count, partition 0's first) and needs no ids.
+// while no process holds more than two pages of each partition's words
+// (the one being written and the next, asked for meanwhile): the layout
+// says how many words of each count every partition gives, in which
+// order, so the writer takes them from the partitions' pages in turn
+// (count by count, partition 0's first) and needs no ids. The page
+// source is called from a thread of its own, one call a partition at a
+// time.
 #include <cstdint>
 #include <functional>
 #include <string>

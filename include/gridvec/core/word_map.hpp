@@ -197,6 +197,8 @@ public:
     if (s != 0 && (s >> pos_bits) == (h >> pos_bits))
       __builtin_prefetch(at(s & pos_mask));
   }
+  /// A hint for reading record `r` soon.
+  void prefetch(ref r) const { __builtin_prefetch(at(r)); }
 
   /// Adds `w` with `value` unless present; returns its record and whether it was added.
   std::pair<ref, bool> insert(std::string_view w, const T& value) { return insert(w, word_hash(w), value); }
