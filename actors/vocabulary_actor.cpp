@@ -292,6 +292,7 @@ struct partition_state {
   std::string unusable;                      // why the counter could not be made
   std::optional<vocabulary_partition> words; // from collect on
   bool assigned = false;
+  vocabulary_partition::lookup_scratch lookup_scratch; // kept between lookups
   static inline const char* name = "vocabulary-partition";
 };
 
@@ -396,12 +397,8 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
         return out_of_order("look words up");
       if (auto why = check_lookup(words, lengths); !why.empty())
         return make_job_error(why);
-      std::vector<uint32_t> ids(lengths.size());
-      size_t at = 0;
-      for (size_t i = 0; i < lengths.size(); ++i) {
-        ids[i] = st.words->id_of(std::string_view{words}.substr(at, lengths[i]));
-        at += lengths[i];
-      }
+      std::vector<uint32_t> ids;
+      st.words->ids_of(words, lengths, ids, st.lookup_scratch);
       return ids;
     },
   };

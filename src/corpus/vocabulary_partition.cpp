@@ -212,6 +212,41 @@ size_t vocabulary_partition::next_page(size_t most, count_table& page) {
   return n;
 }
 
+void vocabulary_partition::ids_of(std::string_view words, const std::vector<uint32_t>& lengths,
+                                  std::vector<uint32_t>& ids, lookup_scratch& scratch) const {
+  ids.assign(lengths.size(), vocabulary::npos);
+  if (!ids_only_) {
+    size_t at = 0;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      ids[i] = id_of(words.substr(at, lengths[i]));
+      at += lengths[i];
+    }
+    return;
+  }
+  constexpr size_t slot_ahead = 16, record_ahead = 8;
+  const size_t n = lengths.size();
+  auto& hashes = scratch.hashes;
+  auto& starts = scratch.starts;
+  hashes.resize(n);
+  starts.resize(n);
+  size_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    starts[i] = at;
+    hashes[i] = word_hash(words.substr(at, lengths[i]));
+    at += lengths[i];
+  }
+  auto map_of = [&](size_t i) -> const word_map<uint32_t>& { return ids_[shard_of(hashes[i], ids_.size())]; };
+  for (size_t i = 0; i < n; ++i) {
+    if (i + slot_ahead < n)
+      map_of(i + slot_ahead).prefetch_slot(hashes[i + slot_ahead]);
+    if (i + record_ahead < n)
+      map_of(i + record_ahead).prefetch_record(hashes[i + record_ahead]);
+    const auto& map = map_of(i);
+    if (const auto r = map.find(words.substr(starts[i], lengths[i]), hashes[i]); r != 0)
+      ids[i] = map.value(r);
+  }
+}
+
 void vocabulary_partition::keep_ids_only() {
   if (ids_only_)
     return;

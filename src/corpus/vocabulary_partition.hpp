@@ -94,6 +94,18 @@ public:
     const auto r = words.find(word, h);
     return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words.value(r).first);
   }
+  /// id_of for each word of a chunk (`words` back to back, `lengths`
+  /// adding up to its size: the caller checks), into `ids`. Many words at
+  /// once: each one's slot and record are asked for some words before it
+  /// is looked up, so that the cache misses overlap.
+  /// `scratch` is memory kept between calls (a lookup's hashes and word
+  /// starts), so that each does not take fresh pages for them.
+  struct lookup_scratch {
+    std::vector<uint64_t> hashes;
+    std::vector<size_t> starts;
+  };
+  void ids_of(std::string_view words, const std::vector<uint32_t>& lengths, std::vector<uint32_t>& ids,
+              lookup_scratch& scratch) const;
   /// Once every word has been paged out: keeps each word and its id only
   /// (what the join's lookups need), 20 bytes a word less than with its
   /// count and first place. Nothing is paged after it. (The maps paging

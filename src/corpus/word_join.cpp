@@ -64,9 +64,11 @@ public:
     if (!failed_.empty() || tokens_.empty())
       return;
     std::vector<std::vector<uint32_t>> ids(asks_.size());
-    std::vector<size_t> asked(asks_.size());
-    for (size_t p = 0; p < asks_.size(); ++p)
+    std::vector<size_t> asked(asks_.size()), asked_bytes(asks_.size());
+    for (size_t p = 0; p < asks_.size(); ++p) {
       asked[p] = asks_[p].size();
+      asked_bytes[p] = asks_[p].words.size();
+    }
     if (auto s = lookup_(asks_, ids); !s) {
       failed_ = s.error();
       return;
@@ -102,9 +104,13 @@ public:
     tokens_.clear();
     part_of_.clear();
     place_of_.clear();
-    for (auto& a : asks_) { // possibly moved from
-      a.words.clear();
-      a.lengths.clear();
+    // The batches were moved into the lookup: made as large as they were,
+    // not grown (and copied) word by word again.
+    for (size_t p = 0; p < asks_.size(); ++p) {
+      asks_[p].words.clear();
+      asks_[p].lengths.clear();
+      asks_[p].words.reserve(asked_bytes[p]);
+      asks_[p].lengths.reserve(asked[p]);
     }
     bytes_ = 0;
   }
