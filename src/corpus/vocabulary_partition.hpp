@@ -94,16 +94,16 @@ public:
     const auto r = words.find(word, h);
     return r == 0 ? vocabulary::npos : static_cast<uint32_t>(words.value(r).first);
   }
-  /// id_of for each word of a chunk (`words` back to back, `lengths`
-  /// adding up to its size: the caller checks), into `ids`. Many words at
-  /// once: each one's slot and record are asked for some words before it
-  /// is looked up, so that the cache misses overlap.
-  /// `scratch` is memory kept between calls (a lookup's hashes and word
+  /// Memory ids_of keeps between calls (a lookup's hashes and word
   /// starts), so that each does not take fresh pages for them.
   struct lookup_scratch {
     std::vector<uint64_t> hashes;
     std::vector<size_t> starts;
   };
+  /// id_of for each word of a chunk (`words` back to back, `lengths`
+  /// adding up to its size: the caller checks), into `ids`. Many words at
+  /// once: each one's slot and record are asked for some words before it
+  /// is looked up, so that the cache misses overlap.
   void ids_of(std::string_view words, const std::vector<uint32_t>& lengths, std::vector<uint32_t>& ids,
               lookup_scratch& scratch) const;
   /// Once every word has been paged out: keeps each word and its id only
@@ -136,12 +136,15 @@ public:
   /// in the cache.
   size_t next_page(size_t most, count_table& page);
 
-  /// Bytes held: the words, their counts, places and ids, and their order.
+  /// Bytes held: the words, their counts, places and ids, their order, and
+  /// the lookup maps paging fills.
   size_t memory_bytes() const {
     size_t bytes = order_.capacity() * sizeof(uint64_t);
     for (const auto& m : words_)
       bytes += m.memory_bytes();
     for (const auto& m : ids_)
+      bytes += m.memory_bytes();
+    for (const auto& m : paged_ids_)
       bytes += m.memory_bytes();
     return bytes;
   }

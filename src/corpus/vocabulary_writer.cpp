@@ -3,6 +3,7 @@
 #include <charconv>
 #include <future>
 #include <optional>
+#include <system_error>
 #include <vector>
 
 #include "src/util/atomic_file.hpp"
@@ -45,7 +46,11 @@ private:
     page_ = std::move(*page);
     at_ = 0;
     offset_ = 0;
-    next_ = std::async(std::launch::async, [source = source_, p = partition_] { return (*source)(p); });
+    try {
+      next_ = std::async(std::launch::async, [source = source_, p = partition_] { return (*source)(p); });
+    } catch (const std::system_error&) {
+      // No thread to be had: the next page is asked for when it is needed.
+    }
     return true;
   }
 
@@ -59,7 +64,7 @@ private:
 };
 
 // Lines gathered in memory and written a megabyte at a time (a formatted
-// write per word was most of the writer's time).
+// write per word was most of the writer's own time).
 class line_buffer {
 public:
   explicit line_buffer(std::FILE* f) : f_(f) {}
