@@ -134,9 +134,31 @@ TEST_CASE("sharded_counter: 2 and 3 shards, spilling or not, collect what one co
     CHECK(numbered == got->size());
     CHECK(differ == 0);
   };
+  // A chunk looked up at once (slots and records fetched ahead) gives
+  // what id_of gives word by word, an unknown word included.
+  auto same_ids_at_once = [&] {
+    std::string words;
+    std::vector<uint32_t> lengths, ids;
+    vocabulary_partition::lookup_scratch scratch;
+    for (const auto& [w, count, first] : expected_words) {
+      words += w;
+      lengths.push_back(static_cast<uint32_t>(w.size()));
+    }
+    words += "no-such-word";
+    lengths.push_back(12);
+    got->ids_of(words, lengths, ids, scratch);
+    REQUIRE(ids.size() == lengths.size());
+    size_t differ = 0;
+    for (size_t i = 0; i + 1 < ids.size(); ++i)
+      differ += ids[i] != expected->id_of(std::get<0>(expected_words[i]));
+    CHECK(differ == 0);
+    CHECK(ids.back() == vocabulary::npos);
+  };
   same_ids();
+  same_ids_at_once();
   got->keep_ids_only();
   same_ids();
+  same_ids_at_once();
   CHECK(got->id_of("no-such-word") == vocabulary::npos);
 }
 
