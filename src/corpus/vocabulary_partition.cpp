@@ -250,49 +250,24 @@ void vocabulary_partition::ids_of(std::string_view words, const std::vector<uint
 void vocabulary_partition::keep_ids_only() {
   if (ids_only_)
     return;
-  if (paged_every_word_) {
-    words_.clear();
-    order_ = {};
-    runs_ = {};
-    page_at_ = 0;
-    ids_ = std::move(paged_ids_);
-    paged_ids_ = {};
-    ids_only_ = true;
-    return;
+  if (!paged_every_word_) {
+    // Paging did not go through every word (it was never asked for, or
+    // the partition holds none): the maps are made here, word by word.
+    paged_ids_.assign(words_.size(), {});
+    for (size_t s = 0; s < words_.size(); ++s) {
+      const seen_map& words = words_[s];
+      paged_ids_[s].reserve(words.size());
+      words.for_each([&](seen_map::ref r) {
+        paged_ids_[s].insert(words.word(r), assigned_ ? static_cast<uint32_t>(words.value(r).first) : vocabulary::npos);
+      });
+    }
   }
-  paged_ids_ = {};
-  std::vector<word_map<uint32_t>> ids(words_.size());
-  // Each shard's map on a thread of its own. Each insert is a cache miss
-  // in the new index: the words are taken in arena order (a sequential
-  // read) and each one's slot is fetched 16 words ahead.
-  on_threads(words_.size(), [&](size_t s) {
-    constexpr size_t ahead = 16;
-    const seen_map& words = words_[s];
-    auto& out = ids[s];
-    out.reserve(words.size());
-    std::vector<seen_map::ref> refs;
-    refs.reserve(words.size());
-    words.for_each([&](seen_map::ref r) { refs.push_back(r); });
-    std::array<uint64_t, ahead> hashes{};
-    for (size_t k = 0; k < std::min(ahead, refs.size()); ++k) {
-      hashes[k] = word_hash(words.word(refs[k]));
-      out.prefetch_slot(hashes[k]);
-    }
-    for (size_t k = 0; k < refs.size(); ++k) {
-      const uint64_t h = hashes[k % ahead];
-      if (k + ahead < refs.size()) {
-        hashes[k % ahead] = word_hash(words.word(refs[k + ahead]));
-        out.prefetch_slot(hashes[k % ahead]);
-      }
-      const auto r = refs[k];
-      out.insert(words.word(r), h, assigned_ ? static_cast<uint32_t>(words.value(r).first) : vocabulary::npos);
-    }
-  });
   words_.clear();
   order_ = {};
   runs_ = {};
   page_at_ = 0;
-  ids_ = std::move(ids);
+  ids_ = std::move(paged_ids_);
+  paged_ids_ = {};
   ids_only_ = true;
 }
 
