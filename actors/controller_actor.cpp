@@ -193,34 +193,41 @@ void run_job(controller_ptr self, uint64_t job, caf::actor listener) {
 
 // Learner nodes connect to every shard node themselves, so that minibatch
 // traffic goes straight from learner to shard, never through a third node
-// (and with --partition words, shard nodes to each other).
-void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor listener) {
+// (and with --partition words, shard nodes to each other). Learner and
+// vocabulary nodes connect to every other vocabulary node too: the count
+// workers and the learners' word lookups talk to every vocabulary
+// partition, and CAF would otherwise route those words through the
+// coordinator's node, the one node they all know.
+void link_nodes_directly(controller_ptr self, uint64_t job, caf::actor listener) {
   auto& st = self->state;
   const auto& cluster = *st.setup.cluster;
-  std::vector<std::string> hosts;
-  std::vector<uint16_t> ports;
-  for (const auto& spec : cluster.nodes)
-    if (spec.has(node_role::shard)) {
-      hosts.push_back(spec.host);
-      ports.push_back(spec.port);
-    }
-  auto pending = std::make_shared<size_t>(1);
-  auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms * (hosts.size() + 1));
   // --partition words (or auto, which may choose it once the vocabulary
   // is known): the shards send each other input vectors, so shard nodes
   // connect to each other as well.
   const bool shards_talk = st.job_options.word_split() || st.job_options.partition_auto;
+  // Whether node `from` should open a connection to node `to`. (A learner
+  // node that is also a shard node links to itself, as it always has; the
+  // coordinator's node already has a connection to every node.)
+  auto links = [&](const node_spec& from, const node_spec& to) {
+    const bool same = from.host == to.host && from.port == to.port;
+    const bool learner = from.has(node_role::learner);
+    if (to.has(node_role::shard) && (learner || (shards_talk && from.has(node_role::shard) && !same)))
+      return true;
+    return to.has(node_role::vocabulary) && !to.has(node_role::coordinator) && !same &&
+           (learner || from.has(node_role::vocabulary));
+  };
+  auto pending = std::make_shared<size_t>(1);
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
-    const bool learner = cluster.nodes[i].has(node_role::learner);
-    if (!learner && !(shards_talk && cluster.nodes[i].has(node_role::shard)))
-      continue;
     std::vector<std::string> to_hosts;
     std::vector<uint16_t> to_ports;
-    for (size_t j = 0; j < hosts.size(); ++j)
-      if (learner || hosts[j] != cluster.nodes[i].host || ports[j] != cluster.nodes[i].port) {
-        to_hosts.push_back(hosts[j]);
-        to_ports.push_back(ports[j]);
+    for (const auto& to : cluster.nodes)
+      if (links(cluster.nodes[i], to)) {
+        to_hosts.push_back(to.host);
+        to_ports.push_back(to.port);
       }
+    if (to_hosts.empty())
+      continue;
+    const auto timeout = std::chrono::milliseconds(cluster.connect_timeout_ms * (to_hosts.size() + 1));
     ++*pending;
     auto name = cluster.nodes[i].name;
     self->request(st.handles[i], timeout, link_atom::value, to_hosts, to_ports)
@@ -230,7 +237,8 @@ void link_learners_to_shards(controller_ptr self, uint64_t job, caf::actor liste
             run_job(self, job, listener);
         },
         [self, job, name](caf::error& err) {
-          job_over(self, job, failure{"node " + name + " cannot connect to the shard nodes: " + error_text(err)},
+          job_over(self, job,
+                   failure{"node " + name + " cannot connect to the shard or vocabulary nodes: " + error_text(err)},
                    false);
         });
   }
@@ -338,7 +346,7 @@ uint64_t begin_job(controller_ptr self, const train_options& opt, caf::actor lis
       job_over(self, job, failure{error}, false);
       return;
     }
-    link_learners_to_shards(self, job, listener);
+    link_nodes_directly(self, job, listener);
   });
   return job;
 }
