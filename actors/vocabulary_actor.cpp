@@ -23,6 +23,7 @@
 #include "src/corpus/word2vec_vocab.hpp"
 #include "src/corpus/word_join.hpp"
 #include "src/formats/checkpoint.hpp"
+#include "src/model/memory_plan.hpp"
 #include "src/sgns/huffman_tree.hpp"
 
 namespace gridvec {
@@ -34,7 +35,7 @@ namespace {
 constexpr auto partition_timeout = std::chrono::seconds(30 * 24 * 3600);
 // Words a page from a partition carries at most (a page of id-like words
 // is a few MB).
-constexpr uint64_t max_page_words = uint64_t{1} << 18;
+constexpr uint64_t max_page_words = vocabulary_page_words; // what the memory plan counts on
 // What a count worker fills before it sends its counts on: over every
 // partition, and so what one merge message carries at most (well under
 // max-message-mb's default of 64). It holds up to twice that, with the
@@ -461,8 +462,8 @@ expected<vocabulary_info> build_vocabulary(caf::actor_system& sys, const vocabul
   auto crc = file_crc32(what.path);
   if (!crc)
     return failure{crc.error()};
-  if (auto s =
-        write_vocabulary_counts({layout->id_counts(), layout->train_words(), *crc}, vocabulary_counts_path(what.path));
+  if (auto s = write_vocabulary_counts(layout->id_count_runs(), layout->train_words(), *crc,
+                                       vocabulary_counts_path(what.path));
       !s)
     return failure{s.error()};
   vocabulary_info info;

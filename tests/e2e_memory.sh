@@ -70,6 +70,9 @@ for name in ("coord", "shard-a", "learn"):
 assert m["shard-b"]["budget_bytes"] == 20 << 20, m["shard-b"]
 assert m["shard-b"]["planned_bytes"] == 0, m["shard-b"]  # it held nothing
 assert m["shard-a"]["budget_bytes"] > 1 << 30, m["shard-a"]  # what the OS reports
+for name, x in m.items():  # the plan is an upper bound: no node far above it
+    if x["planned_bytes"] > 0:
+        assert x["peak_rss_bytes"] <= 1.25 * x["planned_bytes"], (name, x)
 largest = max(m, key=lambda n: m[n]["peak_rss_bytes"])
 assert r["peak_rss_node"] == largest and r["peak_rss_bytes"] == m[largest]["peak_rss_bytes"], r
 for name, x in sorted(m.items()):

@@ -15,9 +15,12 @@ constexpr uint64_t MiB = uint64_t{1} << 20, GiB = uint64_t{1} << 30;
 // nodes and a standby shard node.
 std::vector<memory_node> example_nodes(uint64_t shard_budget) {
   return {
-    {"coord", 8 * GiB, true, 0, false, 0, true, true},   {"shard-a", shard_budget, true, 1, false, 0, false},
-    {"shard-b", shard_budget, true, 1, false, 0, false}, {"learn-a", 8 * GiB, false, 0, false, 1, false},
-    {"learn-b", 8 * GiB, false, 0, false, 1, false},     {"spare", shard_budget, true, 1, true, 0, false},
+    {"coord", 8 * GiB, true, 0, false, 0, true, true, true, true},
+    {"shard-a", shard_budget, true, 1, false, 0, false},
+    {"shard-b", shard_budget, true, 1, false, 0, false},
+    {"learn-a", 8 * GiB, false, 0, false, 1, false},
+    {"learn-b", 8 * GiB, false, 0, false, 1, false},
+    {"spare", shard_budget, true, 1, true, 0, false},
   };
 }
 
@@ -40,7 +43,15 @@ TEST_CASE("memory plan: each kind of need by its formula", "[memory_plan]") {
   CHECK(shard_model_bytes(job, 1) == 2'000'000ull * 50 * 4);
   job.dim = 100;
   CHECK(shard_table_bytes(job) == 1'000'000ull * alias_entry_bytes);
-  CHECK(vocabulary_bytes(job) == 1'000'000ull * vocabulary_bytes_per_word + 2 * 20'000'000ull);
+  CHECK(vocabulary_bytes(job) == 1'000'000ull * vocabulary_bytes_per_word + 20'000'000ull);
+  // One partition holds every word, paged out: each twice, and the file's bytes twice.
+  CHECK(vocabulary_partition_bytes(job) == 1'000'000ull * partition_bytes_per_word + 2 * 20'000'000ull);
+  // Two: half the words each and four standard deviations (sqrt(500,000) = 707.1).
+  job.vocab_partitions = 2;
+  CHECK(vocabulary_partition_bytes(job) == 502'832ull * partition_bytes_per_word + 2 * 20 * 502'832ull);
+  // The coordinator writing the vocabulary: a page from each partition, twice.
+  CHECK(coordinator_bytes(job) == 2 * 2 * vocabulary_page_words * (20 + 20));
+  job.vocab_partitions = 1;
   CHECK(vocabulary_counts_bytes(job) == 1'000'000ull * 8);
   job.word_split = true; // whole rows of every other word
   CHECK(shard_model_bytes(job, 0) == 1'000'000ull * 100 * 4);
@@ -98,9 +109,11 @@ TEST_CASE("memory plan: without --shards, the most shards that fit", "[memory_pl
   // What does not depend on S, with a learner's buffers at their largest (S = 4).
   auto at_four = job;
   at_four.shards = 4;
-  const uint64_t fixed =
-    vocabulary_bytes(job) + vocabulary_counts_bytes(job) + process_bytes + exporter_bytes(job) + learner_bytes(at_four);
-  auto box = [&](uint64_t budget) { return std::vector<memory_node>{{"box", budget, true, 4, false, 1, true, true}}; };
+  const uint64_t fixed = vocabulary_bytes(job) + vocabulary_partition_bytes(job) + coordinator_bytes(job) +
+                         vocabulary_counts_bytes(job) + process_bytes + exporter_bytes(job) + learner_bytes(at_four);
+  auto box = [&](uint64_t budget) {
+    return std::vector<memory_node>{{"box", budget, true, 4, false, 1, true, true, true, true}};
+  };
   const uint64_t model = 2 * 10'000'000ull * 8 * 4, table = 10'000'000ull * alias_entry_bytes;
   // Room for the model and two tables: S = 2.
   auto two = choose_shards(box(fixed + model + 2 * table + MiB), job, 1, 4);
@@ -117,7 +130,7 @@ TEST_CASE("memory plan: without --shards, the most shards that fit", "[memory_pl
   CHECK_THAT(none.refusal, Catch::StartsWith("node box needs "));
   // Two nodes of two shards each, with room for half the model and two
   // tables: S = 4, two shards on each.
-  std::vector<memory_node> pair{{"a", fixed + model / 2 + 2 * table, true, 2, false, 1, true, true},
+  std::vector<memory_node> pair{{"a", fixed + model / 2 + 2 * table, true, 2, false, 1, true, true, true, true},
                                 {"b", fixed + model / 2 + 2 * table, true, 2, false, 0, false}};
   auto spread = choose_shards(pair, job, 1, 4);
   CHECK(spread.shards == 4);
@@ -154,14 +167,14 @@ TEST_CASE("memory plan: sizes as the config writes them", "[memory_plan]") {
 TEST_CASE("memory plan: an exporter holds its block, not the words; with -classes every input vector",
           "[memory_plan]") {
   // A coordinator node that only coordinates, and an exporter node apart.
-  std::vector<memory_node> nodes{{"coord", 8 * GiB, true, 0, false, 0, true, false},
+  std::vector<memory_node> nodes{{"coord", 8 * GiB, true, 0, false, 0, true, false, false, true},
                                  {"shard", 8 * GiB, true, 1, false, 1, false, false},
                                  {"export", 256 * MiB, true, 0, false, 0, false, true}};
   auto job = million_words(1);
   auto plan = plan_memory(nodes, job);
   REQUIRE(plan.fits());
   CHECK(plan.need[0].vocabulary == vocabulary_bytes(job)); // the shell's queries
-  CHECK(plan.need[0].process == process_bytes);
+  CHECK(plan.need[0].process == process_bytes + coordinator_bytes(job));
   CHECK(plan.need[2].vocabulary == 0);
   CHECK(plan.need[2].process == process_bytes + 2 * export_block_words * 100 * 4);
 
@@ -175,4 +188,31 @@ TEST_CASE("memory plan: an exporter holds its block, not the words; with -classe
   plan = plan_memory(nodes, job);
   REQUIRE(!plan.fits());
   CHECK(plan.refusal.rfind("node export needs ", 0) == 0);
+}
+
+TEST_CASE("memory plan: a vocabulary node holds its partition's words; a coordinator alone is a process",
+          "[memory_plan]") {
+  // V = 10^8 ids over two learner nodes that count a partition each (the
+  // scale lab's cluster): each is charged half the words, not all.
+  train_options o;
+  o.size = 8;
+  o.shards = 4;
+  auto job = memory_job_of(o, 100'000'000, 2'400'000'000);
+  job.vocab_partitions = 2;
+  std::vector<memory_node> nodes{{"coord", 0, false, 0, false, 0, false, false, false, true}};
+  for (int i = 0; i < 4; ++i)
+    nodes.push_back({"shard" + std::to_string(i), 0, false, 1, false, 0, false, false});
+  for (int i = 0; i < 2; ++i)
+    nodes.push_back({"learn" + std::to_string(i), 0, false, 0, false, 1, false, true, true, false});
+  auto plan = plan_memory(nodes, job);
+  REQUIRE(plan.fits());
+  const uint64_t share = 50'000'000 + 4 * 7072; // sqrt(5e7) = 7071.07
+  CHECK(plan.need[5].vocabulary == vocabulary_counts_bytes(job) + share * partition_bytes_per_word + 2 * 24 * share);
+  CHECK(plan.need[5].vocabulary < 7 * GiB); // every word, 176 bytes each and the file twice, was 22 GB
+  // The coordinator holds no word: the process and the pages it writes the vocabulary from.
+  CHECK(plan.need[0].vocabulary == 0);
+  CHECK(plan.need[0].total() == process_bytes + 2 * 2 * vocabulary_page_words * (20 + 24));
+  // A node with nothing of the job needs nothing.
+  nodes[0].coordinates = false;
+  CHECK(plan_memory(nodes, job).need[0].total() == 0);
 }

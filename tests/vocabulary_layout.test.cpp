@@ -119,9 +119,16 @@ void check_equal(const word_counts& counts, const vocabulary& single, partitione
       return a.count > b.count;
     return a.partition != b.partition ? a.partition < b.partition : a.first < b.first;
   });
+  // The counts file's runs: every id's count, in id order.
+  std::vector<uint64_t> from_runs;
+  for (const auto& run : layout.id_count_runs())
+    from_runs.insert(from_runs.end(), run.words, run.count);
+  REQUIRE(from_runs.size() == single.size());
   size_t wrong = 0;
   for (uint32_t id = 0; id < single.size(); ++id) {
     CHECK(whole->count(id) == single.count(id)); // the counts at every id
+    if (from_runs[id] != single.count(id))
+      ++wrong;
     if (whole->word(id) != expect[id].word)
       ++wrong;
     const uint32_t p = word_partition_of(whole->word(id), partitions);

@@ -336,6 +336,15 @@ TEST_CASE("the counts file: written, read back, and a damaged one refused in one
   CHECK(back->vocab_crc == 0xABCD);
   const std::string bytes = read_file(path);
   REQUIRE(bytes.size() == 16 + 3 * 8 + 4 * 8);
+  // Written from runs of equal count, a block at a time: the same bytes.
+  const auto from_runs = dir.file("runs.counts");
+  REQUIRE(write_vocabulary_counts(count_histogram{{9, 1}, {5, 2}, {1, 1}}, 20, 0xABCD, from_runs));
+  CHECK(read_file(from_runs) == bytes);
+  std::vector<uint64_t> long_run(70000, 3);
+  long_run.push_back(1);
+  REQUIRE(write_vocabulary_counts(vocabulary_counts{long_run, 210001, 7}, dir.file("long.counts")));
+  REQUIRE(write_vocabulary_counts(count_histogram{{3, 70000}, {1, 1}}, 210001, 7, from_runs));
+  CHECK(read_file(from_runs) == read_file(dir.file("long.counts")));
   auto damaged = [&](std::string b) {
     auto r = read_vocabulary_counts(dir.write("bad.counts", b));
     REQUIRE_FALSE(r);

@@ -31,7 +31,9 @@ std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::no
     m.standby = n.standby;
     m.learners = n.learners;
     // (The coordinator keeps the words for its queries only while they are few.)
-    m.holds_words = n.vocabulary || (n.handle && n.handle.node() == here && st.vocab.size <= whole_query_vocabulary);
+    m.coordinates = n.handle && n.handle.node() == here;
+    m.holds_words = m.coordinates && st.vocab.size <= whole_query_vocabulary;
+    m.vocabulary_partition = n.vocabulary && !n.standby; // as spawn_vocab_partitions places them
     m.exports = std::find(exporting.begin(), exporting.end(), i) != exporting.end();
     out.push_back(std::move(m));
   }
@@ -41,7 +43,12 @@ std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::no
 memory_job job_of(const coordinator_state& st) {
   std::error_code ec;
   const auto file = std::filesystem::file_size(st.vocab.path, ec);
-  return memory_job_of(st.opt, st.vocab.size, ec ? 0 : file);
+  auto job = memory_job_of(st.opt, st.vocab.size, ec ? 0 : file);
+  job.vocab_partitions = 0;
+  for (const auto& n : st.nodes)
+    job.vocab_partitions += n.vocabulary && !n.standby ? 1 : 0;
+  job.vocab_partitions = std::max(1u, job.vocab_partitions);
+  return job;
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "src/access/guarded_open.hpp"
@@ -25,6 +26,30 @@ status write_vocabulary_counts(const vocabulary_counts& counts, const std::strin
   if (std::fwrite(magic, 1, sizeof(magic), f) != sizeof(magic) || std::fwrite(head, sizeof(uint64_t), 3, f) != 3 ||
       std::fwrite(counts.counts.data(), sizeof(uint64_t), counts.counts.size(), f) != counts.counts.size())
     return failure{"cannot write " + path};
+  return file->commit();
+}
+
+status write_vocabulary_counts(const count_histogram& runs, uint64_t train_words, uint64_t vocab_crc,
+                               const std::string& path) {
+  uint64_t size = 0;
+  for (const auto& run : runs)
+    size += run.words;
+  auto file = atomic_file::create(path, "the vocabulary's counts");
+  if (!file)
+    return failure{file.error()};
+  std::FILE* f = file->stream();
+  const uint64_t head[3] = {size, train_words, vocab_crc};
+  if (std::fwrite(magic, 1, sizeof(magic), f) != sizeof(magic) || std::fwrite(head, sizeof(uint64_t), 3, f) != 3)
+    return failure{"cannot write " + path};
+  std::vector<uint64_t> block(std::min<uint64_t>(size, 65536));
+  for (const auto& run : runs)
+    for (uint64_t left = run.words; left > 0;) {
+      const uint64_t n = std::min<uint64_t>(left, block.size());
+      std::fill_n(block.begin(), n, run.count);
+      if (std::fwrite(block.data(), sizeof(uint64_t), n, f) != n)
+        return failure{"cannot write " + path};
+      left -= n;
+    }
   return file->commit();
 }
 

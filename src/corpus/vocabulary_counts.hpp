@@ -10,6 +10,7 @@
 
 #include <gridvec/core/expected.hpp>
 #include <gridvec/core/vocabulary.hpp>
+#include "src/corpus/vocabulary_layout.hpp"
 
 namespace gridvec {
 
@@ -18,6 +19,11 @@ inline std::string vocabulary_counts_path(const std::string& vocab_path) { retur
 
 /// Writes `counts` to `path`, atomically (under the path policy).
 status write_vocabulary_counts(const vocabulary_counts& counts, const std::string& path);
+/// The same for counts given as runs of equal count in id order
+/// (vocabulary_layout::id_count_runs): written a block at a time, so the
+/// process that decides the vocabulary never holds its V counts.
+status write_vocabulary_counts(const count_histogram& runs, uint64_t train_words, uint64_t vocab_crc,
+                               const std::string& path);
 
 /// A counts file's header: what a process that needs no counts (the
 /// coordinator) knows of the vocabulary from it.

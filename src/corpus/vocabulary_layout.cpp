@@ -102,11 +102,12 @@ std::vector<uint64_t> vocabulary_layout::counts() const {
   return out;
 }
 
-std::vector<uint64_t> vocabulary_layout::id_counts() const {
-  std::vector<uint64_t> out;
-  out.reserve(size_);
+count_histogram vocabulary_layout::id_count_runs() const {
+  count_histogram out;
+  out.reserve(classes_.size());
   for (const auto& k : classes_)
-    out.insert(out.end(), k.starts.back(), k.count);
+    if (k.starts.back() > 0)
+      out.push_back({k.count, k.starts.back()});
   return out;
 }
 

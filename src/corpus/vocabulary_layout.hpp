@@ -68,9 +68,10 @@ public:
   uint64_t id(uint32_t partition, uint64_t count, uint64_t rank) const;
   /// The counts of the kept words, most frequent first (each once).
   std::vector<uint64_t> counts() const;
-  /// Every kept word's count, in id order (the vocabulary's counts without
-  /// its words: 8 bytes a word).
-  std::vector<uint64_t> id_counts() const;
+  /// The kept words' counts in id order, as runs of equal count (a run
+  /// per distinct count, most frequent first): the vocabulary's counts
+  /// without its words, in a few entries whatever V.
+  count_histogram id_count_runs() const;
 
   /// The layout as numbers, to send to the partitions in other processes.
   std::vector<uint64_t> encode() const;

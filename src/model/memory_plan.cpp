@@ -46,7 +46,8 @@ memory_need need_of(const memory_node& node, const memory_job& job, const std::v
   memory_need need;
   need.shards = static_cast<uint32_t>(shards_here.size());
   need.learners = node.learners;
-  if (need.shards == 0 && need.learners == 0 && !node.holds_words && !node.exports)
+  if (need.shards == 0 && need.learners == 0 && !node.holds_words && !node.exports && !node.vocabulary_partition &&
+      !node.coordinates)
     return need; // it holds nothing of this job
   need.process = process_bytes;
   for (uint32_t s : shards_here) {
@@ -58,8 +59,12 @@ memory_need need_of(const memory_node& node, const memory_job& job, const std::v
     need.vocabulary += vocabulary_counts_bytes(job);
   if (node.holds_words)
     need.vocabulary += vocabulary_bytes(job);
+  if (node.vocabulary_partition)
+    need.vocabulary += vocabulary_partition_bytes(job);
   if (node.exports)
     need.process += exporter_bytes(job);
+  if (node.coordinates)
+    need.process += coordinator_bytes(job);
   return need;
 }
 
@@ -112,7 +117,42 @@ uint64_t shard_table_bytes(const memory_job& job) {
 }
 
 uint64_t vocabulary_bytes(const memory_job& job) {
-  return job.vocab * vocabulary_bytes_per_word + 2 * job.vocab_file_bytes;
+  return job.vocab * vocabulary_bytes_per_word + job.vocab_file_bytes;
+}
+
+namespace {
+
+// A partition's share of V words hashed over P: V / P and four standard
+// deviations of the binomial count (V/P words are a partition's on
+// average; the deviation is about sqrt(V/P)).
+uint64_t partition_share(const memory_job& job) {
+  const uint64_t p = std::max(1u, job.vocab_partitions);
+  const uint64_t mean = ceil_div(job.vocab, p);
+  if (p == 1)
+    return mean;
+  return std::min(job.vocab, mean + 4 * static_cast<uint64_t>(std::ceil(std::sqrt(static_cast<double>(mean)))));
+}
+
+// The file's bytes a word (its text, its count and the separators).
+double file_bytes_per_word(const memory_job& job) {
+  return job.vocab > 0 ? static_cast<double>(job.vocab_file_bytes) / static_cast<double>(job.vocab) : 0.0;
+}
+
+} // namespace
+
+uint64_t vocabulary_partition_bytes(const memory_job& job) {
+  const uint64_t share = partition_share(job);
+  return share * partition_bytes_per_word +
+         static_cast<uint64_t>(std::ceil(2.0 * file_bytes_per_word(job) * static_cast<double>(share)));
+}
+
+uint64_t coordinator_bytes(const memory_job& job) {
+  // A page's words back to back with their lengths, counts and first
+  // places (count_table), held as received and as read.
+  const uint64_t page = std::min(vocabulary_page_words, partition_share(job));
+  const auto page_bytes =
+    static_cast<uint64_t>(std::ceil((20.0 + file_bytes_per_word(job)) * static_cast<double>(page)));
+  return 2 * uint64_t{std::max(1u, job.vocab_partitions)} * page_bytes;
 }
 
 uint64_t vocabulary_counts_bytes(const memory_job& job) { return job.vocab * counts_bytes_per_word; }

@@ -21,19 +21,26 @@
 //               partition's) and with -hs 1 the Huffman tree's paths;
 //   vocabulary  once per process that holds shards or learners: the
 //               vocabulary's counts, counts_bytes_per_word per word (they
-//               load the counts file, not the words); on the coordinator's
-//               node and on a node of role vocabulary, the words too (the
-//               coordinator loads them for the shell's queries; a
-//               vocabulary node holds its partition's, charged here in
-//               full): vocabulary_bytes_per_word per word plus twice the
-//               file's bytes (each word's text is held twice, in the list
-//               and in the index). An exporter reads the words from the
-//               file as it writes them and holds none;
+//               load the counts file, not the words); on a node of role
+//               vocabulary, its partition's words at their most, while
+//               the vocabulary is paged out to the coordinator (each word
+//               in its counter's map and in the lookup map the join uses,
+//               and its place in the order): partition_bytes_per_word a
+//               word and twice its share of the vocabulary file's bytes,
+//               for a share of V / P words (P vocabulary nodes, hashed:
+//               a few standard deviations added); on the coordinator's
+//               node while V <= 2^22, the whole vocabulary for the shell's
+//               queries: vocabulary_bytes_per_word a word and the file's
+//               bytes. An exporter reads the words from the file as it
+//               writes them and holds none;
 //   learners    per learner, its minibatches in flight (the requests and
 //               every shard's replies), its reading buffer and its
 //               subsampling thresholds (8 bytes a word); with
 //               --partition replicated, its whole copy of the model and the
 //               copy as of the last synchronisation.
+// The coordinator's node besides: process_bytes (it is a process even
+// where it holds nothing else) and, while it writes the vocabulary files,
+// a page of words from each partition and its copy in the message.
 // Counting the words comes before the plan (the vocabulary is its input)
 // and is not in it. A node that holds nothing of the job needs nothing (its budget is not
 // checked). A standby node's need is what it holds after restoring as many shards as
@@ -55,7 +62,9 @@ namespace gridvec {
 // a loopback cluster's shard node 33 MiB beyond its shard; rounded up.
 inline constexpr uint64_t process_bytes = uint64_t{40} << 20;
 inline constexpr uint64_t alias_entry_bytes = 20;                    // src/sgns/alias_sampler.hpp's entry
-inline constexpr uint64_t vocabulary_bytes_per_word = 176;           // list, counts, hash index node and bucket
+inline constexpr uint64_t vocabulary_bytes_per_word = 48;            // word_map index and record, id -> word, count
+inline constexpr uint64_t partition_bytes_per_word = 72;             // two word_map entries, and its place in the order
+inline constexpr uint64_t vocabulary_page_words = uint64_t{1} << 18; // actors/vocabulary_actor.cpp's page
 inline constexpr uint64_t counts_bytes_per_word = 8;                 // src/corpus/vocabulary_counts.hpp
 inline constexpr uint64_t export_block_words = 4096;                 // actors/exporter_actor.cpp's block
 inline constexpr uint64_t learner_reading_bytes = uint64_t{2} << 20; // a learner's id buffer and passage
@@ -68,8 +77,10 @@ struct memory_node {
   uint32_t shard_capacity = 0;    // the config's `shards`
   bool standby = false;
   uint32_t learners = 0;
-  bool holds_words = false; // the coordinator's node or a vocabulary node: it loads the vocabulary's words
-  bool exports = false;     // it writes the vectors (or a part of them)
+  bool holds_words = false;          // the coordinator's node while V <= 2^22: every word, for the shell's queries
+  bool exports = false;              // it writes the vectors (or a part of them)
+  bool vocabulary_partition = false; // a node of role vocabulary: one partition of the words
+  bool coordinates = false;          // the coordinator's node: it writes the vocabulary files from the pages
 };
 
 /// The job's figures the plan reads.
@@ -88,6 +99,7 @@ struct memory_job {
   bool replicated = false;
   bool partitioned_sampler = false;
   uint32_t word_partitions = 1;
+  uint32_t vocab_partitions = 1; // the vocabulary nodes the words are hashed over
 };
 
 memory_job memory_job_of(const train_options& o, uint64_t vocab, uint64_t vocab_file_bytes);
@@ -103,6 +115,10 @@ struct memory_need {
 uint64_t shard_model_bytes(const memory_job& job, uint32_t s);
 uint64_t shard_table_bytes(const memory_job& job);
 uint64_t vocabulary_bytes(const memory_job& job);
+/// One vocabulary partition's words, at their most (while paged out).
+uint64_t vocabulary_partition_bytes(const memory_job& job);
+/// The coordinator's pages of words while it writes the vocabulary files.
+uint64_t coordinator_bytes(const memory_job& job);
 /// The vocabulary's counts without its words (shards and learners).
 uint64_t vocabulary_counts_bytes(const memory_job& job);
 uint64_t learner_bytes(const memory_job& job);
