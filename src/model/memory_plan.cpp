@@ -275,8 +275,8 @@ std::string explain_memory(const std::vector<memory_node>& nodes, const memory_p
         human_bytes(n.learner_buffers), human_bytes(n.total()), budget);
   }
   out += "(need = model + tables + vocabulary + learners + " + human_bytes(process_bytes) +
-         " per process, and the exporter's rows where it runs; s: shards, l: learners; * what the node's OS "
-         "reports, no `memory` in the config)\n";
+         " per process, the exporter's rows where it runs and the coordinator's pages of words; s: shards, l: "
+         "learners; * what the node's OS reports, no `memory` in the config)\n";
   if (!plan.standby_warning.empty())
     out += "warning: " + plan.standby_warning + "\n";
   out += plan.fits() ? "fits: every node's need is within its budget\n" : "refused: " + plan.refusal + "\n";
