@@ -56,8 +56,9 @@ TEST_CASE("memory plan: each kind of need by its formula", "[memory_plan]") {
   job.word_split = true; // whole rows of every other word
   CHECK(shard_model_bytes(job, 0) == 1'000'000ull * 100 * 4);
   job.word_split = false;
-  job.replicated = true; // a learner holds the model twice (now and as last synchronised)
-  CHECK(learner_bytes(job) > 2 * 2'000'000ull * 100 * 4);
+  job.replicated = true; // a learner holds the model twice (now and as last synchronised) and a round's buffers
+  CHECK(learner_bytes(job) ==
+        (2 + replicated_round_models) * 2'000'000ull * 100 * 4 + 1'000'000ull * alias_entry_bytes);
 }
 
 TEST_CASE("memory plan: a job that does not fit is refused with one line", "[memory_plan]") {

@@ -482,7 +482,7 @@ TEST_CASE("options: --shared-negatives auto trains skip-gram with negative sampl
   CHECK_FALSE(kernel({"-negative", "0", "-hs", "1"}));
   CHECK_FALSE(kernel({"--negatives", "tns"}));
   CHECK_FALSE(kernel({"--sampler", "hierarchical"}));
-  CHECK_FALSE(kernel({"--partition", "replicated"}));
+  CHECK(kernel({"--partition", "replicated"})); // each host trains as the fused path does
   // auto is no request: the word split and --negatives are not refused.
   CHECK(parse_train_options(with_required({"--partition", "words", "--shards", "2"})));
   CHECK(parse_train_options(with_required({"--negatives", "sns"})));

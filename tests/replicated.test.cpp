@@ -237,6 +237,18 @@ TEST_CASE("row blocks cross the wire whole, and malformed ones are refused", "[r
   CHECK(back.outputs == b.outputs);
   CHECK(back.values == b.values);
   CHECK(back.output_value(0)[1] == 6);
+  // Read where they arrived, the same rows and values.
+  std::vector<uint32_t> ids;
+  REQUIRE(with_row_block(encode_row_block(b), ids, [&](const row_block& head, row_block_ref rows) -> status {
+    CHECK(head.round == 7);
+    CHECK(head.last);
+    CHECK(rows.width == 2);
+    CHECK(rows.first_column == 4);
+    CHECK(std::vector<uint32_t>(rows.inputs.begin(), rows.inputs.end()) == b.inputs);
+    CHECK(std::vector<uint32_t>(rows.outputs.begin(), rows.outputs.end()) == b.outputs);
+    CHECK(std::vector<float>(rows.values, rows.values + 6) == b.values);
+    return {};
+  }));
 
   // Values that do not fill the rows.
   b.values.pop_back();
@@ -244,6 +256,13 @@ TEST_CASE("row blocks cross the wire whole, and malformed ones are refused", "[r
   auto s = decode_row_block(encode_row_block(b), back);
   REQUIRE_FALSE(s);
   CHECK(s.error().find("malformed row block") != std::string::npos);
+  bool used = false;
+  s = with_row_block(encode_row_block(b), ids, [&](const row_block&, row_block_ref) -> status {
+    used = true;
+    return {};
+  });
+  CHECK_FALSE(s);
+  CHECK_FALSE(used); // checked before anything reads the rows
   // Not Cap'n Proto at all, or cut short.
   CHECK_FALSE(decode_row_block(wire_bytes(40, '\x7f'), back));
   auto bytes = encode_row_block(b);

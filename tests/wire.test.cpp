@@ -10,6 +10,7 @@
 
 #include "schema/minibatch.capnp.h"
 #include "src/util/rng.hpp"
+#include "src/formats/capnp_bytes.hpp"
 #include "src/formats/wire.hpp"
 #include "tests/test_util.hpp"
 
@@ -355,4 +356,35 @@ TEST_CASE("wire: an adjust request with a learning rate that is not a number is 
     REQUIRE_FALSE(s);
     CHECK(s.error().find("learning rate") != std::string::npos);
   }
+}
+
+TEST_CASE("wire: a message built in its own bytes is capnp's own serialisation", "[wire]") {
+  auto fill = [](capnp::MessageBuilder& builder, unsigned weights) {
+    auto b = builder.initRoot<wire::AdjustRequest>();
+    auto batch = b.initBatch();
+    batch.setSeed(99);
+    set_list(batch.initInputs(3), std::vector<uint32_t>{5, 6, 7});
+    auto w = b.initWeights(weights);
+    for (unsigned i = 0; i < weights; ++i)
+      w.set(i, 0.25f * static_cast<float>(i));
+  };
+  capnp::MallocMessageBuilder reference;
+  fill(reference, 1000);
+  auto flat = capnp::messageToFlatArray(reference);
+  const wire_bytes expected(flat.asChars().begin(), flat.asChars().end());
+  // Room for it: one segment, written where it will travel, byte for byte capnp's.
+  wire_message roomy(2000);
+  fill(roomy.builder(), 1000);
+  CHECK(roomy.finish() == expected);
+  // Too little room: it grows into segments of its own and still decodes.
+  wire_message tight(8);
+  fill(tight.builder(), 1000);
+  const wire_bytes grown = tight.finish();
+  minibatch mb;
+  std::vector<float> weights;
+  REQUIRE(decode_adjust_request(grown, mb, weights));
+  CHECK(mb.seed == 99u);
+  CHECK(mb.inputs == std::vector<uint32_t>{5, 6, 7});
+  REQUIRE(weights.size() == 1000);
+  CHECK(weights[999] == 0.25f * 999);
 }

@@ -1,11 +1,11 @@
 // gridvec: word2vec embeddings for vocabularies too large for one machine.
 // Entry point: dispatches to the subcommands (cli_*.cpp).
-#include <malloc.h>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "apps/cli/cli.hpp"
+#include "src/util/malloc_policy.hpp"
 
 namespace {
 
@@ -33,14 +33,8 @@ const char* main_usage =
 } // namespace
 
 int main(int argc, char** argv) {
-  // Memory a phase frees goes back to the OS: counting holds every
-  // distinct word in 1 MiB blocks and frees them before the model is
-  // allocated. With glibc's default, the threshold for mmap rises after
-  // the first large block is freed, later blocks come from the heap, and
-  // the freed heap stays in the process's RSS beside the model (at
-  // V = 3M, about 300 MiB of the peak). A fixed threshold keeps large
-  // blocks mmapped, so freeing one unmaps it.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  // Memory a phase frees goes back to the OS (src/util/malloc_policy.hpp).
+  gridvec::use_phase_release();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
     std::fputs(main_usage, args.empty() ? stderr : stdout);

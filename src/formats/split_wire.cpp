@@ -16,12 +16,13 @@ size_t words_of(const minibatch& mb) {
 } // namespace
 
 wire_bytes encode_split_train_request(const minibatch& mb, float alpha, visit_grouping grouping) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(words_of(mb)));
+  wire_message message(static_cast<unsigned>(words_of(mb)));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::SplitTrainRequest>();
   fill_batch(root.initBatch(), mb);
   root.setAlpha(alpha);
   root.setPerSkipgram(grouping == visit_grouping::skipgram);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_split_train_request(const wire_bytes& bytes, minibatch& mb, visit_grouping& grouping) {
@@ -36,7 +37,8 @@ status decode_split_train_request(const wire_bytes& bytes, minibatch& mb, visit_
 }
 
 wire_bytes encode_split_train_reply(const split_train_result& x) {
-  capnp::MallocMessageBuilder builder(16);
+  wire_message message(16);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::SplitTrainReply>();
   root.setShard(x.shard);
   root.setLoss(x.weights.loss);
@@ -44,7 +46,7 @@ wire_bytes encode_split_train_reply(const split_train_result& x) {
   root.setDiverged(x.weights.diverged);
   root.setBatches(x.batches);
   root.setBatchBytes(x.batch_bytes);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_split_train_reply(const wire_bytes& bytes, split_train_result& out) {
@@ -62,8 +64,8 @@ status decode_split_train_reply(const wire_bytes& bytes, split_train_result& out
 wire_bytes encode_visit_batch(const visit_batch& b, uint64_t seed, float alpha, uint32_t source, const float* inputs,
                               uint32_t dim) {
   const size_t input_bytes = b.input_words.size() * dim * sizeof(float);
-  capnp::MallocMessageBuilder builder(
-    static_cast<unsigned>(24 + (b.input_words.size() + 3 * b.visits()) / 2 + input_bytes / 8 + 8));
+  wire_message message(static_cast<unsigned>(24 + (b.input_words.size() + 3 * b.visits()) / 2 + input_bytes / 8 + 8));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::VisitBatch>();
   root.setSeed(seed);
   root.setAlpha(alpha);
@@ -73,7 +75,7 @@ wire_bytes encode_visit_batch(const visit_batch& b, uint64_t seed, float alpha, 
   set_list(root.initVisitPositive(static_cast<unsigned>(b.visit_positive.size())), b.visit_positive);
   set_list(root.initVisitNoise(static_cast<unsigned>(b.visit_noise.size())), b.visit_noise);
   copy_into(root.initInputs(static_cast<unsigned>(input_bytes)), inputs, input_bytes);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_visit_batch(const wire_bytes& bytes, uint32_t dim, visit_message& out) {
@@ -97,13 +99,14 @@ status decode_visit_batch(const wire_bytes& bytes, uint32_t dim, visit_message& 
 }
 
 wire_bytes encode_visit_reply(const weight_result& w, const float* gradients, size_t floats) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + floats / 2 + 8));
+  wire_message message(static_cast<unsigned>(16 + floats / 2 + 8));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::VisitReply>();
   root.setLoss(w.loss);
   root.setPairs(w.pairs);
   root.setDiverged(w.diverged);
   copy_into(root.initGradients(static_cast<unsigned>(floats * sizeof(float))), gradients, floats * sizeof(float));
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_visit_reply(const wire_bytes& bytes, size_t floats, weight_result& w, std::vector<float>& gradients) {

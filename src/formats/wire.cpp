@@ -53,9 +53,10 @@ size_t batch_words(const minibatch& mb) {
 } // namespace
 
 wire_bytes encode_dotprod_request(const minibatch& mb) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(batch_words(mb)));
+  wire_message message(static_cast<unsigned>(batch_words(mb)));
+  auto& builder = message.builder();
   fill_batch(builder.initRoot<wire::DotprodRequest>().initBatch(), mb);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_dotprod_request(const wire_bytes& bytes, minibatch& out) {
@@ -66,11 +67,12 @@ status decode_dotprod_request(const wire_bytes& bytes, minibatch& out) {
 }
 
 wire_bytes encode_dotprod_reply(uint32_t shard, const float* dots, size_t count) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + count / 2));
+  wire_message message(static_cast<unsigned>(16 + count / 2));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::DotprodReply>();
   root.setShard(shard);
   set_list(root.initDots(static_cast<unsigned>(count)), std::span<const float>(dots, count));
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_dotprod_reply(const wire_bytes& bytes, uint32_t& shard, std::vector<float>& dots) {
@@ -94,13 +96,14 @@ status accumulate_dotprod_reply(const wire_bytes& bytes, std::vector<float>& sum
 }
 
 wire_bytes encode_adjust_request(const minibatch& mb, const float* weights, size_t count) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(batch_words(mb) + count / 2 + 8));
+  wire_message message(static_cast<unsigned>(batch_words(mb) + count / 2 + 8));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::AdjustRequest>();
   fill_batch(root.initBatch(), mb);
   root.setAlpha(mb.alpha);
   root.setStaleness(mb.staleness);
   set_list(root.initWeights(static_cast<unsigned>(count)), std::span<const float>(weights, count));
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_adjust_request(const wire_bytes& bytes, minibatch& out, std::vector<float>& weights) {
@@ -116,11 +119,12 @@ status decode_adjust_request(const wire_bytes& bytes, minibatch& out, std::vecto
 }
 
 wire_bytes encode_adjust_reply(uint32_t shard, uint32_t pairs) {
-  capnp::MallocMessageBuilder builder(16);
+  wire_message message(16);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::AdjustReply>();
   root.setShard(shard);
   root.setPairs(pairs);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status decode_adjust_reply(const wire_bytes& bytes, uint32_t& shard, uint32_t& pairs) {
@@ -134,7 +138,8 @@ status decode_adjust_reply(const wire_bytes& bytes, uint32_t& shard, uint32_t& p
 // --- replicated mode (src/replicated/row_block.hpp) ---
 
 wire_bytes encode_row_block(const row_block& b) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + b.rows() / 2 + b.values.size() / 2 + 8));
+  wire_message message(static_cast<unsigned>(16 + b.rows() / 2 + b.values.size() / 2 + 8));
+  auto& builder = message.builder();
   auto r = builder.initRoot<wire::RowBlock>();
   r.setRound(b.round);
   r.setGeneration(b.generation);
@@ -148,7 +153,35 @@ wire_bytes encode_row_block(const row_block& b) {
   // little-endian machines only, as the vectors files assume).
   auto values = r.initValues(static_cast<unsigned>(b.values.size() * sizeof(float)));
   copy_into(values, b.values.data(), values.size());
-  return to_bytes(builder);
+  return message.finish();
+}
+
+status with_row_block(const wire_bytes& bytes, std::vector<uint32_t>& ids,
+                      const std::function<status(const row_block&, row_block_ref)>& use) {
+  return with_reader<wire::RowBlock>(bytes, "row block", [&](wire::RowBlock::Reader r) -> status {
+    row_block head; // the header's fields; its rows stay in the message
+    head.round = r.getRound();
+    head.generation = r.getGeneration();
+    head.host = r.getHost();
+    head.last = r.getLast();
+    head.width = r.getWidth();
+    head.first_column = r.getFirstColumn();
+    const auto in = r.getInputRows(), out = r.getOutputRows();
+    ids.resize(size_t{in.size()} + out.size());
+    for (unsigned i = 0; i < in.size(); ++i)
+      ids[i] = in[i];
+    for (unsigned i = 0; i < out.size(); ++i)
+      ids[in.size() + i] = out[i];
+    auto values = r.getValues();
+    if (uint64_t{values.size()} != uint64_t{ids.size()} * head.width * sizeof(float))
+      return failure{"malformed row block: " + std::to_string(values.size()) + " bytes of values for " +
+                     std::to_string(ids.size()) + " rows of " + std::to_string(head.width) + " floats"};
+    // A Data field starts on a word of its segment, and the segments on
+    // words of `bytes` (or of with_reader's aligned copy): floats are aligned.
+    const std::span<const uint32_t> all{ids};
+    return use(head, row_block_ref{head.width, head.first_column, all.first(in.size()), all.subspan(in.size()),
+                                   reinterpret_cast<const float*>(values.begin())});
+  });
 }
 
 status decode_row_block(const wire_bytes& bytes, row_block& out) {

@@ -168,11 +168,15 @@ uint64_t exporter_bytes(const memory_job& job) {
 }
 
 uint64_t learner_bytes(const memory_job& job) {
-  if (job.replicated) { // the model it trains and the model as of the last round
+  if (job.replicated) {
+    // The model it trains and the model as of the last round, and a
+    // round's buffers at their most: its changes as rows and as a message,
+    // and the rows it combines or receives and their message (each at
+    // most every row of the model).
     memory_job whole = job;
     whole.shards = 1;
     whole.word_split = false;
-    return 2 * shard_model_bytes(whole, 0) + shard_table_bytes(whole);
+    return (2 + replicated_round_models) * shard_model_bytes(whole, 0) + shard_table_bytes(whole);
   }
   // A minibatch's pairs (up to 2w per word) each with n + 1 targets (and a
   // Huffman path): the requests' ids and, per shard, the replies' floats,

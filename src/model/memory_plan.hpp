@@ -36,8 +36,9 @@
 //   learners    per learner, its minibatches in flight (the requests and
 //               every shard's replies), its reading buffer and its
 //               subsampling thresholds (8 bytes a word); with
-//               --partition replicated, its whole copy of the model and the
-//               copy as of the last synchronisation.
+//               --partition replicated, its whole copy of the model, the
+//               copy as of the last synchronisation, and a round's buffers,
+//               replicated_round_models times the model.
 // The coordinator's node besides: process_bytes (it is a process even
 // where it holds nothing else) and, while it writes the vocabulary files,
 // a page of words from each partition and its copy in the message.
@@ -68,6 +69,7 @@ inline constexpr uint64_t vocabulary_page_words = uint64_t{1} << 18; // actors/v
 inline constexpr uint64_t counts_bytes_per_word = 8;                 // src/corpus/vocabulary_counts.hpp
 inline constexpr uint64_t export_block_words = 4096;                 // actors/exporter_actor.cpp's block
 inline constexpr uint64_t learner_reading_bytes = uint64_t{2} << 20; // a learner's id buffer and passage
+inline constexpr uint64_t replicated_round_models = 4;               // a replicated round's buffers, in models
 
 /// A node as the plan sees it.
 struct memory_node {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
 
 #include "src/util/rng.hpp"
 
@@ -77,16 +76,18 @@ std::vector<row_block> replica::changes() const {
     blocks[m].values.reserve(rows[m] * dim_);
   }
   // Inputs first, as a block lays out its values.
+  std::vector<float> row(dim_);
   for (bool output : {false, true})
     for (uint32_t id : output ? touched_outputs_ : touched_inputs_) {
       row_block& b = blocks[master_of(output, id)];
       (output ? b.outputs : b.inputs).push_back(id);
-      const size_t at = b.values.size();
-      b.values.resize(at + dim_);
+      // Appended, not resized and overwritten: a round's changes are
+      // tens of megabytes, and zeroing them first is a pass of its own.
       const float* now = store_row(output, id);
       const float* then = base_row(output, id);
       for (uint32_t c = 0; c < dim_; ++c)
-        b.values[at + c] = now[c] - then[c];
+        row[c] = now[c] - then[c];
+      b.values.insert(b.values.end(), row.begin(), row.end());
     }
   return blocks;
 }
@@ -107,17 +108,32 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
     by_host.push_back(&b);
   std::sort(by_host.begin(), by_host.end(), [](auto* a, auto* b) { return a->host < b->host; });
 
-  std::unordered_map<uint64_t, uint32_t> slot_of; // (output << 32 | id) -> slot
-  std::vector<uint64_t> keys;
-  std::vector<float> combined;  // per row: the combination so far
-  std::vector<uint32_t> counts; // per row: changes in it
-  std::vector<bool> only_own;   // per row: changed here only
-  size_t most = 0;              // rows, at most: nothing below reallocates
+  constexpr uint32_t none = 0xFFFFFFFFu;
+  if (input_slot_.empty()) { // once: a slot per row, V + the output rows
+    input_slot_.assign(store_->vocab_size(), none);
+    output_slot_.assign(store_->output_rows(), none);
+  }
+  auto& keys = keys_;
+  auto& combined = combined_; // per row: the combination so far
+  auto& counts = counts_;     // per row: changes in it
+  auto& only_own = only_own_; // per row: changed here only
+  keys.clear();
+  counts.clear();
+  only_own.clear();
+  size_t most = 0; // rows, at most: nothing below reallocates
   for (const row_block* b : by_host)
     most += b->rows();
-  slot_of.reserve(most);
   keys.reserve(most);
-  combined.reserve(most * dim_);
+  combined.resize(
+    std::max(combined.size(), most * dim_)); // grown, never zeroed again: a row is set on its first change
+  // Every slot back to none however this ends (a refused block included).
+  struct slots_reset {
+    replica& r;
+    ~slots_reset() {
+      for (uint64_t key : r.keys_)
+        ((key >> 32) ? r.output_slot_ : r.input_slot_)[static_cast<uint32_t>(key)] = none;
+    }
+  } reset{*this};
   for (const row_block* b : by_host) {
     if (b->width != dim_)
       return failure{"row block from host " + std::to_string(b->host) + ": rows of " + std::to_string(b->width) +
@@ -130,31 +146,30 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
       if (master_of(output, id) != self)
         return failure{"row block from host " + std::to_string(b->host) + ": row " + std::to_string(id) +
                        " belongs to another master"};
-      const uint64_t key = uint64_t{output} << 32 | id;
-      auto [it, fresh] = slot_of.try_emplace(key, static_cast<uint32_t>(keys.size()));
-      if (fresh) {
-        keys.push_back(key);
-        combined.resize(combined.size() + dim_);
+      uint32_t& slot = (output ? output_slot_ : input_slot_)[id];
+      if (slot == none) {
+        slot = static_cast<uint32_t>(keys.size());
+        keys.push_back(uint64_t{output} << 32 | id);
+        std::fill_n(combined.data() + size_t{slot} * dim_, dim_, 0.0f);
         counts.push_back(0);
-        only_own.push_back(true);
+        only_own.push_back(1);
       }
       if (b->host != self)
-        only_own[it->second] = false;
-      add_change(kind, combined.data() + size_t{it->second} * dim_, counts[it->second], b->values.data() + i * dim_,
-                 dim_);
+        only_own[slot] = 0;
+      add_change(kind, combined.data() + size_t{slot} * dim_, counts[slot], b->values.data() + i * dim_, dim_);
     }
   }
 
   row_block synced;
   synced.width = dim_;
-  synced.values.resize(combined.size());
+  synced.values.reserve(keys.size() * dim_); // appended row by row below, as in changes()
   for (size_t k = 0; k < keys.size(); ++k) {
     const bool output = keys[k] >> 32;
     const uint32_t id = static_cast<uint32_t>(keys[k]);
     (output ? synced.outputs : synced.inputs).push_back(id);
   }
   // Inputs first, as every block lays out its values.
-  size_t at = 0;
+  std::vector<float> row(dim_);
   for (int pass = 0; pass < 2; ++pass)
     for (size_t k = 0; k < keys.size(); ++k) {
       const bool output = keys[k] >> 32;
@@ -163,21 +178,22 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
       const uint32_t id = static_cast<uint32_t>(keys[k]);
       float* g = combined.data() + k * dim_;
       finish_changes(kind, g, counts[k], dim_);
-      float* base = base_row(output, id);
-      float* value = synced.values.data() + at * dim_;
-      if (only_own[k]) // exactly as trained here: base + (row - base) may round
-        std::memcpy(value, store_row(output, id), dim_ * sizeof(float));
-      else
-        for (uint32_t c = 0; c < dim_; ++c)
-          value[c] = base[c] + g[c];
-      ++at;
+      const float* base = base_row(output, id);
+      if (only_own[k]) { // exactly as trained here: base + (row - base) may round
+        const float* now = store_row(output, id);
+        synced.values.insert(synced.values.end(), now, now + dim_);
+        continue;
+      }
+      for (uint32_t c = 0; c < dim_; ++c)
+        row[c] = base[c] + g[c];
+      synced.values.insert(synced.values.end(), row.begin(), row.end());
     }
   if (auto s = apply(synced); !s)
     return failure{s.error()};
   return synced;
 }
 
-status replica::apply(const row_block& synced) {
+status replica::apply(row_block_ref synced) {
   if (synced.width != dim_)
     return failure{"row block: rows of " + std::to_string(synced.width) + " floats, the model has " +
                    std::to_string(dim_)};
@@ -186,7 +202,7 @@ status replica::apply(const row_block& synced) {
     const uint32_t id = output ? synced.outputs[i - synced.inputs.size()] : synced.inputs[i];
     if (auto s = check_row(output, id); !s)
       return s;
-    const float* value = synced.values.data() + i * dim_;
+    const float* value = synced.values + i * dim_;
     std::memcpy(store_row(output, id), value, dim_ * sizeof(float));
     std::memcpy(base_row(output, id), value, dim_ * sizeof(float));
   }

@@ -60,7 +60,8 @@ public:
   expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self);
 
   /// New values from a master: into the store and the base.
-  status apply(const row_block& synced);
+  status apply(row_block_ref synced);
+  status apply(const row_block& synced) { return apply(synced.ref()); }
 
   /// Columns [first, first + width) of rows [begin, begin + count) as a
   /// shard holds them (`outputs`: output rows), into store and base: a
@@ -83,6 +84,14 @@ private:
   float_buffer base_inputs_, base_outputs_;
   std::vector<uint64_t> input_bits_, output_bits_;
   std::vector<uint32_t> touched_inputs_, touched_outputs_;
+  // combine()'s scratch, kept from round to round: a round's rows are most
+  // of the model, and fresh buffers of that size cost their page faults
+  // every round. A row's slot among the combined rows (npos: none yet).
+  std::vector<uint32_t> input_slot_, output_slot_;
+  std::vector<uint64_t> keys_;
+  std::vector<float> combined_;
+  std::vector<uint32_t> counts_;
+  std::vector<uint8_t> only_own_;
 };
 
 } // namespace gridvec

@@ -31,9 +31,10 @@ std::vector<uint64_t> keys_of(capnp::List<uint64_t>::Reader list) {
 // one segment holds it.
 template <class Fill>
 wire_bytes make_reply(size_t words, Fill&& fill) {
-  capnp::MallocMessageBuilder builder(static_cast<unsigned>(16 + words));
+  wire_message message(static_cast<unsigned>(16 + words));
+  auto& builder = message.builder();
   fill(builder.initRoot<wire::TableReply>());
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes error_reply(const failure& why) {
@@ -606,11 +607,12 @@ wire_bytes table_service::handle(const wire_bytes& request) {
       }
       case R::FENCE: {
         entry.fence = std::max(entry.fence, r.getFence());
-        capnp::MallocMessageBuilder builder(16);
+        wire_message message(16);
+        auto& builder = message.builder();
         auto done = builder.initRoot<wire::TableReply>();
         done.setDone();
         done.setFence(entry.fence);
-        reply = to_bytes(builder);
+        reply = message.finish();
         return {};
       }
       case R::INFO: reply = tables_reply({info_of(slice)}); return {};

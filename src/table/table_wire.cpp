@@ -14,15 +14,17 @@ unsigned words_for(size_t keys, size_t floats) { return static_cast<unsigned>(32
 } // namespace
 
 wire_bytes encode_table_create(const table_spec& spec) {
-  capnp::MallocMessageBuilder builder(64);
+  wire_message message(64);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(spec.name);
   write_table_spec(root.initCreate(), spec);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_keys(table_op op, const std::string& table, std::span<const uint64_t> keys) {
-  capnp::MallocMessageBuilder builder(words_for(keys.size(), 0));
+  wire_message message(words_for(keys.size(), 0));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   const auto n = static_cast<unsigned>(keys.size());
@@ -31,12 +33,13 @@ wire_bytes encode_table_keys(table_op op, const std::string& table, std::span<co
     case table_op::remove: set_list(root.initRemove(n), keys); break;
     default: set_list(root.initFetch(n), keys); break;
   }
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_values(table_op op, const std::string& table, std::span<const uint64_t> keys,
                                std::span<const float> values) {
-  capnp::MallocMessageBuilder builder(words_for(keys.size(), values.size()));
+  wire_message message(words_for(keys.size(), values.size()));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   auto kv = op == table_op::put             ? root.initPut()
@@ -45,12 +48,13 @@ wire_bytes encode_table_values(table_op op, const std::string& table, std::span<
                                             : root.initAdd();
   set_list(kv.initKeys(static_cast<unsigned>(keys.size())), keys);
   copy_into(kv.initValues(static_cast<unsigned>(values.size_bytes())), values.data(), values.size_bytes());
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<const uint64_t> a,
                               std::span<const uint64_t> b, float alpha) {
-  capnp::MallocMessageBuilder builder(words_for(a.size() + b.size(), 0));
+  wire_message message(words_for(a.size() + b.size(), 0));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   wire::KeyPairs::Builder pairs = op == table_op::dot    ? root.initDot()
@@ -62,39 +66,43 @@ wire_bytes encode_table_pairs(table_op op, const std::string& table, std::span<c
                                                            }();
   set_list(pairs.initA(static_cast<unsigned>(a.size())), a);
   set_list(pairs.initB(static_cast<unsigned>(b.size())), b);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_scal(const std::string& table, float alpha, std::span<const uint64_t> keys) {
-  capnp::MallocMessageBuilder builder(words_for(keys.size(), 0));
+  wire_message message(words_for(keys.size(), 0));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   auto scal = root.initScal();
   scal.setAlpha(alpha);
   set_list(scal.initKeys(static_cast<unsigned>(keys.size())), keys);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_reduce(const std::string& table, const std::string& what) {
-  capnp::MallocMessageBuilder builder(32);
+  wire_message message(32);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   root.setReduce(what);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_call(const std::string& table, const std::string& operation, const wire_bytes& args) {
-  capnp::MallocMessageBuilder builder(words_for(0, args.size() / 4));
+  wire_message message(words_for(0, args.size() / 4));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   auto call = root.initCall();
   call.setOperation(operation);
   copy_into(call.initArgs(static_cast<unsigned>(args.size())), args.data(), args.size());
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_simple(table_op op, const std::string& table, uint32_t slot) {
-  capnp::MallocMessageBuilder builder(32);
+  wire_message message(32);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   root.setSlot(static_cast<uint8_t>(slot));
@@ -105,43 +113,47 @@ wire_bytes encode_table_simple(table_op op, const std::string& table, uint32_t s
     case table_op::load: root.setLoad(); break;
     default: root.setSave(); break;
   }
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_take_over(uint32_t shard, uint32_t shards) {
-  capnp::MallocMessageBuilder builder(32);
+  wire_message message(32);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable("");
   auto t = root.initTakeOver();
   t.setShard(shard);
   t.setShards(shards);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_scan(const std::string& table, uint64_t cursor, uint32_t limit) {
-  capnp::MallocMessageBuilder builder(32);
+  wire_message message(32);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   auto scan = root.initScan();
   scan.setCursor(cursor);
   scan.setLimit(limit);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_sparse_get(const std::string& table, std::span<const uint64_t> rows,
                                    std::span<const uint32_t> indices) {
-  capnp::MallocMessageBuilder builder(words_for(rows.size() + indices.size() / 2, 0));
+  wire_message message(words_for(rows.size() + indices.size() / 2, 0));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   auto sparse = root.initSparseGet();
   set_list(sparse.initRows(static_cast<unsigned>(rows.size())), rows);
   set_list(sparse.initIndices(static_cast<unsigned>(indices.size())), indices);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::span<const uint32_t> indices,
                                    std::span<const float> values, uint64_t writer) {
-  capnp::MallocMessageBuilder builder(words_for(indices.size() / 2, values.size()));
+  wire_message message(words_for(indices.size() / 2, values.size()));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   root.setWriter(writer);
@@ -149,22 +161,23 @@ wire_bytes encode_table_sparse_add(const std::string& table, uint64_t row, std::
   sparse.setRow(row);
   set_list(sparse.initIndices(static_cast<unsigned>(indices.size())), indices);
   copy_into(sparse.initValues(static_cast<unsigned>(values.size_bytes())), values.data(), values.size_bytes());
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_fence(const std::string& table, uint64_t fence) {
-  capnp::MallocMessageBuilder builder(32);
+  wire_message message(32);
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   root.setFence(fence);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner, std::span<const uint64_t> keys,
                                std::span<const uint32_t> offsets, std::span<const uint32_t> positions,
                                std::span<const uint32_t> counts) {
-  capnp::MallocMessageBuilder builder(
-    words_for(keys.size() + (offsets.size() + positions.size() + counts.size()) / 2, 0));
+  wire_message message(words_for(keys.size() + (offsets.size() + positions.size() + counts.size()) / 2, 0));
+  auto& builder = message.builder();
   auto root = builder.initRoot<wire::TableRequest>();
   root.setTable(table);
   auto lookup = root.initLookup();
@@ -175,7 +188,7 @@ wire_bytes encode_table_lookup(const std::string& table, table_combiner combiner
   set_list(lookup.initOffsets(static_cast<unsigned>(offsets.size())), offsets);
   set_list(lookup.initPositions(static_cast<unsigned>(positions.size())), positions);
   set_list(lookup.initCounts(static_cast<unsigned>(counts.size())), counts);
-  return to_bytes(builder);
+  return message.finish();
 }
 
 status read_table_floats(const wire_bytes& bytes, const std::function<status(const float*, size_t)>& use) {

@@ -16,12 +16,14 @@
 #include "actors/layouts/replica/replica.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "actors/learner/learner_state.hpp"
 #include "src/corpus/vocabulary_reader.hpp"
 #include "src/formats/wire.hpp"
 #include "src/replicated/replica.hpp"
 #include "src/replicated/sync_round.hpp"
+#include "src/util/malloc_policy.hpp"
 
 namespace gridvec::learner {
 
@@ -60,6 +62,10 @@ public:
   // Round changes from hosts that began before this one had its first
   // work (a tiny round ends fast): kept until it starts, not lost.
   std::vector<row_block> early_changes;
+  std::vector<uint32_t> ids_scratch; // a received block's ids, kept from round to round
+  // The rounds' buffers, the size of the model's changed rows, reused from
+  // round to round instead of mapped afresh (src/util/malloc_policy.hpp).
+  std::optional<large_block_reuse> block_reuse;
 };
 
 // This learner's path, in the functions that only a replicated learner
@@ -138,11 +144,15 @@ row_block columns_of(const row_block& whole, column_slice slice) {
 // its own as heard.
 void broadcast_values(learner_ptr self, const row_block& values) {
   auto& st = self->state;
-  const wire_bytes bytes = encode_row_block(values);
+  wire_bytes bytes = encode_row_block(values);
+  const uint32_t last_host = st.host_index + 1 == hosts(st) ? st.host_index - 1 : hosts(st) - 1;
   for (uint32_t h = 0; h < hosts(st); ++h)
     if (h != st.host_index) {
       st.unreported.wire.add(message_kind::round_values, bytes.size());
-      self->send(st.hosts[h], synced_atom::value, bytes);
+      if (h == last_host) // the last one takes the bytes, the others a copy
+        self->send(st.hosts[h], synced_atom::value, std::move(bytes));
+      else
+        self->send(st.hosts[h], synced_atom::value, bytes);
     }
   round_complete(self, values.last);
 }
@@ -179,9 +189,9 @@ void combine_round(learner_ptr self, uint64_t round) {
     for (size_t s = 0; s < r.lanes.size(); ++s) {
       ++*pending;
       const column_slice slice = slice_of(st, r, s);
-      const wire_bytes bytes = encode_row_block(slice.width == values->width ? *values : columns_of(*values, slice));
+      wire_bytes bytes = encode_row_block(slice.width == values->width ? *values : columns_of(*values, slice));
       st.unreported.wire.add(message_kind::round_store, bytes.size());
-      self->request(r.lanes[s], sync_timeout, store_rows_atom::value, bytes)
+      self->request(r.lanes[s], sync_timeout, store_rows_atom::value, std::move(bytes))
         .then([stored](bool) { stored(); },
               [self, generation = st.generation](caf::error& err) { on_shard_error(self, generation, err); });
     }
@@ -242,9 +252,10 @@ void round_complete(learner_ptr self, bool last) {
   ++st.unreported.sync_rounds;
   r.round_started = st.source->trained_words();
   settle_pause(self);
-  if (r.sync.at() == phase::finished)
+  if (r.sync.at() == phase::finished) {
+    r.block_reuse.reset(); // no more rounds
     report(self, true);
-  else
+  } else
     pump(self);
 }
 
@@ -277,6 +288,8 @@ expected<std::vector<uint64_t>> word_keys(const learner_state& st) {
 status replicated_path::bind(learner_ptr self) {
   auto& st = self->state;
   lanes = lanes_as<replica_shard_actor>(st.shards);
+  if (!block_reuse)
+    block_reuse.emplace();
   if (!model) {
     // Rows are keyed by word: each word's key, read from the vocabulary one
     // word at a time (the words themselves are not kept).
@@ -398,22 +411,24 @@ void on_round_values(learner_ptr self, const wire_bytes& bytes) {
   if (!r)
     return;
   auto& st = self->state;
-  row_block values;
-  if (auto s = decode_row_block(bytes, values); !s) {
+  // Applied where the values arrived, without a copy of them.
+  bool stale = false, last = false;
+  auto s = with_row_block(bytes, r->ids_scratch, [&](const row_block& head, row_block_ref values) -> status {
+    if (!r->model || head.generation != st.generation) {
+      stale = true;
+      return {};
+    }
+    if (auto s = r->sync.check_values(head); !s)
+      return s;
+    last = head.last;
+    return r->model->apply(values);
+  });
+  if (!s) {
     fail(self, s.error());
     return;
   }
-  if (!r->model || values.generation != st.generation)
-    return;
-  if (auto s = r->sync.check_values(values); !s) {
-    fail(self, s.error());
-    return;
-  }
-  if (auto s = r->model->apply(values); !s) {
-    fail(self, s.error());
-    return;
-  }
-  round_complete(self, values.last);
+  if (!stale)
+    round_complete(self, last);
 }
 
 } // namespace gridvec::learner

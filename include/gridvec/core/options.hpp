@@ -105,15 +105,14 @@ struct train_options {
   /// adjust (minibatch::shared_negatives). By default wherever a job trains
   /// skip-gram with word2vec's negative sampling alone: there it matched
   /// word2vec.c's quality on two held-out corpora on both paths, and was
-  /// faster (docs/quality.md, "HogBatch"). Not with -cbow 1 (one pair an
-  /// example already), -hs 1 (it trained worse through the windows), --negatives,
-  /// --sampler hierarchical, --partition replicated (not measured) or
-  /// --partition words (it trains pairs).
+  /// faster (docs/quality.md, "HogBatch"), and so on the replicated mode's
+  /// hosts. Not with -cbow 1 (one pair an example already), -hs 1 (it
+  /// trained worse through the windows), --negatives, --sampler
+  /// hierarchical or --partition words (it trains pairs).
   bool window_kernel() const {
     if (shared_negatives != shared_negatives_auto)
       return shared_negatives == 1;
-    return !cbow && !hs && negative > 0 && negatives_mode == 0 && !hierarchical_sampler && !replicated() &&
-           !word_split();
+    return !cbow && !hs && negative > 0 && negatives_mode == 0 && !hierarchical_sampler && !word_split();
   }
   /// --shared-negatives 1, asked for by name.
   bool shared_negatives_asked() const { return shared_negatives == 1; }
