@@ -185,20 +185,12 @@ status with_row_block(const wire_bytes& bytes, std::vector<uint32_t>& ids,
 }
 
 status decode_row_block(const wire_bytes& bytes, row_block& out) {
-  return with_reader<wire::RowBlock>(bytes, "row block", [&](wire::RowBlock::Reader r) -> status {
-    out.round = r.getRound();
-    out.generation = r.getGeneration();
-    out.host = r.getHost();
-    out.last = r.getLast();
-    out.width = r.getWidth();
-    out.first_column = r.getFirstColumn();
-    get_list(r.getInputRows(), out.inputs);
-    get_list(r.getOutputRows(), out.outputs);
-    auto values = r.getValues();
-    if (uint64_t{values.size()} != uint64_t{out.rows()} * out.width * sizeof(float))
-      return failure{"malformed row block: " + std::to_string(values.size()) + " bytes of values for " +
-                     std::to_string(out.rows()) + " rows of " + std::to_string(out.width) + " floats"};
-    copy_from(values, out.values);
+  std::vector<uint32_t> ids;
+  return with_row_block(bytes, ids, [&](const row_block& head, row_block_ref rows) -> status {
+    out = head; // the header; then the rows, copied out of the message
+    out.inputs.assign(rows.inputs.begin(), rows.inputs.end());
+    out.outputs.assign(rows.outputs.begin(), rows.outputs.end());
+    out.values.assign(rows.values, rows.values + rows.rows() * rows.width);
     return {};
   });
 }
