@@ -15,18 +15,29 @@ namespace {
 constexpr char magic[16] = {'g', 'r', 'i', 'd', 'v', 'e', 'c', '-', 'c', 'o', 'u', 'n', 't', 's', ' ', '1'};
 constexpr size_t header_bytes = sizeof(magic) + 3 * sizeof(uint64_t);
 
-} // namespace
-
-status write_vocabulary_counts(const vocabulary_counts& counts, const std::string& path) {
+// The file's header, then `write_counts(f)` for its `size` counts;
+// atomically, under the path policy.
+template <class WriteCounts>
+status write_counts_file(const std::string& path, uint64_t size, uint64_t train_words, uint64_t vocab_crc,
+                         WriteCounts&& write_counts) {
   auto file = atomic_file::create(path, "the vocabulary's counts");
   if (!file)
     return failure{file.error()};
   std::FILE* f = file->stream();
-  const uint64_t head[3] = {counts.counts.size(), counts.train_words, counts.vocab_crc};
+  const uint64_t head[3] = {size, train_words, vocab_crc};
   if (std::fwrite(magic, 1, sizeof(magic), f) != sizeof(magic) || std::fwrite(head, sizeof(uint64_t), 3, f) != 3 ||
-      std::fwrite(counts.counts.data(), sizeof(uint64_t), counts.counts.size(), f) != counts.counts.size())
+      !write_counts(f))
     return failure{"cannot write " + path};
   return file->commit();
+}
+
+} // namespace
+
+status write_vocabulary_counts(const vocabulary_counts& counts, const std::string& path) {
+  const auto& c = counts.counts;
+  return write_counts_file(path, c.size(), counts.train_words, counts.vocab_crc, [&](std::FILE* f) {
+    return std::fwrite(c.data(), sizeof(uint64_t), c.size(), f) == c.size();
+  });
 }
 
 status write_vocabulary_counts(const count_histogram& runs, uint64_t train_words, uint64_t vocab_crc,
@@ -34,23 +45,18 @@ status write_vocabulary_counts(const count_histogram& runs, uint64_t train_words
   uint64_t size = 0;
   for (const auto& run : runs)
     size += run.words;
-  auto file = atomic_file::create(path, "the vocabulary's counts");
-  if (!file)
-    return failure{file.error()};
-  std::FILE* f = file->stream();
-  const uint64_t head[3] = {size, train_words, vocab_crc};
-  if (std::fwrite(magic, 1, sizeof(magic), f) != sizeof(magic) || std::fwrite(head, sizeof(uint64_t), 3, f) != 3)
-    return failure{"cannot write " + path};
-  std::vector<uint64_t> block(std::min<uint64_t>(size, 65536));
-  for (const auto& run : runs)
-    for (uint64_t left = run.words; left > 0;) {
-      const uint64_t n = std::min<uint64_t>(left, block.size());
-      std::fill_n(block.begin(), n, run.count);
-      if (std::fwrite(block.data(), sizeof(uint64_t), n, f) != n)
-        return failure{"cannot write " + path};
-      left -= n;
-    }
-  return file->commit();
+  return write_counts_file(path, size, train_words, vocab_crc, [&](std::FILE* f) {
+    std::vector<uint64_t> block(std::min<uint64_t>(size, 65536));
+    for (const auto& run : runs)
+      for (uint64_t left = run.words; left > 0;) {
+        const uint64_t n = std::min<uint64_t>(left, block.size());
+        std::fill_n(block.begin(), n, run.count);
+        if (std::fwrite(block.data(), sizeof(uint64_t), n, f) != n)
+          return false;
+        left -= n;
+      }
+    return true;
+  });
 }
 
 namespace {
