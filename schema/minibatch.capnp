@@ -84,6 +84,10 @@ struct RowBlock {
   values @7 :Data;           # (inputs + outputs) x width float32,
                              # little-endian, inputs first
   firstColumn @8 :UInt32;    # master -> shard: the column of values[0]
+  pausing @9 :Bool;          # host -> master: the sender is pausing (a
+                             # checkpoint reads the shards next)
+  stored @10 :Bool;          # master -> host: the shards hold the model
+                             # as of this round
 }
 
 # The word split (--partition words, the Distributed negative sampling paper): each shard holds the whole

@@ -173,7 +173,48 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
     auto again = host[0].changes();
     for (const auto& b : again)
       CHECK(b.rows() == 0);
+
+    // What each master combined waits for the shards: its rows with their
+    // values now, once; then nothing until it combines again.
+    for (uint32_t m = 0; m < hosts; ++m) {
+      CAPTURE(m);
+      CHECK(host[m].unstored_rows() == values[m].rows());
+      const row_block unstored = host[m].unstored_values();
+      CHECK(unstored.inputs == values[m].inputs);
+      CHECK(unstored.outputs == values[m].outputs);
+      check_equal(unstored.values, values[m].values);
+      CHECK(host[m].unstored_rows() == 0);
+      CHECK(host[m].unstored_values().rows() == 0);
+    }
   }
+}
+
+TEST_CASE("a master keeps every row it combined until the shards are written", "[replicated]") {
+  const uint32_t dim = 2, words = 8;
+  replica one(dim, keys_of(words), 3, noise_of(words), nullptr); // one host: master of every row
+  auto round = [&](bool output, uint32_t id, const std::vector<float>& by) {
+    change_row(one, output, id, by);
+    auto v = one.combine(one.changes(), combiner::model_combiner, 0);
+    REQUIRE(v);
+    one.next_round();
+  };
+  round(false, 2, {1, 0});
+  round(true, 4, {0, 1});
+  round(false, 2, {0, 2}); // u2 again: kept once, with its latest values
+  CHECK(one.unstored_rows() == 2);
+  const row_block b = one.unstored_values();
+  CHECK(b.inputs == std::vector<uint32_t>{2});
+  CHECK(b.outputs == std::vector<uint32_t>{4});
+  check_equal({b.input_value(0), b.input_value(0) + dim}, row_of(one, false, 2));
+  check_equal({b.output_value(0), b.output_value(0) + dim}, row_of(one, true, 4));
+  CHECK(one.unstored_rows() == 0);
+  // A model loaded from the shards has nothing left to write.
+  round(false, 5, {1, 1});
+  CHECK(one.unstored_rows() == 1);
+  one.forget_unstored();
+  CHECK(one.unstored_values().rows() == 0);
+  round(false, 5, {1, 1}); // and finds the row again when it changes
+  CHECK(one.unstored_values().inputs == std::vector<uint32_t>{5});
 }
 
 TEST_CASE("a master refuses row blocks it cannot have been sent", "[replicated]") {
@@ -220,6 +261,7 @@ TEST_CASE("row blocks cross the wire whole, and malformed ones are refused", "[r
   b.generation = 3;
   b.host = 2;
   b.last = true;
+  b.pausing = true;
   b.width = 2;
   b.first_column = 4;
   b.inputs = {1, 9};
@@ -231,6 +273,8 @@ TEST_CASE("row blocks cross the wire whole, and malformed ones are refused", "[r
   CHECK(back.generation == 3);
   CHECK(back.host == 2);
   CHECK(back.last);
+  CHECK(back.pausing);
+  CHECK_FALSE(back.stored);
   CHECK(back.width == 2);
   CHECK(back.first_column == 4);
   CHECK(back.inputs == b.inputs);

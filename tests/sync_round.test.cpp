@@ -49,9 +49,11 @@ TEST_CASE("a host's round is complete once every master's values are heard", "[s
   sync.set(sync_round::phase::syncing);
   row_block values = changes_of(1, 0);
   REQUIRE(sync.check_values(values));
-  CHECK_FALSE(sync.hear_values(false, 2));
-  CHECK(sync.hear_values(false, 2));
+  CHECK(sync.shards_current()); // loaded from the shards
+  CHECK_FALSE(sync.hear_values(false, false, 2));
+  CHECK(sync.hear_values(false, false, 2));
   CHECK(sync.round() == 1);
+  CHECK_FALSE(sync.shards_current()); // a round the masters did not store
   CHECK(sync.at() == sync_round::phase::training);
   // Values of a round this host is not syncing are refused.
   auto early = sync.check_values(changes_of(1, 1));
@@ -59,9 +61,10 @@ TEST_CASE("a host's round is complete once every master's values are heard", "[s
   CHECK(early.error() == "round 1's values came in round 1");
   sync.set(sync_round::phase::syncing);
   CHECK_FALSE(sync.check_values(changes_of(0, 0)));
-  // A master out of work makes this the last round.
-  CHECK_FALSE(sync.hear_values(true, 2));
-  CHECK(sync.hear_values(false, 2));
+  // A master out of work makes this the last round; every master stores it.
+  CHECK_FALSE(sync.hear_values(true, true, 2));
+  CHECK(sync.hear_values(false, true, 2));
+  CHECK(sync.shards_current());
   CHECK(sync.finishing());
   CHECK(sync.at() == sync_round::phase::finished);
   // A halt forgets the round; a rollback starts again at round 0.
@@ -70,6 +73,17 @@ TEST_CASE("a host's round is complete once every master's values are heard", "[s
   CHECK_FALSE(sync.finishing());
   sync.restart();
   CHECK(sync.round() == 0);
+  // The shards hold a round only if every master stored it.
+  sync.set(sync_round::phase::syncing);
+  CHECK_FALSE(sync.hear_values(false, true, 2));
+  CHECK(sync.hear_values(false, false, 2));
+  CHECK_FALSE(sync.shards_current());
+  sync.set(sync_round::phase::syncing);
+  CHECK_FALSE(sync.hear_values(false, true, 2));
+  CHECK(sync.hear_values(false, true, 2));
+  CHECK(sync.shards_current());
+  sync.forget(); // a rollback loads the model from the shards
+  CHECK(sync.shards_current());
 }
 
 } // namespace sync_round_test

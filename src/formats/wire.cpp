@@ -145,6 +145,8 @@ wire_bytes encode_row_block(const row_block& b) {
   r.setGeneration(b.generation);
   r.setHost(b.host);
   r.setLast(b.last);
+  r.setPausing(b.pausing);
+  r.setStored(b.stored);
   r.setWidth(b.width);
   r.setFirstColumn(b.first_column);
   set_list(r.initInputRows(static_cast<unsigned>(b.inputs.size())), b.inputs);
@@ -164,6 +166,8 @@ status with_row_block(const wire_bytes& bytes, std::vector<uint32_t>& ids,
     head.generation = r.getGeneration();
     head.host = r.getHost();
     head.last = r.getLast();
+    head.pausing = r.getPausing();
+    head.stored = r.getStored();
     head.width = r.getWidth();
     head.first_column = r.getFirstColumn();
     const auto in = r.getInputRows(), out = r.getOutputRows();

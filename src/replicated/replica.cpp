@@ -19,6 +19,25 @@ bool test_and_set(std::vector<uint64_t>& bits, uint32_t i) {
 
 } // namespace
 
+void replica::row_set::size_for(uint32_t input_rows, uint32_t output_rows) {
+  input_bits.assign((size_t{input_rows} + 63) / 64, 0);
+  output_bits.assign((size_t{output_rows} + 63) / 64, 0);
+}
+
+void replica::row_set::add(bool output, uint32_t id) {
+  if (!test_and_set(output ? output_bits : input_bits, id))
+    (output ? outputs : inputs).push_back(id);
+}
+
+void replica::row_set::clear() {
+  for (uint32_t u : inputs)
+    input_bits[u / 64] = 0;
+  for (uint32_t v : outputs)
+    output_bits[v / 64] = 0;
+  inputs.clear();
+  outputs.clear();
+}
+
 replica::replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_seed,
                  std::shared_ptr<const noise_sampler> noise, std::shared_ptr<const huffman_tree> tree)
   : dim_(dim), word_keys_(std::move(word_keys)),
@@ -30,8 +49,8 @@ replica::replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_se
   base_outputs_ = allocate_floats(outputs);
   std::memcpy(base_inputs_.get(), store_->input_data(), inputs * sizeof(float));
   std::memcpy(base_outputs_.get(), store_->output_data(), outputs * sizeof(float));
-  input_bits_.assign((vocab_size + 63) / 64, 0);
-  output_bits_.assign((store_->output_rows() + 63) / 64, 0);
+  touched_.size_for(vocab_size, store_->output_rows());
+  unstored_.size_for(vocab_size, store_->output_rows());
   set_hosts(1);
 }
 
@@ -55,11 +74,9 @@ float* replica::store_row(bool output, uint32_t id) const {
 
 void replica::mark(const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& targets) {
   for (uint32_t u : inputs)
-    if (!test_and_set(input_bits_, u))
-      touched_inputs_.push_back(u);
+    touched_.add(false, u);
   for (uint32_t v : targets)
-    if (!test_and_set(output_bits_, v))
-      touched_outputs_.push_back(v);
+    touched_.add(true, v);
 }
 
 std::vector<row_block> replica::changes() const {
@@ -67,9 +84,9 @@ std::vector<row_block> replica::changes() const {
   // Each block's size first: a round's changes are most of the model, and
   // vectors grown a row at a time would copy them over and over.
   std::vector<size_t> rows(blocks.size(), 0);
-  for (uint32_t id : touched_inputs_)
+  for (uint32_t id : touched_.inputs)
     ++rows[master_of(false, id)];
-  for (uint32_t id : touched_outputs_)
+  for (uint32_t id : touched_.outputs)
     ++rows[master_of(true, id)];
   for (size_t m = 0; m < blocks.size(); ++m) {
     blocks[m].width = dim_;
@@ -78,7 +95,7 @@ std::vector<row_block> replica::changes() const {
   // Inputs first, as a block lays out its values.
   std::vector<float> row(dim_);
   for (bool output : {false, true})
-    for (uint32_t id : output ? touched_outputs_ : touched_inputs_) {
+    for (uint32_t id : output ? touched_.outputs : touched_.inputs) {
       row_block& b = blocks[master_of(output, id)];
       (output ? b.outputs : b.inputs).push_back(id);
       // Appended, not resized and overwritten: a round's changes are
@@ -190,8 +207,29 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
     }
   if (auto s = apply(synced); !s)
     return failure{s.error()};
+  for (uint32_t u : synced.inputs)
+    unstored_.add(false, u);
+  for (uint32_t v : synced.outputs)
+    unstored_.add(true, v);
   return synced;
 }
+
+row_block replica::unstored_values() {
+  row_block b;
+  b.width = dim_;
+  b.inputs = unstored_.inputs;
+  b.outputs = unstored_.outputs;
+  b.values.reserve(b.rows() * dim_);
+  for (bool output : {false, true}) // inputs first, as every block lays out its values
+    for (uint32_t id : output ? b.outputs : b.inputs) {
+      const float* now = store_row(output, id);
+      b.values.insert(b.values.end(), now, now + dim_);
+    }
+  forget_unstored();
+  return b;
+}
+
+void replica::forget_unstored() { unstored_.clear(); }
 
 status replica::apply(row_block_ref synced) {
   if (synced.width != dim_)
@@ -217,13 +255,6 @@ void replica::load(bool outputs, uint32_t begin, uint32_t count, uint32_t first,
   }
 }
 
-void replica::next_round() {
-  for (uint32_t u : touched_inputs_)
-    input_bits_[u / 64] = 0;
-  for (uint32_t v : touched_outputs_)
-    output_bits_[v / 64] = 0;
-  touched_inputs_.clear();
-  touched_outputs_.clear();
-}
+void replica::next_round() { touched_.clear(); }
 
 } // namespace gridvec

@@ -47,7 +47,7 @@ public:
   /// Remembers the rows a trained minibatch touched: its inputs and every
   /// target (`targets`: the trainer's, in dotprod layout).
   void mark(const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& targets);
-  size_t touched_rows() const { return touched_inputs_.size() + touched_outputs_.size(); }
+  size_t touched_rows() const { return touched_.size(); }
 
   /// This round's changes, one block per host: block m holds the touched
   /// rows that host m combines.
@@ -71,6 +71,15 @@ public:
   /// Forgets what was touched: the next round begins.
   void next_round();
 
+  /// As master: the rows combined here since the last call (those the
+  /// shards may not hold yet), with their values now; forgets them. The
+  /// shards are written every few rounds, not every round, and then get
+  /// every row that changed since.
+  row_block unstored_values();
+  size_t unstored_rows() const { return unstored_.size(); }
+  /// Forgets the rows not yet stored: the model was loaded from the shards.
+  void forget_unstored();
+
 private:
   status check_row(bool output, uint32_t id) const;
   float* base_row(bool output, uint32_t id) const;
@@ -82,8 +91,19 @@ private:
   uint32_t hosts_ = 1;
   std::shared_ptr<shard_store> store_;
   float_buffer base_inputs_, base_outputs_;
-  std::vector<uint64_t> input_bits_, output_bits_;
-  std::vector<uint32_t> touched_inputs_, touched_outputs_;
+  // Rows as a set: a bit-vector each (input rows, output rows) says whether
+  // a row is in, and their lists walk and clear it in the time of the rows
+  // it holds, not of the model.
+  struct row_set {
+    std::vector<uint64_t> input_bits, output_bits;
+    std::vector<uint32_t> inputs, outputs;
+    void size_for(uint32_t input_rows, uint32_t output_rows);
+    void add(bool output, uint32_t id);
+    size_t size() const { return inputs.size() + outputs.size(); }
+    void clear();
+  };
+  row_set touched_;  // by this host's training, this round
+  row_set unstored_; // combined here since the shards were last written
   // combine()'s scratch, kept from round to round: a round's rows are most
   // of the model, and fresh buffers of that size cost their page faults
   // every round. A row's slot among the combined rows (npos: none yet).

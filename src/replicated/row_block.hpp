@@ -30,6 +30,8 @@ struct row_block {
   uint64_t generation = 0;
   uint32_t host = 0;
   bool last = false;
+  bool pausing = false; // host -> master: a checkpoint reads the shards after this round
+  bool stored = false;  // master -> host: the shards hold the model as of this round
   uint32_t width = 0;
   uint32_t first_column = 0;
   std::vector<uint32_t> inputs;  // input vector ids

@@ -10,12 +10,16 @@ void sync_round::restart() {
   changes_.clear();
   masters_heard_ = 0;
   finishing_ = false;
+  all_stored_ = true;
+  shards_current_ = true; // the model is loaded from the shards next
 }
 
 void sync_round::forget() {
   changes_.clear();
   masters_heard_ = 0;
   finishing_ = false;
+  all_stored_ = true;
+  shards_current_ = true; // the model is loaded from the shards next
   at_ = phase::loading;
 }
 
@@ -46,11 +50,14 @@ status sync_round::check_values(const row_block& values) const {
   return {};
 }
 
-bool sync_round::hear_values(bool last, uint32_t hosts) {
+bool sync_round::hear_values(bool last, bool stored, uint32_t hosts) {
   finishing_ |= last;
+  all_stored_ &= stored;
   if (++masters_heard_ < hosts)
     return false;
   masters_heard_ = 0;
+  shards_current_ = all_stored_;
+  all_stored_ = true;
   ++round_;
   at_ = finishing_ ? phase::finished : phase::training;
   return true;

@@ -49,10 +49,14 @@ public:
 
   /// Checks a master's new values against the round this host is syncing.
   status check_values(const row_block& values) const;
-  /// A master's values of this round are applied (this host's own too).
-  /// Once all `hosts` masters' are, the round is complete: true, and the
-  /// next round begins (training, or finished after the last).
-  bool hear_values(bool last, uint32_t hosts);
+  /// A master's values of this round are applied (this host's own too);
+  /// `stored`: the master wrote its rows to the shards in this round. Once
+  /// all `hosts` masters' are, the round is complete: true, and the next
+  /// round begins (training, or finished after the last).
+  bool hear_values(bool last, bool stored, uint32_t hosts);
+  /// Whether the shards held the whole model as of the last complete round
+  /// (every master stored it), or as loaded: a pause may settle then.
+  bool shards_current() const { return shards_current_; }
 
 private:
   phase at_ = phase::loading;
@@ -62,6 +66,8 @@ private:
   std::map<uint64_t, std::vector<row_block>> changes_;
   uint32_t masters_heard_ = 0; // this round's new values received
   bool finishing_ = false;
+  bool all_stored_ = true;     // every master heard this round stored
+  bool shards_current_ = true; // see shards_current()
 };
 
 } // namespace gridvec

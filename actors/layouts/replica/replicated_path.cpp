@@ -5,14 +5,18 @@
 //   1. sends each master the rows it changed that the master owns
 //      (round_changes; only touched rows travel);
 //   2. as master of its own rows, once every host's changes of the round
-//      are in, combines them (src/replicated/model_combiner.hpp), writes
-//      the new values to the shards (store_rows; export, checkpoints and
-//      queries read the shards as in every mode) and, once they have them,
-//      sends them to every host (round_values);
+//      are in, combines them (src/replicated/model_combiner.hpp) and sends
+//      the new values to every host (round_values). Every few rounds, in a
+//      round a host pauses in, and in the last, it first writes every row
+//      it combined since it last did to the shards (store_rows; export,
+//      checkpoints and queries read the shards as in every mode) and
+//      waits for them: writing every round cost the shards as much CPU as
+//      a sixth of the training;
 //   3. once every master's values are in, starts the next round.
-// A pause ends the round early, so that a checkpoint finds the shards and
-// every cursor at the same synchronised state. A host out of work keeps
-// taking part with empty rounds until every host is.
+// A pause ends the round early and settles only once the shards hold that
+// round, so that a checkpoint finds the shards and every cursor at the
+// same synchronised state. A host out of work keeps taking part with empty
+// rounds until every host is.
 #include "actors/layouts/replica/replica.hpp"
 
 #include <algorithm>
@@ -82,8 +86,14 @@ column_slice slice_of(const learner_state& st, const replicated_path& r, size_t 
 
 uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.size()); }
 
+// The shards get the rows combined since the last store every this many
+// rounds (and in every round a host pauses in, and in the last): the
+// shell's queries and the HTTP API read the model at most this many rounds
+// old while it trains.
+constexpr uint64_t rounds_between_stores = 8;
+
 void end_round(learner_ptr self);
-void round_complete(learner_ptr self, bool last);
+void round_complete(learner_ptr self, bool last, bool stored);
 
 // Loads the whole model from the shards into the host's copy (its start,
 // which --init may have set, or what a rollback restored).
@@ -91,7 +101,8 @@ void load_from_shards(learner_ptr self) {
   auto& st = self->state;
   auto& r = path_of(self);
   r.sync.set(phase::loading);
-  r.loads_pending = 1; // until every request is out
+  r.model->forget_unstored(); // the shards' rows are the model again
+  r.loads_pending = 1;        // until every request is out
   const uint32_t rows[2] = {r.model->store()->vocab_size(), r.model->store()->output_rows()};
   for (size_t s = 0; s < r.lanes.size(); ++s) {
     const column_slice slice = slice_of(st, r, s);
@@ -154,12 +165,14 @@ void broadcast_values(learner_ptr self, const row_block& values) {
       else
         self->send(st.hosts[h], synced_atom::value, bytes);
     }
-  round_complete(self, values.last);
+  round_complete(self, values.last, values.stored);
 }
 
-// As master: once every host's changes of `round` are in, combines them,
-// writes the new values to the shards and, once they hold them (a
-// checkpoint may read them as soon as any host moves on), to every host.
+// As master: once every host's changes of `round` are in, combines them
+// and sends the new values to every host; in a round that stores (see
+// rounds_between_stores), only once the shards hold every row combined
+// here since the last store (a checkpoint may read them as soon as any
+// host moves on).
 void combine_round(learner_ptr self, uint64_t round) {
   auto& st = self->state;
   auto& r = path_of(self);
@@ -168,6 +181,9 @@ void combine_round(learner_ptr self, uint64_t round) {
     return;
   std::vector<row_block> changes = std::move(*complete);
   const bool every_host_done = std::all_of(changes.begin(), changes.end(), [](const row_block& b) { return b.last; });
+  const bool a_host_pauses = std::any_of(changes.begin(), changes.end(), [](const row_block& b) { return b.pausing; });
+  // The same choice at every master: from the round and what every host said.
+  const bool store = every_host_done || a_host_pauses || (round + 1) % rounds_between_stores == 0;
   auto combined =
     r.model->combine(changes, st.cfg.average_combiner ? combiner::average : combiner::model_combiner, st.host_index);
   if (!combined) {
@@ -179,17 +195,19 @@ void combine_round(learner_ptr self, uint64_t round) {
   values->generation = st.generation;
   values->host = st.host_index;
   values->last = every_host_done;
+  values->stored = store;
   auto pending = std::make_shared<size_t>(1);
   auto stored = [self, values, pending, generation = st.generation] {
     if (--*pending > 0 || generation != self->state.generation)
       return;
     broadcast_values(self, *values);
   };
-  if (values->rows() > 0)
+  const row_block unstored = store ? r.model->unstored_values() : row_block{};
+  if (unstored.rows() > 0)
     for (size_t s = 0; s < r.lanes.size(); ++s) {
       ++*pending;
       const column_slice slice = slice_of(st, r, s);
-      wire_bytes bytes = encode_row_block(slice.width == values->width ? *values : columns_of(*values, slice));
+      wire_bytes bytes = encode_row_block(slice.width == unstored.width ? unstored : columns_of(unstored, slice));
       st.unreported.wire.add(message_kind::round_store, bytes.size());
       self->request(r.lanes[s], sync_timeout, store_rows_atom::value, std::move(bytes))
         .then([stored](bool) { stored(); },
@@ -231,6 +249,7 @@ void end_round(learner_ptr self) {
     changes.generation = st.generation;
     changes.host = st.host_index;
     changes.last = out_of_work;
+    changes.pausing = st.state == mode::pausing || st.state == mode::paused;
     if (m == st.host_index) {
       take_changes(self, std::move(changes));
       continue;
@@ -243,15 +262,18 @@ void end_round(learner_ptr self) {
 
 // A master's values of the round are applied; once every master's are,
 // the next round, or the end.
-void round_complete(learner_ptr self, bool last) {
+void round_complete(learner_ptr self, bool last, bool stored) {
   auto& st = self->state;
   auto& r = path_of(self);
-  if (!r.sync.hear_values(last, hosts(st)))
+  if (!r.sync.hear_values(last, stored, hosts(st)))
     return;
   r.model->next_round();
   ++st.unreported.sync_rounds;
   r.round_started = st.source->trained_words();
-  settle_pause(self);
+  // A pause settles where the shards hold the model; otherwise the pausing
+  // host ends the next round at once, and that one stores.
+  if (r.sync.shards_current())
+    settle_pause(self);
   if (r.sync.at() == phase::finished) {
     r.block_reuse.reset(); // no more rounds
     report(self, true);
@@ -412,7 +434,7 @@ void on_round_values(learner_ptr self, const wire_bytes& bytes) {
     return;
   auto& st = self->state;
   // Applied where the values arrived, without a copy of them.
-  bool stale = false, last = false;
+  bool stale = false, last = false, stored = false;
   auto s = with_row_block(bytes, r->ids_scratch, [&](const row_block& head, row_block_ref values) -> status {
     if (!r->model || head.generation != st.generation) {
       stale = true;
@@ -421,6 +443,7 @@ void on_round_values(learner_ptr self, const wire_bytes& bytes) {
     if (auto s = r->sync.check_values(head); !s)
       return s;
     last = head.last;
+    stored = head.stored;
     return r->model->apply(values);
   });
   if (!s) {
@@ -428,7 +451,7 @@ void on_round_values(learner_ptr self, const wire_bytes& bytes) {
     return;
   }
   if (!stale)
-    round_complete(self, last);
+    round_complete(self, last, stored);
 }
 
 } // namespace gridvec::learner
