@@ -10,8 +10,8 @@
 //      round a host pauses in, and in the last, it first writes every row
 //      it combined since it last did to the shards (store_rows; export,
 //      checkpoints and queries read the shards as in every mode) and
-//      waits for them: writing every round cost the shards as much CPU as
-//      a sixth of the training;
+//      waits for them: writing every round cost each shard node about a
+//      sixth of the CPU a whole one-process run spends;
 //   3. once every master's values are in, starts the next round.
 // A pause ends the round early and settles only once the shards hold that
 // round, so that a checkpoint finds the shards and every cursor at the
