@@ -7,20 +7,20 @@ namespace gridvec {
 
 void sync_round::restart() {
   round_ = 0;
-  changes_.clear();
-  masters_heard_ = 0;
-  finishing_ = false;
-  all_stored_ = true;
-  shards_current_ = true; // the model is loaded from the shards next
+  clear_round();
 }
 
 void sync_round::forget() {
+  clear_round();
+  at_ = phase::loading;
+}
+
+void sync_round::clear_round() {
   changes_.clear();
   masters_heard_ = 0;
   finishing_ = false;
   all_stored_ = true;
   shards_current_ = true; // the model is loaded from the shards next
-  at_ = phase::loading;
 }
 
 status sync_round::receive_changes(row_block changes) {

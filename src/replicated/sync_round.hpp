@@ -59,6 +59,9 @@ public:
   bool shards_current() const { return shards_current_; }
 
 private:
+  // Nothing received or heard of the round in progress (restart, forget).
+  void clear_round();
+
   phase at_ = phase::loading;
   uint64_t round_ = 0;
   // As master: the changes received, by round (a fast host's next round
