@@ -363,16 +363,16 @@ vocabulary_partition_behavior(vocabulary_partition_actor::stateful_pointer<parti
       st.assigned = true;
       return st.words->size();
     },
-    [self, out_of_order](page_atom, uint64_t most) -> caf::result<count_table> {
+    [self, out_of_order](page_atom, uint64_t most, count_table& page) -> caf::result<count_table> {
       auto& st = self->state;
       if (!st.assigned)
         return out_of_order("send its words");
-      count_table page;
+      page.clear(); // the page before, given back: filled again, in its memory
       const size_t given = st.words->next_page(static_cast<size_t>(std::min(most, max_page_words)), page);
       // Every word is in the file now: the join needs only the ids.
       if (given == 0)
         st.words->keep_ids_only();
-      return page;
+      return std::move(page);
     },
     // Its words from the job's vocabulary file instead of a count: only
     // before anything was counted.
@@ -449,9 +449,9 @@ expected<vocabulary_info> build_vocabulary(caf::actor_system& sys, const vocabul
     if (auto s = ask(sys, parts[p], kept, assign_ids_atom::value, code, p); !s)
       return failure{"vocabulary partition " + std::to_string(p) + ": " + s.error()};
   }
-  auto page = [&](uint32_t p) -> expected<count_table> {
+  auto page = [&](uint32_t p, count_table spare) -> expected<count_table> {
     count_table words;
-    if (auto s = ask(sys, parts[p], words, page_atom::value, max_page_words); !s)
+    if (auto s = ask(sys, parts[p], words, page_atom::value, max_page_words, std::move(spare)); !s)
       return failure{"vocabulary partition " + std::to_string(p) + ": " + s.error()};
     return words;
   };

@@ -208,7 +208,9 @@ std::vector<LayoutActor> lanes_as(const std::vector<shard_actor>& lanes) {
 ///   earlier: (count, first place) -> its words of that count first seen
 ///            before that place (where -max-vocab cuts through a count)
 ///   assignids: (layout as numbers, its index) -> the words it keeps
-///   page: (most words) -> its next words in id order; empty at the end
+///   page: (most words, the page before given back emptied) -> its next
+///         words in id order, in that table (its memory reused in one
+///         process); empty at the end
 ///   lookup: (words back to back, their lengths) -> their ids, npos
 ///           (0xFFFFFFFF) for words it does not keep; at most 2^18 words
 ///           and 16 MB of them (src/corpus/word_join.hpp): the join that
@@ -224,7 +226,7 @@ using vocabulary_partition_actor =
                    caf::replies_to<collect_atom, uint64_t>::with<partition_counts>,
                    caf::replies_to<earlier_atom, uint64_t, uint64_t>::with<uint64_t>,
                    caf::replies_to<assign_ids_atom, std::vector<uint64_t>, uint32_t>::with<uint64_t>,
-                   caf::replies_to<page_atom, uint64_t>::with<count_table>,
+                   caf::replies_to<page_atom, uint64_t, count_table>::with<count_table>,
                    caf::replies_to<lookup_atom, std::string, std::vector<uint32_t>>::with<std::vector<uint32_t>>,
                    caf::replies_to<load_atom, std::string, uint32_t, uint32_t, uint64_t, uint32_t>::with<uint64_t>>;
 

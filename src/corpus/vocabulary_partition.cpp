@@ -159,27 +159,20 @@ void vocabulary_partition::assign(const vocabulary_layout& layout, uint32_t part
   assigned_ = true;
 }
 
-size_t vocabulary_partition::next_page(size_t most, count_table& page) {
-  const size_t begin = page_at_, end = std::min(order_.size(), page_at_ + std::min(most, order_.size()));
-  if (begin == end) {
-    paged_every_word_ = begin > 0 && begin == order_.size() && !paged_ids_.empty();
-    order_.clear();
-    order_.shrink_to_fit();
-    runs_.clear();
-    page_at_ = 0;
-    return 0;
+void vocabulary_partition::copy_to_page(size_t begin, size_t end, count_table& page) const {
+  // Each record is fetched record_ahead words before it is read.
+  for (size_t k = begin; k < std::min(end, begin + record_ahead); ++k)
+    map_at(order_[k]).prefetch(ref_at(order_[k]));
+  for (size_t k = begin; k < end; ++k) {
+    if (k + record_ahead < end)
+      map_at(order_[k + record_ahead]).prefetch(ref_at(order_[k + record_ahead]));
+    const uint64_t p = order_[k];
+    const seen_map& words = map_at(p);
+    page.add(words.word(ref_at(p)), words.value(ref_at(p)).count, 0);
   }
-  if (begin == 0) {
-    paged_ids_.assign(words_.size(), {});
-    for (size_t s = 0; s < words_.size(); ++s)
-      paged_ids_[s].reserve(words_[s].size());
-  }
-  const size_t n = end - begin;
-  page.words.reserve(page.words.size() + n * page_word_bytes_ + n / 8);
-  page.lengths.reserve(page.size() + n);
-  page.counts.reserve(page.size() + n);
-  page.firsts.reserve(page.size() + n);
-  const size_t bytes_before = page.words.size();
+}
+
+void vocabulary_partition::fill_lookup_maps(size_t begin, size_t end) {
   // Each record is fetched record_ahead words before it is read, and its
   // slot in the lookup map slot_ahead words before (its record is in the
   // cache by then).
@@ -202,11 +195,40 @@ size_t vocabulary_partition::next_page(size_t most, count_table& page) {
       fetch_slot(k + slot_ahead);
     const uint64_t p = order_[k];
     const seen_map& words = map_at(p);
-    const std::string_view w = words.word(ref_at(p));
-    const word_counts::seen e = words.value(ref_at(p));
-    page.add(w, e.count, 0);
-    paged_ids_[p >> shard_shift].insert(w, h, static_cast<uint32_t>(e.first));
+    paged_ids_[p >> shard_shift].insert(words.word(ref_at(p)), h, static_cast<uint32_t>(words.value(ref_at(p)).first));
   }
+}
+
+size_t vocabulary_partition::next_page(size_t most, count_table& page) {
+  const size_t begin = page_at_, end = std::min(order_.size(), page_at_ + std::min(most, order_.size()));
+  if (begin == end) {
+    paged_every_word_ = begin > 0 && begin == order_.size() && !paged_ids_.empty();
+    order_.clear();
+    order_.shrink_to_fit();
+    runs_.clear();
+    page_at_ = 0;
+    return 0;
+  }
+  if (begin == 0) {
+    paged_ids_.assign(words_.size(), {});
+    for (size_t s = 0; s < words_.size(); ++s)
+      paged_ids_[s].reserve(words_[s].size());
+  }
+  const size_t n = end - begin;
+  page.words.reserve(page.words.size() + n * page_word_bytes_ + n / 8);
+  page.lengths.reserve(page.size() + n);
+  page.counts.reserve(page.size() + n);
+  page.firsts.reserve(page.size() + n);
+  const size_t bytes_before = page.words.size();
+  // The page and the lookup maps are two walks over the same records, one
+  // a thread: the walks wait on memory, not on each other, and nothing
+  // else runs in a partition while it pages.
+  on_threads(2, [&](size_t walk) {
+    if (walk == 0)
+      copy_to_page(begin, end, page);
+    else
+      fill_lookup_maps(begin, end);
+  });
   page_word_bytes_ = (page.words.size() - bytes_before) / n + 1;
   page_at_ = end;
   return n;

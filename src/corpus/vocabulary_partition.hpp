@@ -151,6 +151,10 @@ public:
 
 private:
   using seen_map = word_map<word_counts::seen>;
+  // next_page's two walks over order_[begin, end): the words and counts
+  // into the page; each word and its id into the lookup maps.
+  void copy_to_page(size_t begin, size_t end, count_table& page) const;
+  void fill_lookup_maps(size_t begin, size_t end);
   // A word's place: its shard in the top bits, its record in that shard's
   // map below (a record's place in an arena takes 40 bits).
   static constexpr unsigned shard_shift = 48;

@@ -34,7 +34,12 @@ private:
   bool fetch() {
     if (done_)
       return false;
-    auto page = next_.valid() ? next_.get() : (*source_)(partition_);
+    count_table spare = std::move(page_); // written out: the next page may reuse its memory
+    spare.clear();
+    page_ = count_table{};
+    at_ = 0;
+    offset_ = 0;
+    auto page = next_.valid() ? next_.get() : (*source_)(partition_, std::move(spare));
     if (!page || !page->well_formed() || page->size() == 0) {
       if (!page)
         failure_ = page.error();
@@ -44,10 +49,10 @@ private:
       return false;
     }
     page_ = std::move(*page);
-    at_ = 0;
-    offset_ = 0;
     try {
-      next_ = std::async(std::launch::async, [source = source_, p = partition_] { return (*source)(p); });
+      next_ = std::async(std::launch::async, [source = source_, p = partition_, spare = std::move(spare)]() mutable {
+        return (*source)(p, std::move(spare));
+      });
     } catch (const std::system_error&) {
       // No thread to be had: the next page is asked for when it is needed.
     }

@@ -341,7 +341,7 @@ void node_request_seeds() {
   put("earlier", caf::make_message(earlier_atom::value, uint64_t{3}, uint64_t{1}));
   put("assignids", caf::make_message(assign_ids_atom::value, std::vector<uint64_t>{1, 2, 5, 1, 3, 0, 0, 1, 2, 2, 0, 1},
                                      uint32_t{0}));
-  put("page", caf::make_message(page_atom::value, uint64_t{100}));
+  put("page", caf::make_message(page_atom::value, uint64_t{100}, count_table{}));
   put("counter-load",
       caf::make_message(load_atom::value, std::string{"w2v-vocab.txt"}, std::vector<vocabulary_partition_actor>{}));
   put("save", caf::make_message(save_atom::value, std::string{"shard-0.bin"}, uint64_t{0}));
