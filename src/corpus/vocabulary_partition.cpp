@@ -172,30 +172,36 @@ void vocabulary_partition::copy_to_page(size_t begin, size_t end, count_table& p
   }
 }
 
-void vocabulary_partition::fill_lookup_maps(size_t begin, size_t end) {
-  // Each record is fetched record_ahead words before it is read, and its
-  // slot in the lookup map slot_ahead words before (its record is in the
-  // cache by then).
+void vocabulary_partition::fill_lookup_map(size_t begin, size_t end, size_t shard) {
+  // Only this shard's words, in order: their records are fetched
+  // record_ahead words before they are read, and their slots in the map
+  // slot_ahead words before (the record is in the cache by then).
   constexpr size_t slot_ahead = 8;
+  std::vector<uint64_t>& mine = shard_pages_[shard];
+  mine.clear();
+  for (size_t k = begin; k < end; ++k)
+    if ((order_[k] >> shard_shift) == shard)
+      mine.push_back(order_[k]);
+  const seen_map& words = words_[shard];
+  word_map<uint32_t>& ids = paged_ids_[shard];
   std::array<uint64_t, slot_ahead> hashes{};
-  auto word_of = [&](size_t k) { return map_at(order_[k]).word(ref_at(order_[k])); };
-  auto fetch_slot = [&](size_t k) {
-    hashes[k % slot_ahead] = word_hash(word_of(k));
-    paged_ids_[order_[k] >> shard_shift].prefetch_slot(hashes[k % slot_ahead]);
+  auto fetch_slot = [&](size_t i) {
+    hashes[i % slot_ahead] = word_hash(words.word(ref_at(mine[i])));
+    ids.prefetch_slot(hashes[i % slot_ahead]);
   };
-  for (size_t k = begin; k < std::min(end, begin + record_ahead); ++k)
-    map_at(order_[k]).prefetch(ref_at(order_[k]));
-  for (size_t k = begin; k < std::min(end, begin + slot_ahead); ++k)
-    fetch_slot(k);
-  for (size_t k = begin; k < end; ++k) {
-    const uint64_t h = hashes[k % slot_ahead];
-    if (k + record_ahead < end)
-      map_at(order_[k + record_ahead]).prefetch(ref_at(order_[k + record_ahead]));
-    if (k + slot_ahead < end)
-      fetch_slot(k + slot_ahead);
-    const uint64_t p = order_[k];
-    const seen_map& words = map_at(p);
-    paged_ids_[p >> shard_shift].insert(words.word(ref_at(p)), h, static_cast<uint32_t>(words.value(ref_at(p)).first));
+  const size_t n = mine.size();
+  for (size_t i = 0; i < std::min(n, record_ahead); ++i)
+    words.prefetch(ref_at(mine[i]));
+  for (size_t i = 0; i < std::min(n, slot_ahead); ++i)
+    fetch_slot(i);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = hashes[i % slot_ahead];
+    if (i + record_ahead < n)
+      words.prefetch(ref_at(mine[i + record_ahead]));
+    if (i + slot_ahead < n)
+      fetch_slot(i + slot_ahead);
+    const seen_map::ref r = ref_at(mine[i]);
+    ids.insert(words.word(r), h, static_cast<uint32_t>(words.value(r).first));
   }
 }
 
@@ -205,6 +211,7 @@ size_t vocabulary_partition::next_page(size_t most, count_table& page) {
     paged_every_word_ = begin > 0 && begin == order_.size() && !paged_ids_.empty();
     order_.clear();
     order_.shrink_to_fit();
+    shard_pages_ = {};
     runs_.clear();
     page_at_ = 0;
     return 0;
@@ -220,14 +227,15 @@ size_t vocabulary_partition::next_page(size_t most, count_table& page) {
   page.counts.reserve(page.size() + n);
   page.firsts.reserve(page.size() + n);
   const size_t bytes_before = page.words.size();
-  // The page and the lookup maps are two walks over the same records, one
-  // a thread: the walks wait on memory, not on each other, and nothing
+  // The page and each shard's lookup map are walks over the same records,
+  // one a thread: the walks wait on memory, not on each other, and nothing
   // else runs in a partition while it pages.
-  on_threads(2, [&](size_t walk) {
+  shard_pages_.resize(words_.size());
+  on_threads(1 + words_.size(), [&](size_t walk) {
     if (walk == 0)
       copy_to_page(begin, end, page);
     else
-      fill_lookup_maps(begin, end);
+      fill_lookup_map(begin, end, walk - 1);
   });
   page_word_bytes_ = (page.words.size() - bytes_before) / n + 1;
   page_at_ = end;

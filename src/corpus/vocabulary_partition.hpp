@@ -151,10 +151,10 @@ public:
 
 private:
   using seen_map = word_map<word_counts::seen>;
-  // next_page's two walks over order_[begin, end): the words and counts
-  // into the page; each word and its id into the lookup maps.
+  // next_page's walks over order_[begin, end): the words and counts into
+  // the page; the words of one shard, each with its id, into its lookup map.
   void copy_to_page(size_t begin, size_t end, count_table& page) const;
-  void fill_lookup_maps(size_t begin, size_t end);
+  void fill_lookup_map(size_t begin, size_t end, size_t shard);
   // A word's place: its shard in the top bits, its record in that shard's
   // map below (a record's place in an arena takes 40 bits).
   static constexpr unsigned shard_shift = 48;
@@ -173,10 +173,11 @@ private:
   // order_'s counts, as runs of equal count (few: see count_histogram), so
   // that walking the order by count reads no word's record.
   count_histogram runs_;
-  std::vector<word_map<uint32_t>> ids_;       // after keep_ids_only(), instead of words_
-  std::vector<word_map<uint32_t>> paged_ids_; // ids_ as paging fills them
-  bool paged_every_word_ = false;             // paged_ids_ holds every word
-  size_t page_word_bytes_ = 16;               // the last page's bytes a word, to reserve the next
+  std::vector<word_map<uint32_t>> ids_;            // after keep_ids_only(), instead of words_
+  std::vector<word_map<uint32_t>> paged_ids_;      // ids_ as paging fills them
+  std::vector<std::vector<uint64_t>> shard_pages_; // a page's places, by shard (fill_lookup_map's)
+  bool paged_every_word_ = false;                  // paged_ids_ holds every word
+  size_t page_word_bytes_ = 16;                    // the last page's bytes a word, to reserve the next
   bool ids_only_ = false;
   uint64_t tokens_ = 0;
   uint64_t distinct_ = 0;

@@ -207,7 +207,10 @@ void combine_round(learner_ptr self, uint64_t round) {
     for (size_t s = 0; s < r.lanes.size(); ++s) {
       ++*pending;
       const column_slice slice = slice_of(st, r, s);
-      wire_bytes bytes = encode_row_block(slice.width == unstored.width ? unstored : columns_of(unstored, slice));
+      // (Not `encode(a ? unstored : columns_of(...))`: the conditional's
+      // value would be a copy of the whole block.)
+      wire_bytes bytes =
+        slice.width == unstored.width ? encode_row_block(unstored) : encode_row_block(columns_of(unstored, slice));
       st.unreported.wire.add(message_kind::round_store, bytes.size());
       self->request(r.lanes[s], sync_timeout, store_rows_atom::value, std::move(bytes))
         .then([stored](bool) { stored(); },
