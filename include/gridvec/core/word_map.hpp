@@ -383,10 +383,29 @@ private:
     blocks_.push_back({std::unique_ptr<char[]>(new char[count * chunk_bytes]), count * chunk_bytes});
     arena_bytes_ += count * chunk_bytes;
     char* base = blocks_.back().data.get();
+    prefault(base, count * chunk_bytes);
     for (size_t k = 0; k < count; ++k) {
       chunks_.push_back(base + k * chunk_bytes);
       ends_.push_back(0);
     }
+  }
+
+  // A new chunk is written from its start to its end as records are
+  // appended: its pages are asked for in one call, not taken one fault at
+  // a time (a fault is a trap of its own, and costs several times a page's
+  // share of one call on a virtual machine). Advice only: a kernel without
+  // MADV_POPULATE_WRITE (before Linux 5.14) faults them in as before.
+  static void prefault(char* p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+    constexpr uintptr_t page = 4096;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(page - 1);
+    if (end > begin)
+      ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
   }
 
   template <class F>
