@@ -208,9 +208,9 @@ std::vector<LayoutActor> lanes_as(const std::vector<shard_actor>& lanes) {
 ///   earlier: (count, first place) -> its words of that count first seen
 ///            before that place (where -max-vocab cuts through a count)
 ///   assignids: (layout as numbers, its index) -> the words it keeps
-///   page: (most words, the page before given back emptied) -> its next
-///         words in id order, in that table (its memory reused in one
-///         process); empty at the end
+///   page: (most words, a page already written, given back emptied) ->
+///         its next words in id order, in that table (its memory reused in
+///         one process); empty at the end
 ///   lookup: (words back to back, their lengths) -> their ids, npos
 ///           (0xFFFFFFFF) for words it does not keep; at most 2^18 words
 ///           and 16 MB of them (src/corpus/word_join.hpp): the join that

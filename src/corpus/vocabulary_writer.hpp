@@ -20,9 +20,10 @@
 namespace gridvec {
 
 /// Partition p's next words in id order (after those of the pages before);
-/// an empty table once it has given every word. `spare` is the page before
-/// it, emptied (an empty table the first time): the next page may fill its
-/// memory instead of taking fresh pages from the OS for every page.
+/// an empty table once it has given every word. `spare` is a page of this
+/// partition already written out, emptied (an empty table for the first
+/// two, which are in flight together): the next page may fill its memory
+/// instead of taking fresh pages from the OS for every page.
 using vocabulary_page_source = std::function<expected<count_table>(uint32_t partition, count_table spare)>;
 
 /// Writes the gridvec vocabulary file `path` (as vocabulary::save) and,
