@@ -133,8 +133,9 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
     // Each host's changes, per master, as they would travel.
     std::vector<std::vector<row_block>> to_master(hosts);
     for (uint32_t h = 0; h < hosts; ++h) {
-      auto blocks = host[h].changes();
+      auto blocks = host[h].changes(h);
       REQUIRE(blocks.size() == hosts);
+      CHECK(blocks[h].rows() == 0); // its own master reads them from the model
       for (uint32_t m = 0; m < hosts; ++m) {
         blocks[m].host = h;
         for (uint32_t u : blocks[m].inputs)
@@ -170,7 +171,7 @@ TEST_CASE("a round between two hosts leaves both with the same combined model", 
       check_equal(row_of(host[h], true, 5), {start5[0], start5[1], start5[2] + 0.5f, start5[3]});
     }
     // The next round starts from the synchronised rows: no change left.
-    auto again = host[0].changes();
+    auto again = host[0].changes(0);
     for (const auto& b : again)
       CHECK(b.rows() == 0);
 
@@ -194,7 +195,7 @@ TEST_CASE("a master keeps every row it combined until the shards are written", "
   replica one(dim, keys_of(words), 3, noise_of(words), nullptr); // one host: master of every row
   auto round = [&](bool output, uint32_t id, const std::vector<float>& by) {
     change_row(one, output, id, by);
-    auto v = one.combine(one.changes(), combiner::model_combiner, 0);
+    auto v = one.combine(one.changes(0), combiner::model_combiner, 0);
     REQUIRE(v);
     one.next_round();
   };
@@ -229,6 +230,7 @@ TEST_CASE("a master refuses row blocks it cannot have been sent", "[replicated]"
     ++own;
 
   row_block b;
+  b.host = 1;
   b.width = dim;
   b.inputs = {foreign};
   b.values.assign(dim, 0.1f);
@@ -248,10 +250,29 @@ TEST_CASE("a master refuses row blocks it cannot have been sent", "[replicated]"
   REQUIRE_FALSE(r);
   CHECK(r.error().find("floats") != std::string::npos);
 
+  // A master's own changes never travel: a block from it with rows is not
+  // its own.
+  b.host = 0;
   b.width = dim;
+  b.values.assign(dim, 0.1f);
+  r = master.combine({b}, combiner::model_combiner, 0);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("own changes") != std::string::npos);
+
+  // One bad block among good ones: nothing is combined.
+  const auto before = row_of(master, false, own);
+  row_block good = b;
+  good.host = 1;
+  row_block bad = good;
+  bad.host = 2;
+  bad.inputs = {foreign};
+  r = master.combine({good, bad}, combiner::model_combiner, 0);
+  REQUIRE_FALSE(r);
+  CHECK(row_of(master, false, own) == before);
+  CHECK(master.unstored_rows() == 0);
+
   b.outputs = {words}; // output rows end at the vocabulary without -hs 1
   b.inputs.clear();
-  b.values.assign(dim, 0.1f);
   CHECK_FALSE(master.apply(b));
 }
 

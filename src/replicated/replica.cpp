@@ -79,7 +79,7 @@ void replica::mark(const std::vector<uint32_t>& inputs, const std::vector<uint32
     touched_.add(true, v);
 }
 
-std::vector<row_block> replica::changes() const {
+std::vector<row_block> replica::changes(uint32_t self) const {
   std::vector<row_block> blocks(hosts_);
   // Each block's size first: a round's changes are most of the model, and
   // vectors grown a row at a time would copy them over and over.
@@ -90,13 +90,17 @@ std::vector<row_block> replica::changes() const {
     ++rows[master_of(true, id)];
   for (size_t m = 0; m < blocks.size(); ++m) {
     blocks[m].width = dim_;
-    blocks[m].values.reserve(rows[m] * dim_);
+    if (m != self)
+      blocks[m].values.reserve(rows[m] * dim_);
   }
   // Inputs first, as a block lays out its values.
   std::vector<float> row(dim_);
   for (bool output : {false, true})
     for (uint32_t id : output ? touched_.outputs : touched_.inputs) {
-      row_block& b = blocks[master_of(output, id)];
+      const uint32_t m = master_of(output, id);
+      if (m == self) // read from the model when this host combines
+        continue;
+      row_block& b = blocks[m];
       (output ? b.outputs : b.inputs).push_back(id);
       // Appended, not resized and overwritten: a round's changes are
       // tens of megabytes, and zeroing them first is a pass of its own.
@@ -117,100 +121,139 @@ status replica::check_row(bool output, uint32_t id) const {
   return {};
 }
 
+status replica::check_changes(const row_block& b, uint32_t self) const {
+  const std::string from = "row block from host " + std::to_string(b.host);
+  if (b.width != dim_)
+    return failure{from + ": rows of " + std::to_string(b.width) + " floats, the model has " + std::to_string(dim_)};
+  if (b.host == self && b.rows() > 0)
+    return failure{from + ": this master's own changes are read from its model, not sent"};
+  for (size_t i = 0; i < b.rows(); ++i) {
+    const bool output = i >= b.inputs.size();
+    const uint32_t id = output ? b.outputs[i - b.inputs.size()] : b.inputs[i];
+    if (auto s = check_row(output, id); !s)
+      return failure{s.error()};
+    if (master_of(output, id) != self)
+      return failure{from + ": row " + std::to_string(id) + " belongs to another master"};
+  }
+  return {};
+}
+
 expected<row_block> replica::combine(const std::vector<row_block>& changes, combiner kind, uint32_t self) {
-  // Host order, whatever order the blocks came in: the model combiner is
-  // not symmetric, and every run should combine alike.
-  std::vector<const row_block*> by_host;
+  // Every block checked before any row is combined: a refused block leaves
+  // the model as it was.
   for (const auto& b : changes)
-    by_host.push_back(&b);
-  std::sort(by_host.begin(), by_host.end(), [](auto* a, auto* b) { return a->host < b->host; });
+    if (auto s = check_changes(b, self); !s)
+      return failure{s.error()};
+  // Host order, whatever order the blocks came in: the model combiner is
+  // not symmetric, and every run should combine alike. This host's own
+  // changes take its place in that order.
+  std::vector<const row_block*> others;
+  for (const auto& b : changes)
+    if (b.host != self)
+      others.push_back(&b);
+  std::sort(others.begin(), others.end(), [](auto* a, auto* b) { return a->host < b->host; });
 
   constexpr uint32_t none = 0xFFFFFFFFu;
   if (input_slot_.empty()) { // once: a slot per row, V + the output rows
     input_slot_.assign(store_->vocab_size(), none);
     output_slot_.assign(store_->output_rows(), none);
   }
-  auto& keys = keys_;
-  auto& combined = combined_; // per row: the combination so far
-  auto& counts = counts_;     // per row: changes in it
-  auto& only_own = only_own_; // per row: changed here only
-  keys.clear();
-  counts.clear();
-  only_own.clear();
-  size_t most = 0; // rows, at most: nothing below reallocates
-  for (const row_block* b : by_host)
-    most += b->rows();
-  keys.reserve(most);
-  combined.resize(
-    std::max(combined.size(), most * dim_)); // grown, never zeroed again: a row is set on its first change
-  // Every slot back to none however this ends (a refused block included).
-  struct slots_reset {
-    replica& r;
-    ~slots_reset() {
-      for (uint64_t key : r.keys_)
-        ((key >> 32) ? r.output_slot_ : r.input_slot_)[static_cast<uint32_t>(key)] = none;
-    }
-  } reset{*this};
-  for (const row_block* b : by_host) {
-    if (b->width != dim_)
-      return failure{"row block from host " + std::to_string(b->host) + ": rows of " + std::to_string(b->width) +
-                     " floats, the model has " + std::to_string(dim_)};
-    for (size_t i = 0; i < b->rows(); ++i) {
-      const bool output = i >= b->inputs.size();
-      const uint32_t id = output ? b->outputs[i - b->inputs.size()] : b->inputs[i];
-      if (auto s = check_row(output, id); !s)
-        return failure{s.error()};
-      if (master_of(output, id) != self)
-        return failure{"row block from host " + std::to_string(b->host) + ": row " + std::to_string(id) +
-                       " belongs to another master"};
-      uint32_t& slot = (output ? output_slot_ : input_slot_)[id];
-      if (slot == none) {
-        slot = static_cast<uint32_t>(keys.size());
-        keys.push_back(uint64_t{output} << 32 | id);
-        std::fill_n(combined.data() + size_t{slot} * dim_, dim_, 0.0f);
-        counts.push_back(0);
-        only_own.push_back(1);
-      }
-      if (b->host != self)
-        only_own[slot] = 0;
-      add_change(kind, combined.data() + size_t{slot} * dim_, counts[slot], b->values.data() + i * dim_, dim_);
-    }
-  }
-
+  // The combination is built where the new values go: a row's slot in
+  // `synced` holds its combined change until the last pass turns it into
+  // the row's value. Inputs first, as every block lays out its values.
   row_block synced;
   synced.width = dim_;
-  synced.values.reserve(keys.size() * dim_); // appended row by row below, as in changes()
-  for (size_t k = 0; k < keys.size(); ++k) {
-    const bool output = keys[k] >> 32;
-    const uint32_t id = static_cast<uint32_t>(keys[k]);
-    (output ? synced.outputs : synced.inputs).push_back(id);
-  }
-  // Inputs first, as every block lays out its values.
-  std::vector<float> row(dim_);
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t k = 0; k < keys.size(); ++k) {
-      const bool output = keys[k] >> 32;
-      if (output != (pass == 1))
-        continue;
-      const uint32_t id = static_cast<uint32_t>(keys[k]);
-      float* g = combined.data() + k * dim_;
-      finish_changes(kind, g, counts[k], dim_);
-      const float* base = base_row(output, id);
-      if (only_own[k]) { // exactly as trained here: base + (row - base) may round
-        const float* now = store_row(output, id);
-        synced.values.insert(synced.values.end(), now, now + dim_);
-        continue;
-      }
-      for (uint32_t c = 0; c < dim_; ++c)
-        row[c] = base[c] + g[c];
-      synced.values.insert(synced.values.end(), row.begin(), row.end());
+  size_t most = touched_.size(); // rows, at most: nothing below reallocates
+  for (const row_block* b : others)
+    most += b->rows();
+  synced.values.reserve(most * dim_);
+  counts_.clear();   // per row: changes in it
+  only_own_.clear(); // per row: changed here only
+  // Every slot back to none however this ends: the last pass frees each
+  // row's, and this whatever an exception left.
+  struct slots_reset {
+    replica& r;
+    const row_block& synced;
+    bool armed = true;
+    ~slots_reset() {
+      if (!armed)
+        return;
+      for (uint32_t u : synced.inputs)
+        r.input_slot_[u] = none;
+      for (uint32_t v : synced.outputs)
+        r.output_slot_[v] = none;
     }
-  if (auto s = apply(synced); !s)
-    return failure{s.error()};
-  for (uint32_t u : synced.inputs)
-    unstored_.add(false, u);
-  for (uint32_t v : synced.outputs)
-    unstored_.add(true, v);
+  } reset{*this, synced};
+
+  std::vector<float> own(dim_);
+  for (bool output : {false, true}) {
+    auto& slot_of = output ? output_slot_ : input_slot_;
+    auto& ids = output ? synced.outputs : synced.inputs;
+    const size_t first = output ? synced.inputs.size() : 0; // the slots' place in the values
+    auto add = [&](uint32_t id, const float* change, bool mine) {
+      uint32_t& slot = slot_of[id];
+      if (slot == none) { // a first change is the combination so far
+        slot = static_cast<uint32_t>(ids.size());
+        ids.push_back(id);
+        synced.values.insert(synced.values.end(), change, change + dim_);
+        counts_.push_back(1);
+        only_own_.push_back(mine);
+        return;
+      }
+      const size_t k = first + slot;
+      if (!mine)
+        only_own_[k] = 0;
+      add_change(kind, synced.values.data() + k * dim_, counts_[k], change, dim_);
+    };
+    auto add_own = [&] {
+      for (uint32_t id : output ? touched_.outputs : touched_.inputs) {
+        if (master_of(output, id) != self)
+          continue;
+        const float* now = store_row(output, id);
+        const float* then = base_row(output, id);
+        for (uint32_t c = 0; c < dim_; ++c)
+          own[c] = now[c] - then[c];
+        add(id, own.data(), true);
+      }
+    };
+    bool own_added = false;
+    for (const row_block* b : others) {
+      if (!own_added && b->host > self) {
+        add_own();
+        own_added = true;
+      }
+      const size_t begin = output ? b->inputs.size() : 0;
+      const auto& rows = output ? b->outputs : b->inputs;
+      for (size_t i = 0; i < rows.size(); ++i)
+        add(rows[i], b->values.data() + (begin + i) * dim_, false);
+    }
+    if (!own_added)
+      add_own();
+  }
+
+  // The new values, into the block, the store and the base.
+  for (size_t k = 0; k < synced.rows(); ++k) {
+    const bool output = k >= synced.inputs.size();
+    const uint32_t id = output ? synced.outputs[k - synced.inputs.size()] : synced.inputs[k];
+    float* g = synced.values.data() + k * dim_;
+    float* now = store_row(output, id);
+    float* base = base_row(output, id);
+    if (only_own_[k]) { // exactly as trained here: base + (row - base) may round
+      std::memcpy(g, now, dim_ * sizeof(float));
+      std::memcpy(base, now, dim_ * sizeof(float));
+    } else {
+      finish_changes(kind, g, counts_[k], dim_);
+      for (uint32_t c = 0; c < dim_; ++c) {
+        const float value = base[c] + g[c];
+        g[c] = value;
+        now[c] = value;
+        base[c] = value;
+      }
+    }
+    (output ? output_slot_ : input_slot_)[id] = none;
+    unstored_.add(output, id);
+  }
+  reset.armed = false; // (synced is about to be moved out)
   return synced;
 }
 

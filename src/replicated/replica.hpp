@@ -5,11 +5,14 @@
 // keeps every row as all hosts had it after the last synchronisation, and
 // two bit-vectors with their lists remember which rows this round touched.
 // At the round's end:
-//   changes()       per master m, the touched rows m combines, as changes
-//                   (store - base): what this host sends to m;
-//   combine(...)    as master: every host's changes to its rows, merged by
-//                   the combiner (model_combiner.hpp), and the rows' new
-//                   values (base + combined change): what m sends back;
+//   changes(self)   per master m, the touched rows m combines, as changes
+//                   (store - base): what this host sends to m; its own
+//                   block stays empty;
+//   combine(...)    as master: every other host's changes to its rows and
+//                   its own (read from store and base, never copied out),
+//                   merged by the combiner (model_combiner.hpp), into the
+//                   rows' new values (base + combined change), kept here
+//                   and returned: what m sends back;
 //   apply(...)      a master's new values into store and base.
 // Afterwards every host's store and base agree again on every row.
 #include <cstdint>
@@ -50,13 +53,18 @@ public:
   size_t touched_rows() const { return touched_.size(); }
 
   /// This round's changes, one block per host: block m holds the touched
-  /// rows that host m combines.
-  std::vector<row_block> changes() const;
+  /// rows that host m combines. Block `self` (this host's as master) has
+  /// no rows: combine reads them from the model, where they are already.
+  /// (A round's changes are most of the model: every copy of them is a
+  /// pass over tens of megabytes.)
+  std::vector<row_block> changes(uint32_t self) const;
 
-  /// As master `self`: every host's changes (one block per host, any
-  /// order), combined in host order; returns the rows' new values and
-  /// keeps them here. Refuses a block with a row out of range or of another
-  /// master.
+  /// As master `self`: every other host's changes (at most one block per
+  /// host, any order; this host's own, empty, may be among them) and this
+  /// host's own, combined in host order; returns the rows' new values and
+  /// keeps them here. Refuses, before combining anything, a block with a
+  /// row out of range or of another master, of another width, or rows in
+  /// a block from `self`.
   expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self);
 
   /// New values from a master: into the store and the base.
@@ -82,6 +90,7 @@ public:
 
 private:
   status check_row(bool output, uint32_t id) const;
+  status check_changes(const row_block& b, uint32_t self) const;
   float* base_row(bool output, uint32_t id) const;
   float* store_row(bool output, uint32_t id) const;
 
@@ -106,10 +115,9 @@ private:
   row_set unstored_; // combined here since the shards were last written
   // combine()'s scratch, kept from round to round: a round's rows are most
   // of the model, and fresh buffers of that size cost their page faults
-  // every round. A row's slot among the combined rows (npos: none yet).
+  // every round. A row's slot among the combined rows of its kind (none
+  // yet: all ones).
   std::vector<uint32_t> input_slot_, output_slot_;
-  std::vector<uint64_t> keys_;
-  std::vector<float> combined_;
   std::vector<uint32_t> counts_;
   std::vector<uint8_t> only_own_;
 };

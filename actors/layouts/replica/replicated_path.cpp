@@ -245,7 +245,7 @@ void end_round(learner_ptr self) {
   auto& r = path_of(self);
   r.sync.set(phase::syncing);
   const bool out_of_work = !st.source->has_work();
-  auto blocks = r.model->changes();
+  auto blocks = r.model->changes(st.host_index);
   for (uint32_t m = 0; m < hosts(st); ++m) {
     row_block& changes = blocks[m];
     changes.round = r.sync.round();
