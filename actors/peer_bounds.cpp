@@ -54,6 +54,8 @@ status check_learner_config(const learner_config& c, size_t lanes) {
     return out_of_bounds("newlearner: in-flight", c.in_flight, 1, 1024);
   if (c.learners > 65536)
     return out_of_bounds("newlearner: learners", c.learners, 0, 65536);
+  if (c.threads < 1 || c.threads > 4096)
+    return out_of_bounds("newlearner: threads", c.threads, 1, 4096);
   if (c.sync_rounds > 1000000)
     return out_of_bounds("newlearner: sync rounds", c.sync_rounds, 0, 1000000);
   if (lanes > max_peer_shards)

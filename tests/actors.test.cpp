@@ -340,25 +340,7 @@ TEST_CASE("a whole training job runs in one process and exports every word", "[a
       CHECK(table->dim == 12);
       CHECK(fs::exists(o.report));
       // Words of one topic end up closer to each other than to the other's.
-      auto cosine = [&](const std::string& a, const std::string& b) {
-        auto ia = std::find(table->words.begin(), table->words.end(), a) - table->words.begin();
-        auto ib = std::find(table->words.begin(), table->words.end(), b) - table->words.begin();
-        const float* x = table->row(static_cast<size_t>(ia));
-        const float* y = table->row(static_cast<size_t>(ib));
-        double xy = 0, xx = 0, yy = 0;
-        for (uint32_t j = 0; j < table->dim; ++j) {
-          xy += x[j] * y[j];
-          xx += x[j] * x[j];
-          yy += y[j] * y[j];
-        }
-        return xy / std::sqrt(xx * yy);
-      };
-      double same = 0, across = 0;
-      for (int i = 0; i < 10; ++i) {
-        same += cosine("sea" + std::to_string(i), "sea" + std::to_string(i + 10));
-        across += cosine("sea" + std::to_string(i), "sky" + std::to_string(i));
-      }
-      CHECK(same > across + 1.0);
+      CHECK(test::topic_separation(*table) > 1.0);
     }
   }
 }
@@ -488,9 +470,10 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 3000, 13);
   auto train = [&](const std::string& output, uint32_t threads, bool replicated, bool average = false,
-                   uint32_t shards = 1) {
+                   uint32_t shards = 1, uint32_t host_threads = 1) {
     train_options o = small_job(dir, output, 12, 3);
     o.threads = threads;
+    o.host_threads = replicated ? host_threads : 0; // 1: every thread a host of its own
     o.shards = shards;
     o.partition = replicated ? model_partition::replicated : model_partition::columns;
     o.average_combiner = average;
@@ -533,6 +516,21 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
     CHECK(table->words.size() == 40);
   }
   CHECK(fused.trained_words == alone.trained_words);
+
+  // One host of three threads (the default, --host-threads auto): one copy
+  // trained by all three, nothing between hosts, every word trained once.
+  auto together = train("together.txt", 3, true, false, 1, 0);
+  CHECK(together.learners == 1);
+  CHECK(together.sync_rounds >= 24 * 3 * 3 / 4); // auto: 8 per thread
+  for (auto k : {message_kind::round_changes, message_kind::round_values})
+    CHECK(together.wire.messages[static_cast<size_t>(k)] == 0);
+  CHECK(together.wire.messages[static_cast<size_t>(message_kind::round_store)] > 0);
+  CHECK(together.trained_words == alone.trained_words);
+  auto table = read_vectors(dir.file("together.txt"));
+  REQUIRE(table);
+  CHECK(table->words.size() == 40);
+  // It learns the topics: a word of one is closer to its own than to the other's.
+  CHECK(test::topic_separation(*table) > 1.0);
   // The shards only keep what the hosts agreed on: any number of them
   // holds the same model, so the same vectors come out.
   train("three.txt", 3, true);

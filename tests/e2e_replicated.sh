@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The replicated mode (--partition replicated, the GraphWord2Vec paper) on a real loopback
 # cluster: a coordinator node, a shard node and three learner nodes, each
-# learner a host with the whole model (five OS processes on 127.0.0.1),
-# training the dev corpus with the default flags.
+# a host with the whole model (five OS processes on 127.0.0.1), the third
+# training its copy with two threads, on the dev corpus with the default
+# flags.
 #   1. three hosts with the model combiner: the vectors pass the quality
 #      floor, the report counts rounds and their bytes, and only round
 #      messages travelled (no dotprod/adjust);
@@ -25,7 +26,7 @@ cluster_node coord "roles = coordinator, vocabulary, exporter"
 cluster_node shard-a "roles = shard" "shards = 1"
 cluster_node learn-a "roles = learner" "learners = 1"
 cluster_node learn-b "roles = learner" "learners = 1"
-cluster_node learn-c "roles = learner" "learners = 1"
+cluster_node learn-c "roles = learner" "learners = 2" # one host, two threads on its copy
 cluster_write "$work/cluster.conf" 300
 cluster_start coord shard-a learn-a learn-b learn-c
 
@@ -45,7 +46,7 @@ echo "== three hosts"
 timeout 600 "$gridvec" submit --config "$work/cluster.conf" "${flags[@]}" \
   -output "$work/vectors.txt" --report "$work/report.json" > "$work/submit.log" 2>&1 ||
   fail "the replicated job failed"
-expect_line "replicated: 3 learners hold the whole model each, 24 synchronisation rounds per epoch \(auto: 8 per learner\), combiner mc"
+expect_line "replicated: 3 hosts hold the whole model each, trained by 1-2 threads each; 32 synchronisation rounds per epoch \(auto: 8 per thread\), combiner mc"
 floor "$work/vectors.txt"
 /usr/bin/python3 - "$work/report.json" <<'PY'
 import json, sys
@@ -54,7 +55,7 @@ m = r["messages"]
 print(f"{r['sync_rounds']} rounds, {r['bytes_per_round']} bytes per round")
 assert r["partition"] == "replicated", r["partition"]
 assert r["learners"] == 3, r["learners"]
-assert 5 * 24 * 0.75 <= r["sync_rounds"] <= 5 * 24 + 2, r["sync_rounds"]
+assert 5 * 32 * 0.75 <= r["sync_rounds"] <= 5 * 32 + 2, r["sync_rounds"]
 for k in ("round_changes", "round_values", "round_store"):
     assert m[k]["bytes"] > 0, k
 for k in ("dotprod_request", "adjust_request"):

@@ -28,7 +28,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
     "--shared-negatives 1 --interleave 1 --refresh-weights 0 --seed 9 --report /r.json "
     "--work-dir /w --log-every 3 --checkpoint-dir /ck --checkpoint-every 5000w "
     "--checkpoint-failures warn --checkpoint-keep 5 --partition replicated "
-    "--sync-rounds 12 --combiner avg --link-speed 10gbit --invalid-utf8 replace --explain";
+    "--sync-rounds 12 --host-threads 2 --combiner avg --link-speed 10gbit --invalid-utf8 replace --explain";
   std::istringstream words(line);
   auto given = parse_train_options({std::istream_iterator<std::string>(words), {}});
   REQUIRE(given);
@@ -43,7 +43,7 @@ TEST_CASE("train_options: every option crosses the wire", "[actors]") {
   // in the list above: a new option makes this fail until it is added.
   const auto args = to_args(*given);
   // (--explain, a switch, is one argument: -explain=1.)
-  CHECK(args.size() == 2 * 46 + 1);
+  CHECK(args.size() == 2 * 47 + 1);
 
   std::vector<char> buf;
   caf::binary_serializer sink{nullptr, buf};
@@ -68,13 +68,14 @@ TEST_CASE("learner_config: a job's options with the learner's computed defaults,
                                 "-hs",    "1",      "--minibatch", "16",     "--shards", "3"};
   auto job = parse_train_options(line);
   REQUIRE(job);
-  const learner_config sent{*job, 2, 4};
+  learner_config sent{*job, 2, 4};
+  sent.threads = 3;
   CHECK(sent.id == 2u);
   CHECK(sent.size == 40u);
   CHECK(sent.minibatch == 16u);
   CHECK(sent.in_flight == 1u);        // -hs 1's window
   CHECK(sent.word_partitions == 3u);  // one per shard
-  CHECK(sent.sync_rounds == 8u * 4u); // 8 per learner (used by --partition replicated)
+  CHECK(sent.sync_rounds == 8u * 4u); // 8 per host (used by --partition replicated)
   CHECK(sent.start_alpha() == job->start_alpha());
 
   std::vector<char> buf;
@@ -86,4 +87,5 @@ TEST_CASE("learner_config: a job's options with the learner's computed defaults,
   CHECK(to_args(received) == to_args(sent));
   CHECK(received.id == 2u);
   CHECK(received.learners == 4u);
+  CHECK(received.threads == 3u);
 }

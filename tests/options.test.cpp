@@ -229,7 +229,7 @@ TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[opt
   REQUIRE(rep);
   CHECK(rep->replicated());
   CHECK_FALSE(rep->average_combiner);
-  CHECK(rep->sync_rounds_per_epoch(1) == 8u); // auto: 8 per host
+  CHECK(rep->sync_rounds_per_epoch(1) == 8u); // auto: 8 per learner thread
   CHECK(rep->sync_rounds_per_epoch(4) == 32u);
   auto set = parse_train_options(with_required({"--partition=replicated", "--sync-rounds", "12", "--combiner", "avg"}));
   REQUIRE(set);
@@ -250,6 +250,27 @@ TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[opt
   // Flags of the replicated mode mean nothing without it.
   expect_failure(with_required({"--combiner", "avg"}), "--combiner");
   expect_failure(with_required({"--sync-rounds", "4"}), "--sync-rounds");
+  expect_failure(with_required({"--host-threads", "2"}), "--host-threads");
+
+  // Hosts: by default one a node (or gridvec train), all its learner
+  // threads training its copy; --host-threads N cuts a node's into hosts
+  // of N, the last taking what is left.
+  CHECK(rep->host_threads == 0u);
+  CHECK(rep->hosts_on_node(4) == 1u);
+  CHECK(rep->threads_of_host(4, 0) == 4u);
+  CHECK(rep->hosts_on_node(0) == 0u);
+  auto cut = parse_train_options(with_required({"--partition", "replicated", "--host-threads", "3"}));
+  REQUIRE(cut);
+  CHECK(cut->hosts_on_node(7) == 3u);
+  CHECK(cut->threads_of_host(7, 0) == 3u);
+  CHECK(cut->threads_of_host(7, 1) == 3u);
+  CHECK(cut->threads_of_host(7, 2) == 1u);
+  CHECK(cut->hosts_on_node(2) == 1u);
+  CHECK(cut->threads_of_host(2, 0) == 2u);
+  auto round_trip = parse_train_options(to_args(*cut));
+  REQUIRE(round_trip);
+  CHECK(round_trip->host_threads == 3u);
+  expect_failure(with_required({"--partition", "replicated", "--host-threads", "0"}), "host-threads");
 }
 
 TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --word-partitions)", "[options]") {
@@ -445,7 +466,7 @@ TEST_CASE("options: every default is written once, in train_options, and --help 
   };
   CHECK(note_of("alpha") == "0.025 (skip-gram), 0.05 (CBOW)");
   CHECK(note_of("in-flight") == "10 (-hs 1: 1)");
-  CHECK(note_of("sync-rounds") == "auto (8 per learner)");
+  CHECK(note_of("sync-rounds") == "auto (8 per learner thread)");
   CHECK(note_of("minibatch") == std::to_string(train_defaults().minibatch));
 }
 

@@ -93,6 +93,13 @@ struct coordinator_state {
   std::vector<size_t> shard_node; // node index of each shard
   std::vector<learner_actor> learners;
   std::vector<size_t> learner_node;
+  std::vector<uint32_t> learner_threads; // --partition replicated: each host's (else 1 each)
+  uint32_t learner_threads_in_all() const {
+    uint32_t n = 0;
+    for (uint32_t t : learner_threads)
+      n += t;
+    return n;
+  }
   std::vector<bool> learner_alive;
   std::vector<bool> learner_idle;
   std::vector<traffic> learner_wire;    // each learner's training traffic

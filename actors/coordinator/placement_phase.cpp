@@ -29,7 +29,7 @@ std::vector<memory_node> memory_nodes(const coordinator_state& st, const caf::no
     m.budget = m.budget_configured ? n.memory_budget : i < st.os_memory.size() ? st.os_memory[i] : 0;
     m.shard_capacity = n.shard_capacity;
     m.standby = n.standby;
-    m.learners = n.learners;
+    m.learners = st.opt.replicated() ? st.opt.hosts_on_node(n.learners) : n.learners; // replicated: copies
     // (The coordinator keeps the words for its queries only while they are few.)
     m.coordinates = n.handle && n.handle.node() == here;
     m.holds_words = m.coordinates && st.vocab.size <= whole_query_vocabulary;
@@ -163,9 +163,12 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   auto pending = std::make_shared<size_t>(count);
   for (uint32_t i = 0; i < count; ++i) {
     auto& node = st.nodes[st.learner_node[i]];
+    learner_config cfg{st.opt, i, count};
+    cfg.threads = i < st.learner_threads.size() ? std::max(1u, st.learner_threads[i]) : 1;
+    cfg.sync_rounds = st.opt.sync_rounds_per_epoch(st.learner_threads_in_all()); // auto: by threads, not hosts
     self
-      ->request(node.handle, placement_timeout, new_learner_atom::value, learner_config{st.opt, i, count},
-                st.vocab.path, lanes_for(st, i), caf::actor_cast<coordinator_actor>(self))
+      ->request(node.handle, placement_timeout, new_learner_atom::value, cfg, st.vocab.path, lanes_for(st, i),
+                caf::actor_cast<coordinator_actor>(self))
       .then(
         [self, pending, i, then](learner_actor learner) {
           auto& st = self->state;

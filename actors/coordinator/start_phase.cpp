@@ -225,9 +225,16 @@ expected<train_options> resumed_options(const train_options& given, const checkp
 
 void start(coordinator_ptr self) {
   auto& st = self->state;
-  for (size_t i = 0; i < st.nodes.size(); ++i)
-    for (uint32_t k = 0; k < st.nodes[i].learners; ++k)
+  // A learner each learner thread of a node; in the replicated mode a
+  // learner each host, which trains its copy with its threads together.
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    const uint32_t threads = st.nodes[i].learners;
+    const uint32_t learners = st.opt.replicated() ? st.opt.hosts_on_node(threads) : threads;
+    for (uint32_t k = 0; k < learners; ++k) {
       st.learner_node.push_back(i);
+      st.learner_threads.push_back(st.opt.replicated() ? st.opt.threads_of_host(threads, k) : 1);
+    }
+  }
   std::vector<supervised_node> watched;
   for (const auto& n : st.nodes)
     watched.push_back({n.name, n.handle, n.shard_capacity, n.standby});

@@ -113,10 +113,16 @@ void start_training(coordinator_ptr self) {
     for (const auto& l : st.learners)
       self->request(l, placement_timeout, hosts_atom::value, hosts).then([](bool) {}, fail_with(self));
     const auto learners = static_cast<uint32_t>(st.learners.size());
-    say(self, "replicated: " + std::to_string(learners) + " learners hold the whole model each, " +
-                std::to_string(st.opt.sync_rounds_per_epoch(learners)) + " synchronisation rounds per epoch" +
-                (st.opt.sync_rounds == 0 ? " (auto: 8 per learner)" : "") + ", combiner " +
-                (st.opt.average_combiner ? "avg" : "mc"));
+    const auto [fewest, most] = std::minmax_element(st.learner_threads.begin(), st.learner_threads.end());
+    const std::string threads = st.learner_threads.empty() ? "1"
+                                : *fewest == *most         ? std::to_string(*most)
+                                                           : std::to_string(*fewest) + "-" + std::to_string(*most);
+    const std::string each = learners == 1 ? "" : " each";
+    say(self, "replicated: " + std::to_string(learners) + (learners == 1 ? " host holds" : " hosts hold") +
+                " the whole model" + each + ", trained by " + threads + (threads == "1" ? " thread" : " threads") +
+                each + "; " + std::to_string(st.opt.sync_rounds_per_epoch(st.learner_threads_in_all())) +
+                " synchronisation rounds per epoch" + (st.opt.sync_rounds == 0 ? " (auto: 8 per thread)" : "") +
+                ", combiner " + (st.opt.average_combiner ? "avg" : "mc"));
   } else {
     report_noise(self);
   }

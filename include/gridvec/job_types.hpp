@@ -33,9 +33,9 @@ typename Inspector::result_type inspect(Inspector& f, train_options& x) {
            x.save_vocab, x.read_vocab, x.save_model, x.init, x.shards, x.minibatch, x.in_flight, x.coalesce, x.seed,
            x.fused, x.shared_negatives, x.interleave, x.refresh_weights, x.negatives_mode, x.hierarchical_sampler,
            x.parts_per_learner, x.word_partitions, x.partition, x.visits_per_skipgram, x.partition_auto, x.explain,
-           x.link_speed, x.sync_rounds, x.average_combiner, x.report, x.work_dir, x.log_every, x.checkpoint_dir,
-           x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep, x.stop_cluster,
-           x.resume, x.invalid_utf8, x.output_parts);
+           x.link_speed, x.sync_rounds, x.host_threads, x.average_combiner, x.report, x.work_dir, x.log_every,
+           x.checkpoint_dir, x.checkpoint_seconds, x.checkpoint_words, x.checkpoint_failures_warn, x.checkpoint_keep,
+           x.stop_cluster, x.resume, x.invalid_utf8, x.output_parts);
 }
 
 template <class Inspector>
@@ -89,6 +89,7 @@ typename Inspector::result_type inspect(Inspector& f, vocabulary_info& x) {
 struct learner_config : train_options {
   uint32_t id = 0;
   uint32_t learners = 1; // of the job: all their minibatches in flight meet the same rows
+  uint32_t threads = 1;  // --partition replicated: threads training this host's copy together
 
   learner_config() : learner_config(train_defaults(), 0, 1) {}
   learner_config(const train_options& job, uint32_t id_, uint32_t learners_)
@@ -103,7 +104,7 @@ struct learner_config : train_options {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, learner_config& x) {
-  return f(caf::meta::type_name("learner_config"), static_cast<train_options&>(x), x.id, x.learners);
+  return f(caf::meta::type_name("learner_config"), static_cast<train_options&>(x), x.id, x.learners, x.threads);
 }
 
 /// What a learner reports to its coordinator a few times a second: counters

@@ -264,6 +264,18 @@ accessor sync_rounds() {
           [](const train_options& o) { return o.sync_rounds == 0 ? std::string{"auto"} : number_text(o.sync_rounds); }};
 }
 
+accessor host_threads() {
+  return {
+    [](train_options& o, const std::string& text) -> status {
+      if (text == "auto") {
+        o.host_threads = 0;
+        return {};
+      }
+      return parse_number<uint32_t>("host-threads", text, 1, 4096, o.host_threads);
+    },
+    [](const train_options& o) { return o.host_threads == 0 ? std::string{"auto"} : number_text(o.host_threads); }};
+}
+
 accessor combiner_choice() {
   return {[](train_options& o, const std::string& text) -> status {
             if (text != "mc" && text != "avg")
@@ -295,7 +307,9 @@ std::string in_flight_note() {
   return number_text(train_options{}.in_flight_window()) + " (-hs 1: " + number_text(hs.in_flight_window()) + ")";
 }
 
-std::string sync_rounds_note() { return "(" + number_text(train_options{}.sync_rounds_per_epoch(1)) + " per learner)"; }
+std::string sync_rounds_note() {
+  return "(" + number_text(train_options{}.sync_rounds_per_epoch(1)) + " per learner thread)";
+}
 
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> table = {
@@ -392,7 +406,11 @@ const std::vector<option_spec>& specs() {
     {"link-speed", "RATE", "none (one process: no link)",
      "the link speed the partition model prices bytes with: 1gbit, 100mbit, 10gbit or bytes per second", link_speed()},
     {"sync-rounds", "R|auto", sync_rounds_note(), "replicated: synchronisation rounds per epoch", sync_rounds()},
-    {"combiner", "mc|avg", "", "replicated: merge the learners' changes of a row by the model combiner or average",
+    {"host-threads", "N|auto", "(all of a node's learners, or -threads: one host)",
+     "replicated: learner threads that train one copy of the model together (a host); a node with more learners "
+     "holds more copies",
+     host_threads()},
+    {"combiner", "mc|avg", "", "replicated: merge the hosts' changes of a row by the model combiner or average",
      combiner_choice()},
     {"seed", "N", "", "random seed (initial vectors, windows, subsampling, noise words)",
      number<uint64_t>(&train_options::seed, 0, UINT64_MAX, "seed")},
@@ -452,8 +470,10 @@ status validate(train_options& o) {
   if (!o.save_model.empty() && o.save_model == o.init)
     return failure{"--save-model and --init name the same directory " + o.init +
                    ": the new model would replace the one it starts from while it is read (save it elsewhere)"};
-  if (!o.replicated() && (o.sync_rounds > 0 || o.average_combiner))
-    return failure{std::string{o.sync_rounds > 0 ? "--sync-rounds" : "--combiner"} +
+  if (!o.replicated() && (o.sync_rounds > 0 || o.average_combiner || o.host_threads > 0))
+    return failure{std::string{o.sync_rounds > 0    ? "--sync-rounds"
+                               : o.host_threads > 0 ? "--host-threads"
+                                                    : "--combiner"} +
                    " applies to --partition replicated only"};
   if (o.negatives_mode != 0 || o.hierarchical_sampler) {
     const std::string what =

@@ -43,19 +43,23 @@ replica::replica(uint32_t dim, std::vector<uint64_t> word_keys, uint64_t init_se
   : dim_(dim), word_keys_(std::move(word_keys)),
     store_(std::make_shared<shard_store>(0, 1, dim, static_cast<uint32_t>(word_keys_.size()), init_seed,
                                          std::move(noise), std::move(tree))) {
-  const uint32_t vocab_size = store_->vocab_size();
-  const size_t inputs = size_t{vocab_size} * dim, outputs = size_t{store_->output_rows()} * dim;
-  base_inputs_ = allocate_floats(inputs);
-  base_outputs_ = allocate_floats(outputs);
-  std::memcpy(base_inputs_.get(), store_->input_data(), inputs * sizeof(float));
-  std::memcpy(base_outputs_.get(), store_->output_data(), outputs * sizeof(float));
-  touched_.size_for(vocab_size, store_->output_rows());
-  unstored_.size_for(vocab_size, store_->output_rows());
+  touched_.size_for(store_->vocab_size(), store_->output_rows());
+  unstored_.size_for(store_->vocab_size(), store_->output_rows());
   set_hosts(1);
 }
 
 void replica::set_hosts(uint32_t hosts) {
   hosts_ = std::max<uint32_t>(1, hosts);
+  // A lone host's model is the agreed one after every round: it keeps no
+  // base until there are others to send changes to (hosts are set before
+  // a round, and after a rollback, which loads both copies again).
+  if (hosts_ > 1 && !base_inputs_) {
+    const size_t inputs = size_t{store_->vocab_size()} * dim_, outputs = size_t{store_->output_rows()} * dim_;
+    base_inputs_ = allocate_floats(inputs);
+    base_outputs_ = allocate_floats(outputs);
+    std::memcpy(base_inputs_.get(), store_->input_data(), inputs * sizeof(float));
+    std::memcpy(base_outputs_.get(), store_->output_data(), outputs * sizeof(float));
+  }
   masters_.resize(word_keys_.size());
   for (size_t w = 0; w < word_keys_.size(); ++w)
     masters_[w] = static_cast<uint32_t>(mix64(word_keys_[w], 0x5EED6A57E2ull) % hosts_);
@@ -144,6 +148,14 @@ expected<row_block> replica::combine(const std::vector<row_block>& changes, comb
   for (const auto& b : changes)
     if (auto s = check_changes(b, self); !s)
       return failure{s.error()};
+  if (hosts_ == 1) { // alone: what it trained is the model; no one to send it to
+    for (bool output : {false, true})
+      for (uint32_t id : output ? touched_.outputs : touched_.inputs)
+        unstored_.add(output, id);
+    row_block none;
+    none.width = dim_;
+    return none;
+  }
   // Host order, whatever order the blocks came in: the model combiner is
   // not symmetric, and every run should combine alike. This host's own
   // changes take its place in that order.
@@ -285,7 +297,8 @@ status replica::apply(row_block_ref synced) {
       return s;
     const float* value = synced.values + i * dim_;
     std::memcpy(store_row(output, id), value, dim_ * sizeof(float));
-    std::memcpy(base_row(output, id), value, dim_ * sizeof(float));
+    if (base_inputs_)
+      std::memcpy(base_row(output, id), value, dim_ * sizeof(float));
   }
   return {};
 }
@@ -294,7 +307,8 @@ void replica::load(bool outputs, uint32_t begin, uint32_t count, uint32_t first,
   for (uint32_t r = 0; r < count; ++r) {
     const float* from = values + size_t{r} * width;
     std::memcpy(store_row(outputs, begin + r) + first, from, width * sizeof(float));
-    std::memcpy(base_row(outputs, begin + r) + first, from, width * sizeof(float));
+    if (base_inputs_)
+      std::memcpy(base_row(outputs, begin + r) + first, from, width * sizeof(float));
   }
 }
 

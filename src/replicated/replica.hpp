@@ -62,7 +62,8 @@ public:
   /// As master `self`: every other host's changes (at most one block per
   /// host, any order; this host's own, empty, may be among them) and this
   /// host's own, combined in host order; returns the rows' new values and
-  /// keeps them here. Refuses, before combining anything, a block with a
+  /// keeps them here (a lone host: its rows are the model already, and
+  /// the block is empty). Refuses, before combining anything, a block with a
   /// row out of range or of another master, of another width, or rows in
   /// a block from `self`.
   expected<row_block> combine(const std::vector<row_block>& changes, combiner kind, uint32_t self);
@@ -99,7 +100,7 @@ private:
   std::vector<uint32_t> masters_, node_masters_; // by word, by node
   uint32_t hosts_ = 1;
   std::shared_ptr<shard_store> store_;
-  float_buffer base_inputs_, base_outputs_;
+  float_buffer base_inputs_, base_outputs_; // none while this host is alone
   // Rows as a set: a bit-vector each (input rows, output rows) says whether
   // a row is in, and their lists walk and clear it in the time of the rows
   // it holds, not of the model.

@@ -20,7 +20,9 @@
 #include "actors/layouts/replica/replica.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
+#include <thread>
 
 #include "actors/learner/learner_state.hpp"
 #include "src/corpus/vocabulary_reader.hpp"
@@ -28,6 +30,7 @@
 #include "src/replicated/replica.hpp"
 #include "src/replicated/sync_round.hpp"
 #include "src/util/malloc_policy.hpp"
+#include "src/util/thread_crew.hpp"
 
 namespace gridvec::learner {
 
@@ -57,11 +60,27 @@ public:
   }
 
   std::vector<replica_shard_actor> lanes;
-  std::unique_ptr<replica> model;         // null until the first work
-  std::unique_ptr<local_trainer> trainer; // on model->store()
-  sync_round sync;                        // src/replicated/sync_round.hpp
-  uint64_t round_words = 1;               // words trained per round (after subsampling)
-  uint64_t round_started = 0;             // trained_words() when the round began
+  std::unique_ptr<replica> model; // null until the first work
+  // The host's threads: one trainer and one minibatch each, all on
+  // model->store(); the first is this actor's own thread, the others a
+  // crew's (none with one thread).
+  std::vector<std::unique_ptr<local_trainer>> trainers;
+  struct group_member { // a minibatch of a group, and what training it gave
+    batch_state batch;
+    float alpha = 0;
+    weight_result result;
+    std::vector<uint32_t> inputs, targets; // the rows it touched
+  };
+  std::vector<group_member> group;
+  std::unique_ptr<thread_crew> crew;
+  // One minibatch on this thread / a group on every thread; `filled`:
+  // how many were trained. False if the job failed.
+  bool train_one(learner_ptr self, size_t& filled);
+  bool train_group(learner_ptr self, size_t& filled);
+
+  sync_round sync;            // src/replicated/sync_round.hpp
+  uint64_t round_words = 1;   // words trained per round (after subsampling)
+  uint64_t round_started = 0; // trained_words() when the round began
   uint32_t loads_pending = 0;
   // Round changes from hosts that began before this one had its first
   // work (a tiny round ends fast): kept until it starts, not lost.
@@ -91,6 +110,11 @@ uint32_t hosts(const learner_state& st) { return static_cast<uint32_t>(st.hosts.
 // shell's queries and the HTTP API read the model at most this many rounds
 // old while it trains.
 constexpr uint64_t rounds_between_stores = 8;
+
+// A host of several threads trains this many minibatches a thread at a
+// time: a minibatch is tens of microseconds of work, and threads that met
+// after each one would spend as long waiting for each other.
+constexpr size_t minibatches_per_thread = 16;
 
 void end_round(learner_ptr self);
 void round_complete(learner_ptr self, bool last, bool stored);
@@ -155,6 +179,10 @@ row_block columns_of(const row_block& whole, column_slice slice) {
 // its own as heard.
 void broadcast_values(learner_ptr self, const row_block& values) {
   auto& st = self->state;
+  if (hosts(st) == 1) { // alone: nothing to send
+    round_complete(self, values.last, values.stored);
+    return;
+  }
   wire_bytes bytes = encode_row_block(values);
   const uint32_t last_host = st.host_index + 1 == hosts(st) ? st.host_index - 1 : hosts(st) - 1;
   for (uint32_t h = 0; h < hosts(st); ++h)
@@ -323,7 +351,13 @@ status replicated_path::bind(learner_ptr self) {
       return failure{keys.error()};
     auto noise = std::make_shared<const noise_sampler>(alias_sampler::from_counts(st.counts->counts));
     model = std::make_unique<replica>(st.cfg.size, std::move(*keys), st.cfg.seed, std::move(noise), st.tree);
-    trainer = std::make_unique<local_trainer>(std::vector{model->store()});
+    const uint32_t threads = std::max(1u, st.cfg.threads);
+    for (uint32_t t = 0; t < threads; ++t)
+      trainers.push_back(std::make_unique<local_trainer>(std::vector{model->store()}));
+    if (threads > 1) {
+      group.resize(threads * minibatches_per_thread);
+      crew = std::make_unique<thread_crew>(threads - 1);
+    }
   }
   model->set_hosts(hosts(st)); // again when the hosts change (a rollback)
   // A round is a share of the words this host trains per epoch: its parts'
@@ -351,7 +385,19 @@ status replicated_path::bind(learner_ptr self) {
   return {};
 }
 
+// Whether this round is over: a pause, or the end of the work, ends it at
+// the next sentence end; the round's words end it anywhere.
+bool round_over(const learner_state& st, const replicated_path& r) {
+  return (!st.mid_sentence() && (st.state == mode::pausing || !st.source->walker().has_work())) ||
+         st.source->trained_words() - r.round_started >= r.round_words;
+}
+
 // Trains this round's minibatches on the host's own model, one time slice.
+// With one thread, one minibatch at a time, as gridvec train's fused path
+// (the same vectors, bit for bit). With more, a group at a time into the
+// same copy, as gridvec train's threads share one model: this thread fills
+// the group's minibatches and every thread, this one too once it has
+// filled them, trains the next one filled that no other has taken.
 void replicated_path::pump(learner_ptr self) {
   auto& st = self->state;
   auto& r = *this;
@@ -365,22 +411,101 @@ void replicated_path::pump(learner_ptr self) {
     return;
   const auto until = clock::now() + fused_slice;
   while (st.state == mode::running || st.state == mode::pausing) {
-    // A pause, or the end of the work, ends the round at the next sentence
-    // end; the round's words end it anywhere.
-    if ((!st.mid_sentence() && (st.state == mode::pausing || !st.source->walker().has_work())) ||
-        st.source->trained_words() - r.round_started >= r.round_words) {
+    if (round_over(st, r)) {
       end_round(self);
       return;
     }
-    bool trained = false;
-    if (!train_next(self, *r.trainer, trained))
+    size_t filled = 0;
+    if (!(r.crew ? train_group(self, filled) : train_one(self, filled)))
       return;
-    if (!trained)
-      continue;
-    r.model->mark(r.trainer->last_inputs(st.fused_batch.mb), r.trainer->last_targets());
-    if (slice_over(self, until))
+    if (filled > 0 && slice_over(self, until))
       return;
   }
+}
+
+bool replicated_path::train_one(learner_ptr self, size_t& filled) {
+  bool trained = false;
+  if (!train_next(self, *trainers.front(), trained))
+    return false;
+  if (trained) {
+    model->mark(trainers.front()->last_inputs(self->state.fused_batch.mb), trainers.front()->last_targets());
+    filled = 1;
+  }
+  return true;
+}
+
+bool replicated_path::train_group(learner_ptr self, size_t& filled) {
+  auto& st = self->state;
+  const size_t threads = trainers.size();
+  std::atomic<size_t> published{0}, next{0};
+  std::atomic<bool> all_filled{false};
+  status read;
+  // Fills the group, each minibatch taken as soon as it is published,
+  // until the round's words, a part's end, a pause point or the work's end.
+  auto fill = [&] {
+    uint64_t words = 0;
+    size_t n = 0;
+    while (n < group.size() &&
+           (n == 0 || (!round_over(st, *this) && st.source->trained_words() + words - round_started < round_words))) {
+      group_member& m = group[n];
+      m.batch.has_start = false;
+      m.batch.trained = 0;
+      st.source->fill(m.batch, st.state == mode::pausing, read);
+      if (!read || (m.batch.mb.examples() == 0 && !m.batch.has_start))
+        break;
+      m.alpha = st.source->alpha_for(m.batch);
+      words += m.batch.trained;
+      published.store(++n, std::memory_order_release);
+    }
+    all_filled.store(true, std::memory_order_release);
+  };
+  auto train = [&](size_t thread) {
+    local_trainer& trainer = *trainers[thread];
+    for (;;) {
+      const size_t k = next.fetch_add(1);
+      while (k >= published.load(std::memory_order_acquire)) {
+        if (all_filled.load(std::memory_order_acquire) && k >= published.load(std::memory_order_acquire))
+          return;
+        std::this_thread::yield();
+      }
+      group_member& m = group[k];
+      m.result = trainer.train(m.batch.mb, m.alpha);
+      // The rows it touched, marked in the model once the group is done
+      // (the next minibatch this trainer takes replaces them).
+      const auto& inputs = trainer.last_inputs(m.batch.mb);
+      m.inputs.assign(inputs.begin(), inputs.end());
+      m.targets.assign(trainer.last_targets().begin(), trainer.last_targets().end());
+    }
+  };
+  try {
+    crew->run(threads, [&](size_t thread) {
+      if (thread == 0) {
+        try {
+          fill();
+        } catch (...) {
+          all_filled.store(true, std::memory_order_release); // the others stop once the filled ones are trained
+          throw;
+        }
+      }
+      train(thread);
+    });
+  } catch (const std::exception& e) {
+    fail(self, std::string{"training a minibatch failed: "} + e.what());
+    return false;
+  }
+  if (!read) {
+    fail(self, read.error());
+    return false;
+  }
+  filled = published.load();
+  for (size_t k = 0; k < filled; ++k) {
+    group_member& m = group[k];
+    if (!count_weights(self, m.result, m.alpha))
+      return false;
+    st.source->count_trained(m.batch);
+    model->mark(m.inputs, m.targets);
+  }
+  return true;
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 // -window, ...) so gridvec is a drop-in replacement; gridvec's own options
 // are long (--shards). Either spelling takes one or two dashes, and
 // --name=value works too.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -85,6 +86,7 @@ struct train_options {
   bool explain = false;          // --explain: print the model's figures and choice, train nothing
   double link_speed = 0;         // --link-speed, bytes/s; 0: none given (a cluster's measured one, else no link)
   uint32_t sync_rounds = 0;      // per epoch; 0: auto (sync_rounds_per_epoch())
+  uint32_t host_threads = 0;     // replicated: learner threads per host; 0: auto, all of a node's (hosts_on_node())
   bool average_combiner = false; // --combiner avg; else the model combiner (mc)
   std::string report;            // JSON summary path
   std::string work_dir;          // preprocessed corpus; default: a temp dir
@@ -146,12 +148,29 @@ struct train_options {
   /// of stale weights trains 10 in one process as well as 1, but a loopback
   /// cluster lost analogy with them at -hs 1 -negative 5 (docs/quality.md).
   uint32_t in_flight_window() const { return in_flight > 0 ? in_flight : (hs ? 1 : 10); }
-  /// Synchronisation rounds per epoch of the replicated mode with `hosts`
-  /// learners: --sync-rounds, or by the seed's rule of thumb, more rounds
-  /// as hosts are added (GraphWord2Vec doubles them with the hosts):
-  /// 8 per host (docs/replicated.md measures the choice).
-  uint32_t sync_rounds_per_epoch(uint32_t hosts) const {
-    return sync_rounds > 0 ? sync_rounds : 8 * (hosts > 0 ? hosts : 1);
+  /// Synchronisation rounds per epoch of the replicated mode with
+  /// `threads` learner threads in all hosts: --sync-rounds, or by the
+  /// seed's rule of thumb, more rounds as hosts are added (GraphWord2Vec
+  /// doubles them with the hosts): 8 per thread (docs/replicated.md
+  /// measures the choice), so that a host of two threads syncs as often as
+  /// two hosts of one would.
+  uint32_t sync_rounds_per_epoch(uint32_t threads) const {
+    return sync_rounds > 0 ? sync_rounds : 8 * (threads > 0 ? threads : 1);
+  }
+  /// The replicated mode's hosts on a node (or in gridvec train) with
+  /// `learners` learner threads: each host holds one copy of the model and
+  /// trains it with host_threads of them at once, as gridvec train's
+  /// threads share one model (--host-threads; auto: one host a node, all its
+  /// threads). Copies in one process would only cost memory and rounds.
+  uint32_t hosts_on_node(uint32_t learners) const {
+    const uint32_t per = host_threads > 0 ? host_threads : std::max(1u, learners);
+    return (learners + per - 1) / per;
+  }
+  /// The learner threads of host `host` (0-based) of a node's: host_threads,
+  /// and what is left for the last.
+  uint32_t threads_of_host(uint32_t learners, uint32_t host) const {
+    const uint32_t per = host_threads > 0 ? host_threads : std::max(1u, learners);
+    return std::min(per, learners - std::min(learners, host * per));
   }
 };
 
