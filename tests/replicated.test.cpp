@@ -259,6 +259,12 @@ TEST_CASE("a master refuses row blocks it cannot have been sent", "[replicated]"
   REQUIRE_FALSE(r);
   CHECK(r.error().find("own changes") != std::string::npos);
 
+  // From a host that is not one of the job's.
+  b.host = 2;
+  r = master.combine({b}, combiner::model_combiner, 0);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("there are 2 hosts") != std::string::npos);
+
   // One bad block among good ones: nothing is combined.
   const auto before = row_of(master, false, own);
   row_block good = b;

@@ -131,6 +131,8 @@ status replica::check_changes(const row_block& b, uint32_t self) const {
     return failure{from + ": rows of " + std::to_string(b.width) + " floats, the model has " + std::to_string(dim_)};
   if (b.host == self && b.rows() > 0)
     return failure{from + ": this master's own changes are read from its model, not sent"};
+  if (b.host >= hosts_ && b.rows() > 0)
+    return failure{from + ": there are " + std::to_string(hosts_) + " hosts"};
   for (size_t i = 0; i < b.rows(); ++i) {
     const bool output = i >= b.inputs.size();
     const uint32_t id = output ? b.outputs[i - b.inputs.size()] : b.inputs[i];
