@@ -67,6 +67,18 @@ accessor number(T train_options::*field, T min, T max, const char* name) {
           [=](const train_options& o) { return number_text(o.*field); }};
 }
 
+// A number, or `auto` (kept as 0): the value is then computed from the job.
+accessor number_or_auto(uint32_t train_options::*field, uint32_t min, uint32_t max, const char* name) {
+  return {[=](train_options& o, const std::string& text) -> status {
+            if (text == "auto") {
+              o.*field = 0;
+              return {};
+            }
+            return parse_number<uint32_t>(name, text, min, max, o.*field);
+          },
+          [=](const train_options& o) { return o.*field == 0 ? std::string{"auto"} : number_text(o.*field); }};
+}
+
 accessor flag(bool train_options::*field, const char* name) {
   return {[=](train_options& o, const std::string& text) -> status {
             if (text == "0" || text == "1") {
@@ -253,29 +265,6 @@ accessor sampler_choice() {
           [](const train_options& o) { return std::string{o.hierarchical_sampler ? "hierarchical" : "alias"}; }};
 }
 
-accessor sync_rounds() {
-  return {[](train_options& o, const std::string& text) -> status {
-            if (text == "auto") {
-              o.sync_rounds = 0;
-              return {};
-            }
-            return parse_number<uint32_t>("sync-rounds", text, 1, 1000000, o.sync_rounds);
-          },
-          [](const train_options& o) { return o.sync_rounds == 0 ? std::string{"auto"} : number_text(o.sync_rounds); }};
-}
-
-accessor host_threads() {
-  return {
-    [](train_options& o, const std::string& text) -> status {
-      if (text == "auto") {
-        o.host_threads = 0;
-        return {};
-      }
-      return parse_number<uint32_t>("host-threads", text, 1, 4096, o.host_threads);
-    },
-    [](const train_options& o) { return o.host_threads == 0 ? std::string{"auto"} : number_text(o.host_threads); }};
-}
-
 accessor combiner_choice() {
   return {[](train_options& o, const std::string& text) -> status {
             if (text != "mc" && text != "avg")
@@ -405,11 +394,12 @@ const std::vector<option_spec>& specs() {
      flag(&train_options::explain, "explain")},
     {"link-speed", "RATE", "none (one process: no link)",
      "the link speed the partition model prices bytes with: 1gbit, 100mbit, 10gbit or bytes per second", link_speed()},
-    {"sync-rounds", "R|auto", sync_rounds_note(), "replicated: synchronisation rounds per epoch", sync_rounds()},
+    {"sync-rounds", "R|auto", sync_rounds_note(), "replicated: synchronisation rounds per epoch",
+     number_or_auto(&train_options::sync_rounds, 1, 1000000, "sync-rounds")},
     {"host-threads", "N|auto", "(all of a node's learners, or -threads: one host)",
      "replicated: learner threads that train one copy of the model together (a host); a node with more learners "
      "holds more copies",
-     host_threads()},
+     number_or_auto(&train_options::host_threads, 1, 4096, "host-threads")},
     {"combiner", "mc|avg", "", "replicated: merge the hosts' changes of a row by the model combiner or average",
      combiner_choice()},
     {"seed", "N", "", "random seed (initial vectors, windows, subsampling, noise words)",

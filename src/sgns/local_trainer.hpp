@@ -58,6 +58,9 @@ public:
   /// The targets of the last minibatch trained (dotprod layout): the
   /// output rows it touched (the replicated mode tracks them).
   const std::vector<uint32_t>& last_targets() const { return targets_; }
+  /// The same, handed over without a copy: `into` gets them, and this
+  /// trainer keeps `into`'s old memory for the next minibatch's.
+  void swap_last_targets(std::vector<uint32_t>& into) { targets_.swap(into); }
   /// The input rows the last minibatch updated: its inputs, or with shared
   /// negatives on skip-gram (word2vec.c's orientation) its context words.
   const std::vector<uint32_t>& last_inputs(const minibatch& mb) const {

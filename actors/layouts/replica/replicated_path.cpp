@@ -69,7 +69,7 @@ public:
     batch_state batch;
     float alpha = 0;
     weight_result result;
-    std::vector<uint32_t> inputs, targets; // the rows it touched
+    std::vector<uint32_t> targets; // the output rows it touched (its inputs are the minibatch's)
   };
   std::vector<group_member> group;
   std::unique_ptr<thread_crew> crew;
@@ -386,10 +386,11 @@ status replicated_path::bind(learner_ptr self) {
 }
 
 // Whether this round is over: a pause, or the end of the work, ends it at
-// the next sentence end; the round's words end it anywhere.
-bool round_over(const learner_state& st, const replicated_path& r) {
+// the next sentence end; the round's words end it anywhere (`pending`:
+// words filled but not yet trained).
+bool round_over(const learner_state& st, const replicated_path& r, uint64_t pending = 0) {
   return (!st.mid_sentence() && (st.state == mode::pausing || !st.source->walker().has_work())) ||
-         st.source->trained_words() - r.round_started >= r.round_words;
+         st.source->trained_words() + pending - r.round_started >= r.round_words;
 }
 
 // Trains this round's minibatches on the host's own model, one time slice.
@@ -445,8 +446,7 @@ bool replicated_path::train_group(learner_ptr self, size_t& filled) {
   auto fill = [&] {
     uint64_t words = 0;
     size_t n = 0;
-    while (n < group.size() &&
-           (n == 0 || (!round_over(st, *this) && st.source->trained_words() + words - round_started < round_words))) {
+    while (n < group.size() && (n == 0 || !round_over(st, *this, words))) {
       group_member& m = group[n];
       m.batch.has_start = false;
       m.batch.trained = 0;
@@ -470,11 +470,9 @@ bool replicated_path::train_group(learner_ptr self, size_t& filled) {
       }
       group_member& m = group[k];
       m.result = trainer.train(m.batch.mb, m.alpha);
-      // The rows it touched, marked in the model once the group is done
-      // (the next minibatch this trainer takes replaces them).
-      const auto& inputs = trainer.last_inputs(m.batch.mb);
-      m.inputs.assign(inputs.begin(), inputs.end());
-      m.targets.assign(trainer.last_targets().begin(), trainer.last_targets().end());
+      // Its targets, marked in the model once the group is done (the next
+      // minibatch this trainer takes replaces them).
+      trainer.swap_last_targets(m.targets);
     }
   };
   try {
@@ -503,7 +501,7 @@ bool replicated_path::train_group(learner_ptr self, size_t& filled) {
     if (!count_weights(self, m.result, m.alpha))
       return false;
     st.source->count_trained(m.batch);
-    model->mark(m.inputs, m.targets);
+    model->mark(trainers.front()->last_inputs(m.batch.mb), m.targets);
   }
   return true;
 }

@@ -163,14 +163,17 @@ struct train_options {
   /// threads share one model (--host-threads; auto: one host a node, all its
   /// threads). Copies in one process would only cost memory and rounds.
   uint32_t hosts_on_node(uint32_t learners) const {
-    const uint32_t per = host_threads > 0 ? host_threads : std::max(1u, learners);
+    const uint32_t per = threads_per_host(learners);
     return (learners + per - 1) / per;
   }
   /// The learner threads of host `host` (0-based) of a node's: host_threads,
   /// and what is left for the last.
   uint32_t threads_of_host(uint32_t learners, uint32_t host) const {
-    const uint32_t per = host_threads > 0 ? host_threads : std::max(1u, learners);
+    const uint32_t per = threads_per_host(learners);
     return std::min(per, learners - std::min(learners, host * per));
+  }
+  uint32_t threads_per_host(uint32_t learners) const {
+    return host_threads > 0 ? host_threads : std::max(1u, learners);
   }
 };
 
