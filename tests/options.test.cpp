@@ -271,6 +271,14 @@ TEST_CASE("options: the replicated mode's partition, rounds and combiner", "[opt
   REQUIRE(round_trip);
   CHECK(round_trip->host_threads == 3u);
   expect_failure(with_required({"--partition", "replicated", "--host-threads", "0"}), "host-threads");
+
+  // A host keeps its parts, 8 a thread (one with -hs 1, a single decay).
+  CHECK_FALSE(rep->work_queue());
+  CHECK(rep->parts_for(1, 2) == 16u);
+  CHECK(rep->parts_for(3, 1) == 24u);
+  auto rep_hs = parse_train_options(with_required({"--partition", "replicated", "-hs", "1"}));
+  REQUIRE(rep_hs);
+  CHECK(rep_hs->parts_for(2, 4) == 2u);
 }
 
 TEST_CASE("options: noise words over word partitions (--negatives, --sampler, --word-partitions)", "[options]") {

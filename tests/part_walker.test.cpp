@@ -42,7 +42,7 @@ sentences_t drain(part_walker& walker, size_t* part_ends = nullptr) {
 
 } // namespace
 
-TEST_CASE("part_walker: every epoch of every part, in order", "[part_walker]") {
+TEST_CASE("part_walker: every epoch of every part, epoch by epoch", "[part_walker]") {
   temp_dir dir;
   auto a = write_part(dir, 0, {{1, 2}, {3}});
   auto b = write_part(dir, 1, {{4, 5, 6}});
@@ -50,8 +50,8 @@ TEST_CASE("part_walker: every epoch of every part, in order", "[part_walker]") {
   REQUIRE(walker.add({a, b}));
   size_t ends = 0;
   auto all = drain(walker, &ends);
-  CHECK(all == sentences_t{{1, 2}, {3}, {1, 2}, {3}, {4, 5, 6}, {4, 5, 6}});
-  CHECK(ends == 2);
+  CHECK(all == sentences_t{{1, 2}, {3}, {4, 5, 6}, {1, 2}, {3}, {4, 5, 6}});
+  CHECK(ends == 4); // a part ends each time the walk moves to another, and at the last
   CHECK_FALSE(walker.has_work());
   REQUIRE(walker.parts().size() == 2);
   CHECK(walker.parts()[0].epoch == 2);
@@ -166,4 +166,31 @@ TEST_CASE("part_walker: a lease taken mid-epoch ends at that epoch's end", "[par
   CHECK(drain(second) == sentences_t{{3}, {4}});
   CHECK(second.parts()[0].epoch == 1);
   CHECK(second.parts()[0].processed == 4);
+}
+
+TEST_CASE("part_walker: parts at different epochs go on from the fewest epochs done", "[part_walker]") {
+  temp_dir dir;
+  auto a = write_part(dir, 0, {{1}, {2}});
+  auto b = write_part(dir, 1, {{3}});
+  auto c = write_part(dir, 2, {{4}});
+  // A rollback's cursors: part 0 one epoch in and half through its second,
+  // part 1 one epoch in, part 2 none yet.
+  {
+    part_walker first{2};
+    REQUIRE(first.add({a}));
+    std::vector<uint32_t> s;
+    status error;
+    REQUIRE(first.next(s, error) == part_walker::step::sentence);
+    a.offset = first.current().offset; // after {1}
+  }
+  a.epoch = 1;
+  b.epoch = 1;
+  part_walker walker{2};
+  REQUIRE(walker.reset({a, b, c}));
+  CHECK(walker.current().part == 2);
+  size_t ends = 0;
+  CHECK(drain(walker, &ends) == sentences_t{{4}, {2}, {3}, {4}});
+  CHECK(ends == 4); // 2 -> 0 -> 1 -> 2 -> no more
+  for (const auto& p : walker.parts())
+    CHECK(p.finished(2));
 }

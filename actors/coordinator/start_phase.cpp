@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -24,11 +25,13 @@ void spawn_vocab_partitions(coordinator_ptr self, std::function<void()> then);
 void start_fresh(coordinator_ptr self) {
   auto& st = self->state;
   // Counted in one range per learner; trained in --parts-per-learner parts
-  // per learner, handed out as a work queue.
+  // per learner, handed out as a work queue (a replicated host's are its
+  // own, so many per thread).
   auto counted = split_corpus(st.opt.train, st.learner_node.size());
-  auto parts = counted && st.opt.parts_for(static_cast<uint32_t>(st.learner_node.size())) != counted->size()
-                 ? split_corpus(st.opt.train, st.opt.parts_for(static_cast<uint32_t>(st.learner_node.size())))
-                 : counted;
+  const uint32_t most_threads =
+    st.learner_threads.empty() ? 1 : *std::max_element(st.learner_threads.begin(), st.learner_threads.end());
+  const uint32_t part_count = st.opt.parts_for(static_cast<uint32_t>(st.learner_node.size()), most_threads);
+  auto parts = counted && part_count != counted->size() ? split_corpus(st.opt.train, part_count) : counted;
   if (!counted || !parts) {
     fail(self, make_job_error(!counted ? counted.error() : parts.error()));
     return;

@@ -347,7 +347,8 @@ const std::vector<option_spec>& specs() {
      number<uint32_t>(&train_options::in_flight, 1, 1024, "in-flight")},
     {"parts-per-learner", "K", parts_per_learner_note(),
      "corpus parts per learner: each learner takes the next part nobody trains, one epoch at a time, so a slow "
-     "learner trains fewer (1, and --partition replicated: one fixed part each)",
+     "learner trains fewer (1: one fixed part each; --partition replicated: K per thread of a host, its own, an "
+     "epoch of each in turn)",
      number<uint32_t>(&train_options::parts_per_learner, 1, 1024, "parts-per-learner")},
     {"coalesce", "G", "", "minibatches per message to a shard (protocol path); each is still applied on its own",
      number<uint32_t>(&train_options::coalesce, 1, 1024, "coalesce")},

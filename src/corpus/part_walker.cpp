@@ -20,7 +20,7 @@ status part_walker::add(const std::vector<part_cursor>& parts) {
     until_.push_back(leases_ ? c.epoch + 1 : iterations_);
   }
   if (was_idle) {
-    skip_finished();
+    choose_current();
     if (has_work())
       return open_current();
   }
@@ -34,15 +34,23 @@ status part_walker::reset(const std::vector<part_cursor>& parts) {
     until_.push_back(leases_ ? c.epoch + 1 : iterations_);
   current_ = 0;
   reader_.reset();
-  skip_finished();
+  choose_current();
   return has_work() ? open_current() : status{};
 }
 
 bool part_walker::has_work() const { return current_ < parts_.size(); }
 
-void part_walker::skip_finished() {
-  while (current_ < parts_.size() && done(current_))
-    ++current_;
+void part_walker::choose_current() {
+  if (leases_) { // in the order given: each lease is one epoch
+    while (current_ < parts_.size() && done(current_))
+      ++current_;
+    return;
+  }
+  size_t best = parts_.size();
+  for (size_t i = 0; i < parts_.size(); ++i)
+    if (!done(i) && (best == parts_.size() || parts_[i].epoch < parts_[best].epoch))
+      best = i;
+  current_ = best;
 }
 
 status part_walker::open_current() {
@@ -78,13 +86,13 @@ part_walker::step part_walker::next(std::vector<uint32_t>& out, status& read) {
   // End of an epoch over this part.
   ++c.epoch;
   c.offset = id_reader::first_offset;
-  if (!done(current_)) {
+  const size_t ended = current_;
+  choose_current();
+  if (current_ == ended) {
     reader_->rewind();
     sentence_start_ = c;
     return step::epoch_end;
   }
-  ++current_;
-  skip_finished();
   reader_.reset();
   if (has_work())
     if (auto s = open_current(); !s)

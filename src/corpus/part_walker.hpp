@@ -21,6 +21,11 @@ public:
   /// With `leases` (the coordinator's work queue, src/corpus/work_queue.hpp),
   /// every part given is trained to the end of the epoch it is in, then
   /// counts as done here: the coordinator hands it out again for the next.
+  /// Without, the parts are walked epoch by epoch: one epoch of each part,
+  /// fewest epochs first, then the next epoch of each. Each part's learning
+  /// rate decays over its own words (part_cursor::fraction), so several
+  /// parts give it the work queue's sawtooth, which trains better vectors
+  /// than one decay over all (docs/quality.md).
   explicit part_walker(uint32_t iterations, uint64_t vocabulary_size = UINT64_MAX, bool leases = false)
     : iterations_(iterations), vocabulary_size_(vocabulary_size), leases_(leases) {}
 
@@ -32,9 +37,9 @@ public:
 
   enum class step { sentence, epoch_end, part_end, no_work };
   /// Reads the next sentence of the current part into `out`. At the end of
-  /// an epoch that another follows it rewinds and returns epoch_end (an
-  /// interleaved passage ends there, src/corpus/passage.hpp); at the end of a
-  /// part's last epoch it moves on to the next part and returns part_end
+  /// an epoch after which the same part goes on it rewinds and returns
+  /// epoch_end (an interleaved passage ends there, src/corpus/passage.hpp);
+  /// where another part comes next it moves on to it and returns part_end
   /// (so that no minibatch mixes parts); no_work once every part is done.
   step next(std::vector<uint32_t>& out, status& read);
 
@@ -51,7 +56,8 @@ public:
 
 private:
   status open_current();
-  void skip_finished();
+  /// Makes current_ the part to read next, or parts_.size() if none is left.
+  void choose_current();
   /// Whether parts_[i] has nothing left to train here.
   bool done(size_t i) const;
 

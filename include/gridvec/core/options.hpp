@@ -56,8 +56,8 @@ struct train_options {
   uint8_t shared_negatives = 2;
   uint32_t interleave = 64; // stride of example order; 1: corpus order
   // The corpus is cut into this many parts per learner, handed out as a
-  // work queue (src/corpus/work_queue.hpp); the replicated mode keeps one
-  // fixed part per learner. 0: parts_per_learner_count()'s default.
+  // work queue (src/corpus/work_queue.hpp); a replicated host keeps its
+  // parts, this many per thread. 0: parts_per_learner_count()'s default.
   uint32_t parts_per_learner = 0;
   bool refresh_weights = true; // protocol path: shards refresh stale weights for the rows as they are
   // Noise words over word partitions (the Distributed negative sampling paper, src/sgns/noise_sampler.hpp).
@@ -137,10 +137,18 @@ struct train_options {
   /// (docs/quality.md, "The work queue and the learning rate" and
   /// "Hierarchical softmax").
   uint32_t parts_per_learner_count() const { return parts_per_learner > 0 ? parts_per_learner : (hs ? 1 : 8); }
-  /// Corpus parts for `learners` learners.
-  uint32_t parts_for(uint32_t learners) const {
+  /// Corpus parts for `learners` learners of `threads_each` threads (a
+  /// replicated host's; 1 elsewhere). A replicated host keeps its parts and
+  /// walks them epoch by epoch (src/corpus/part_walker.hpp): with
+  /// parts_per_learner_count() a thread, its learning rate restarts as often
+  /// per word trained as a work queue's learners' do.
+  uint32_t parts_for(uint32_t learners, uint32_t threads_each = 1) const {
     const uint32_t l = learners > 0 ? learners : 1;
-    return work_queue() ? l * parts_per_learner_count() : l;
+    if (work_queue())
+      return l * parts_per_learner_count();
+    if (replicated() && parts_per_learner_count() > 1)
+      return l * parts_per_learner_count() * std::max(1u, threads_each);
+    return l;
   }
   /// Minibatches a learner keeps in flight on the protocol path: 10 by
   /// default, 1 with -hs 1, whose root node is a target of every pair: the
