@@ -470,15 +470,15 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
   temp_dir dir;
   write_topic_corpus(dir.file("corpus.txt"), 3000, 13);
   auto train = [&](const std::string& output, uint32_t threads, bool replicated, bool average = false,
-                   uint32_t shards = 1, uint32_t host_threads = 1) {
+                   uint32_t shards = 1, uint32_t host_threads = 1, uint32_t parts_per_learner = 1) {
     train_options o = small_job(dir, output, 12, 3);
     o.threads = threads;
     o.host_threads = replicated ? host_threads : 0; // 1: every thread a host of its own
     o.shards = shards;
     o.partition = replicated ? model_partition::replicated : model_partition::columns;
     o.average_combiner = average;
-    o.parts_per_learner = 1; // the replicated mode's one part per learner, in the fused path too
-    o.shared_negatives = 0;  // the same kernel on both paths (auto picks the window kernel for the fused one only)
+    o.parts_per_learner = parts_per_learner; // 1: one part per learner, in the fused path too
+    o.shared_negatives = 0; // the same kernel on both paths (auto picks the window kernel for the fused one only)
     caf::actor_system_config cfg;
     caf::actor_system sys{cfg};
     auto summary = run_train_job(sys, o);
@@ -531,6 +531,17 @@ TEST_CASE("the replicated mode trains in one process: one host as the fused path
   CHECK(table->words.size() == 40);
   // It learns the topics: a word of one is closer to its own than to the other's.
   CHECK(test::topic_separation(*table) > 1.0);
+  CHECK(together.parts == 1);
+  // By default the host keeps 8 parts a thread and trains an epoch of each
+  // in turn: every word of every epoch still trained once.
+  auto parted = train("parted.txt", 3, true, false, 1, 0, 0);
+  CHECK(parted.learners == 1);
+  CHECK(parted.parts == 24);
+  CHECK(parted.trained_words > alone.trained_words * 9 / 10);
+  CHECK(parted.trained_words < alone.trained_words * 11 / 10);
+  auto parted_table = read_vectors(dir.file("parted.txt"));
+  REQUIRE(parted_table);
+  CHECK(test::topic_separation(*parted_table) > 1.0);
   // The shards only keep what the hosts agreed on: any number of them
   // holds the same model, so the same vectors come out.
   train("three.txt", 3, true);
