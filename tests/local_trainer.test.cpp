@@ -175,7 +175,7 @@ TEST_CASE("local_trainer: shared negatives train each window as matrix products 
       CHECK(got.pairs == mb.pairs());
       CHECK(got.loss == Approx(ref_loss).epsilon(1e-3));
       // The rows it reports touched: the contexts as inputs, the targets as outputs.
-      CHECK(trainer.last_inputs(mb) == mb.outputs);
+      CHECK(local_trainer::inputs_updated(mb) == mb.outputs);
     }
     // Float against double; a lost, doubled or early-applied update would
     // be ~1e-2.

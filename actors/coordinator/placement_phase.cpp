@@ -164,7 +164,7 @@ void place_learners(coordinator_ptr self, std::function<void()> then) {
   for (uint32_t i = 0; i < count; ++i) {
     auto& node = st.nodes[st.learner_node[i]];
     learner_config cfg{st.opt, i, count};
-    cfg.threads = i < st.learner_threads.size() ? std::max(1u, st.learner_threads[i]) : 1;
+    cfg.threads = st.learner_threads[i];                                         // built beside learner_node, at start
     cfg.sync_rounds = st.opt.sync_rounds_per_epoch(st.learner_threads_in_all()); // auto: by threads, not hosts
     self
       ->request(node.handle, placement_timeout, new_learner_atom::value, cfg, st.vocab.path, lanes_for(st, i),

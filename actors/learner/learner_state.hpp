@@ -112,6 +112,10 @@ void pump(learner_ptr self);
 void pump_settled(learner_ptr self);
 
 // time_slice.cpp
+/// Fills `b` with the source's next minibatch; false where there is none
+/// to train (a part ended or a pause point came) or the read failed
+/// (`read` says so). Reads only this learner's source: its actor's thread.
+bool fill_next(learner_state& st, batch_state& b, status& read);
 /// Fills the next minibatch and trains it with train(mb, alpha), which
 /// counts its weights and says whether the job goes on; `trained`: whether
 /// there was one (none where a part ended or a pause point came). False if

@@ -6,18 +6,22 @@
 
 namespace gridvec::learner {
 
+bool fill_next(learner_state& st, batch_state& b, status& read) {
+  b.has_start = false;
+  b.trained = 0;
+  st.source->fill(b, st.state == mode::pausing, read);
+  return read && (b.mb.examples() > 0 || b.has_start);
+}
+
 bool fill_and_train(learner_ptr self, bool& trained, const std::function<bool(const minibatch&, float)>& train) {
   auto& st = self->state;
   batch_state& b = st.fused_batch;
-  b.has_start = false;
-  b.trained = 0;
   status read;
-  st.source->fill(b, st.state == mode::pausing, read);
+  trained = fill_next(st, b, read);
   if (!read) {
     fail(self, read.error());
     return false;
   }
-  trained = b.mb.examples() > 0 || b.has_start;
   if (!trained)
     return true;
   if (!train(b.mb, st.source->alpha_for(b)))

@@ -61,9 +61,9 @@ public:
   /// The same, handed over without a copy: `into` gets them, and this
   /// trainer keeps `into`'s old memory for the next minibatch's.
   void swap_last_targets(std::vector<uint32_t>& into) { targets_.swap(into); }
-  /// The input rows the last minibatch updated: its inputs, or with shared
+  /// The input rows training `mb` updates: its inputs, or with shared
   /// negatives on skip-gram (word2vec.c's orientation) its context words.
-  const std::vector<uint32_t>& last_inputs(const minibatch& mb) const {
+  static const std::vector<uint32_t>& inputs_updated(const minibatch& mb) {
     return mb.shared_negatives ? mb.outputs : mb.inputs;
   }
 

@@ -429,7 +429,7 @@ bool replicated_path::train_one(learner_ptr self, size_t& filled) {
   if (!train_next(self, *trainers.front(), trained))
     return false;
   if (trained) {
-    model->mark(trainers.front()->last_inputs(self->state.fused_batch.mb), trainers.front()->last_targets());
+    model->mark(local_trainer::inputs_updated(self->state.fused_batch.mb), trainers.front()->last_targets());
     filled = 1;
   }
   return true;
@@ -448,10 +448,7 @@ bool replicated_path::train_group(learner_ptr self, size_t& filled) {
     size_t n = 0;
     while (n < group.size() && (n == 0 || !round_over(st, *this, words))) {
       group_member& m = group[n];
-      m.batch.has_start = false;
-      m.batch.trained = 0;
-      st.source->fill(m.batch, st.state == mode::pausing, read);
-      if (!read || (m.batch.mb.examples() == 0 && !m.batch.has_start))
+      if (!fill_next(st, m.batch, read))
         break;
       m.alpha = st.source->alpha_for(m.batch);
       words += m.batch.trained;
@@ -501,7 +498,7 @@ bool replicated_path::train_group(learner_ptr self, size_t& filled) {
     if (!count_weights(self, m.result, m.alpha))
       return false;
     st.source->count_trained(m.batch);
-    model->mark(trainers.front()->last_inputs(m.batch.mb), m.targets);
+    model->mark(local_trainer::inputs_updated(m.batch.mb), m.targets);
   }
   return true;
 }

@@ -180,6 +180,7 @@ struct train_options {
     const uint32_t per = threads_per_host(learners);
     return std::min(per, learners - std::min(learners, host * per));
   }
+  /// Threads of a full host on a node of `learners` learner threads.
   uint32_t threads_per_host(uint32_t learners) const {
     return host_threads > 0 ? host_threads : std::max(1u, learners);
   }
